@@ -575,7 +575,6 @@ func newLState(options Options) *LState {
 		currentFrame: nil,
 		wrapped:      false,
 		uvcache:      nil,
-		hasErrorFunc: false,
 		mainLoop:     mainLoop,
 		ctx:          nil,
 	}
@@ -624,18 +623,10 @@ func (ls *LState) printCallStack() {
 	println("-------------------------")
 }
 
-func (ls *LState) closeAllUpvalues() { // +inline-start
-	for cf := ls.currentFrame; cf != nil; cf = cf.Parent {
-		if !cf.Fn.IsG {
-			ls.closeUpvalues(cf.LocalBase)
-		}
-	}
-} // +inline-end
-
 func (ls *LState) raiseError(level int, format string, args ...interface{}) {
-	if !ls.hasErrorFunc {
-		ls.closeAllUpvalues()
-	}
+	// Open upvalues are not closed here: the frames being unwound are only
+	// known where the error is caught (PCall closes the upvalues at and above
+	// its base, threadRun those of a dying coroutine). See yuin/gopher-lua#448.
 	message := format
 	if len(args) > 0 {
 		message = fmt.Sprintf(format, args...)
@@ -1522,9 +1513,6 @@ func (ls *LState) Error(lv LValue, level int) {
 	if str, ok := lv.(LString); ok {
 		ls.raiseError(level, string(str))
 	} else {
-		if !ls.hasErrorFunc {
-			ls.closeAllUpvalues()
-		}
 		ls.Push(lv)
 		ls.Panic(ls)
 	}
@@ -1819,12 +1807,8 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 	base := ls.reg.Top() - nargs - 1
 	oldpanic := ls.Panic
 	ls.Panic = panicWithoutTraceback
-	if errfunc != nil {
-		ls.hasErrorFunc = true
-	}
 	defer func() {
 		ls.Panic = oldpanic
-		ls.hasErrorFunc = false
 		rcv := recover()
 		if rcv != nil {
 			if _, ok := rcv.(*ApiError); !ok {
@@ -1856,6 +1840,7 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 							err = rcv.(*ApiError)
 							err.(*ApiError).StackTrace = ls.stackTrace(0)
 						}
+						ls.closeUpvalues(base)
 						ls.stack.SetSp(sp)
 						ls.currentFrame = ls.stack.Last()
 						ls.reg.SetTop(base)
@@ -1866,6 +1851,11 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 			} else if len(err.(*ApiError).StackTrace) == 0 {
 				err.(*ApiError).StackTrace = ls.stackTrace(0)
 			}
+			// Close only the upvalues that point into the unwound frames
+			// (registers at or above this call's base), like PUC Lua's
+			// luaF_close(L, oldtop). Frames below the pcall stay live and
+			// keep their upvalues open. See yuin/gopher-lua#448.
+			ls.closeUpvalues(base)
 			ls.stack.SetSp(sp)
 			ls.currentFrame = ls.stack.Last()
 			ls.reg.SetTop(base)

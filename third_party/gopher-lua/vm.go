@@ -278,6 +278,10 @@ func threadRun(L *LState) {
 				lv = LString(fmt.Sprint(rcv))
 			}
 			if parent := L.Parent; parent != nil {
+				// The coroutine dies: detach every closure still pointing
+				// into its registers (raiseError no longer does this, see
+				// yuin/gopher-lua#448).
+				L.closeUpvalues(0)
 				if L.wrapped {
 					L.Push(lv)
 					parent.Panic(L)
