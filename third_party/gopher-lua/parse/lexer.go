@@ -24,6 +24,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	pos := e.Pos
+	// The scanner no longer produces Line == EOF (errors at end of input carry
+	// the real last line and Token "EOF"); the branch is kept for Errors built
+	// by other code.
 	if pos.Line == EOF {
 		return fmt.Sprintf("%v at EOF:   %s\n", pos.Source, e.Message)
 	} else {
@@ -46,6 +49,10 @@ func isDigit(ch int) bool {
 type Scanner struct {
 	Pos    ast.Position
 	reader *bufio.Reader
+	// eof is set once Next has hit the end of input. Pos then keeps the
+	// last line (and the column just past its last character), so errors at
+	// end of input still say where they are.
+	eof bool
 }
 
 func NewScanner(reader io.Reader, source string) *Scanner {
@@ -59,7 +66,17 @@ func NewScanner(reader io.Reader, source string) *Scanner {
 	}
 }
 
-func (sc *Scanner) Error(tok string, msg string) *Error { return &Error{sc.Pos, msg, tok} }
+// eofToken is the token text reported for errors raised at end of input.
+// It keeps the word EOF in the message, which a REPL can use to detect an
+// incomplete chunk.
+const eofToken = "EOF"
+
+func (sc *Scanner) Error(tok string, msg string) *Error {
+	if sc.eof {
+		tok = eofToken
+	}
+	return &Error{sc.Pos, msg, tok}
+}
 
 func (sc *Scanner) TokenError(tok ast.Token, msg string) *Error { return &Error{tok.Pos, msg, tok.Str} }
 
@@ -90,8 +107,13 @@ func (sc *Scanner) Next() int {
 		sc.Newline(ch)
 		ch = int('\n')
 	case EOF:
-		sc.Pos.Line = EOF
-		sc.Pos.Column = 0
+		// Keep the line: the position of end of input is just past the
+		// last character read. (It used to be set to Line = EOF, which lost
+		// the line number of every error at end of input.)
+		if !sc.eof {
+			sc.eof = true
+			sc.Pos.Column++
+		}
 	default:
 		sc.Pos.Column++
 	}
