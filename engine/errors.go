@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Client-side error codes. Kafka's own errors keep their protocol names
+// (TOPIC_ALREADY_EXISTS, NOT_CONTROLLER, ...).
+const (
+	CodeInvalidArgument = "INVALID_ARGUMENT"
+	CodeTimeout         = "TIMEOUT"
+	CodeNetwork         = "NETWORK"
+	CodeAuth            = "AUTH"
+	CodeCanceled        = "CANCELED"
+	CodeDryRun          = "DRY_RUN"
+	CodeNotFound        = "NOT_FOUND"
+	CodeUnknown         = "UNKNOWN"
+)
+
+// Error is the engine's error for one item or one whole call. Code is a Kafka
+// error name or one of the Code* constants; Resource names the item (a topic,
+// "topic[partition]", a group, a broker) when there is one.
+type Error struct {
+	Code      string
+	Message   string
+	Retriable bool
+	Resource  string
+	Err       error // the underlying error, if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Resource != "" {
+		b.WriteString(e.Resource)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Code)
+	if e.Message != "" && e.Message != e.Code {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Item is implemented by every per-item result so callers (the Lua layer's
+// batch handling, the audit log) can treat batches uniformly.
+type Item interface {
+	// Key names the item: a topic, "topic[3]", a group, a broker id.
+	Key() string
+	// Failure is the item's error, nil when it succeeded.
+	Failure() *Error
+}
+
+// Errorf builds a client-side error.
+func Errorf(code, resource, format string, args ...any) *Error {
+	return &Error{Code: code, Resource: resource, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError converts any error into an *Error with a code, keeping the original
+// as Err. It returns nil for nil. A resource already set on an *Error wins
+// over the one given.
+func AsError(err error, resource string) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Resource == "" && resource != "" {
+			c := *e
+			c.Resource = resource
+			return &c
+		}
+		return e
+	}
+	out := &Error{Resource: resource, Err: err, Message: err.Error()}
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &ke):
+		out.Code, out.Message, out.Retriable = ke.Message, ke.Description, ke.Retriable
+		if ke == kerr.UnknownTopicOrPartition || ke == kerr.UnknownTopicID {
+			// Retriable for a producer waiting on auto-creation; for an
+			// admin it means the topic does not exist.
+			out.Retriable = false
+		}
+		if isAuthCode(ke) {
+			out.Message = "authentication failed: " + ke.Description
+		}
+	case errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
+		out.Code, out.Message = CodeCanceled, "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		out.Code, out.Retriable = CodeTimeout, true
+		out.Message = "deadline exceeded (raise --timeout?)"
+	case isAuthErr(err):
+		out.Code = CodeAuth
+		out.Message = "authentication failed: " + err.Error()
+	case isNetErr(err):
+		out.Code, out.Retriable = CodeNetwork, true
+	default:
+		out.Code = CodeUnknown
+	}
+	return out
+}
+
+func isAuthCode(ke *kerr.Error) bool {
+	return ke == kerr.SaslAuthenticationFailed || ke == kerr.IllegalSaslState ||
+		ke == kerr.UnsupportedSaslMechanism
+}
+
+func isAuthErr(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "SASL") && (strings.Contains(s, "authentication") || strings.Contains(s, "auth"))
+}
+
+func isNetErr(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	var ee *kgo.ErrFirstReadEOF
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &ee) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		strings.Contains(err.Error(), "unable to dial") ||
+		strings.Contains(err.Error(), "unknown broker")
+}
+
+// kafkaErr converts a protocol error code into an *Error for resource, or nil.
+func kafkaErr(code int16, msg *string, resource string) *Error {
+	err := kerr.ErrorForCode(code)
+	if err == nil {
+		return nil
+	}
+	e := AsError(err, resource)
+	if msg != nil && *msg != "" {
+		e.Message = *msg
+	}
+	return e
+}
+
+// FirstFailure returns the first failed item of a batch, and how many failed.
+func FirstFailure[T Item](items []T) (first *Error, failed int) {
+	for _, it := range items {
+		if f := it.Failure(); f != nil {
+			if first == nil {
+				first = f
+			}
+			failed++
+		}
+	}
+	return first, failed
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// backoff sleeps before attempt n+1 (100ms doubling to 1s, with jitter). It
+// returns false, without sleeping the whole time, when ctx ends first.
+func backoff(ctx context.Context, attempt int) bool {
+	d := 100 * time.Millisecond << min(attempt, 4)
+	d = min(d, time.Second)
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// retryCall runs fn until it succeeds, fails with a non-retriable error, or
+// ctx ends. Only for requests that change nothing (reads), or whose failure
+// means nothing was applied.
+func retryCall(ctx context.Context, resource string, fn func(context.Context) error) *Error {
+	for attempt := 0; ; attempt++ {
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		e := AsError(err, resource)
+		if !e.Retriable || !backoff(ctx, attempt) {
+			if ctx.Err() != nil && e.Code != CodeTimeout && e.Code != CodeCanceled {
+				// Say why we stopped retrying, and what we last saw.
+				e = ctxError(ctx, resource, e)
+			}
+			return e
+		}
+	}
+}
+
+// ctxError is the error for an item still failing when the call's context
+// ended: TIMEOUT (or CANCELED), carrying the last error seen.
+func ctxError(ctx context.Context, resource string, last *Error) *Error {
+	e := AsError(ctx.Err(), resource)
+	if last != nil && last.Code != e.Code {
+		e.Message += "; last error: " + last.Code
+		if last.Message != "" && last.Message != last.Code {
+			e.Message += ": " + last.Message
+		}
+	}
+	return e
+}
+
+// retryItems runs a per-item request until every item has a final answer or
+// ctx ends. do is called with the keys still pending and returns each key's
+// answer (nil for success) — keys it does not answer count as retriable
+// failures. Whole-request errors that are retriable are retried too.
+func retryItems[K comparable](ctx context.Context, keys []K, resource func(K) string,
+	do func(context.Context, []K) (map[K]*Error, error),
+) map[K]*Error {
+	final := make(map[K]*Error, len(keys))
+	pending := keys
+	for attempt := 0; len(pending) > 0; attempt++ {
+		answers, err := do(ctx, pending)
+		var next []K
+		for _, k := range pending {
+			var e *Error
+			if err != nil {
+				e = AsError(err, resource(k))
+			} else if a, ok := answers[k]; ok {
+				e = a
+			} else {
+				e = &Error{Code: CodeUnknown, Message: "no answer from the broker", Retriable: true, Resource: resource(k)}
+			}
+			final[k] = e
+			if e != nil && e.Retriable {
+				next = append(next, k)
+			}
+		}
+		pending = next
+		if len(pending) > 0 && !backoff(ctx, attempt) {
+			for _, k := range pending {
+				final[k] = ctxError(ctx, resource(k), final[k])
+			}
+			break
+		}
+	}
+	return final
+}

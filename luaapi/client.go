@@ -1,0 +1,78 @@
+package luaapi
+
+import (
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+// clientHandle is a cluster connection as Lua sees it: the default client
+// behind the globals, or one made by kafka.connect. It connects on first use.
+type clientHandle struct {
+	rt   *Runtime
+	cfg  engine.Config
+	name string
+
+	mu     sync.Mutex
+	client *engine.Client
+	closed bool
+}
+
+func (h *clientHandle) get() (*engine.Client, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, &engine.Error{Code: engine.CodeCanceled, Message: "client is closed"}
+	}
+	if h.client == nil {
+		cl, err := engine.New(h.cfg)
+		if err != nil {
+			return nil, err
+		}
+		h.client = cl
+	}
+	return h.client, nil
+}
+
+func (h *clientHandle) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.client != nil {
+		h.client.Close()
+		h.client = nil
+	}
+	h.closed = true
+}
+
+// clientObject builds the Lua table for a client: every declared function
+// as a method (callable as c:fn() or c.fn()), plus close().
+func (r *Runtime) clientObject(h *clientHandle) *lua.LTable {
+	L := r.L
+	obj := L.NewTable()
+	methods := L.NewTable()
+	for name, f := range registry {
+		if !f.IsAdmin() {
+			continue
+		}
+		methods.RawSetString(name, r.bind(h, f, obj))
+	}
+	methods.RawSetString("close", L.NewFunction(func(L *lua.LState) int {
+		h.close()
+		return 0
+	}))
+	methods.RawSetString("brokers", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(strings.Join(h.cfg.Brokers, ",")))
+		return 1
+	}))
+	mt := L.NewTable()
+	mt.RawSetString("__index", methods)
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("kafka client (" + h.name + ": " + strings.Join(h.cfg.Brokers, ",") + ")"))
+		return 1
+	}))
+	obj.Metatable = mt
+	return obj
+}

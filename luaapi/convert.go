@@ -1,0 +1,246 @@
+package luaapi
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+// Go results become plain Lua tables. Struct fields are named by their json
+// tags (the same names JSON output uses), so one tag serves both. Two
+// metatables carry what a plain Lua table cannot: recordMeta remembers a
+// struct's field order for table printing (__columns), and objectMeta marks a
+// table that came from a Go map, so an empty one encodes as {} not [].
+
+var (
+	errType  = reflect.TypeOf((*engine.Error)(nil))
+	timeType = reflect.TypeOf(time.Time{})
+)
+
+type converter struct {
+	L       *lua.LState
+	object  *lua.LTable
+	mu      sync.Mutex
+	records map[reflect.Type]*lua.LTable
+}
+
+func newConverter(L *lua.LState) *converter {
+	obj := L.NewTable()
+	obj.RawSetString("__kind", lua.LString("object"))
+	return &converter{L: L, object: obj, records: map[reflect.Type]*lua.LTable{}}
+}
+
+func (c *converter) toLua(v any) lua.LValue {
+	if v == nil {
+		return lua.LNil
+	}
+	if lv, ok := v.(lua.LValue); ok {
+		return lv
+	}
+	return c.value(reflect.ValueOf(v))
+}
+
+func (c *converter) value(v reflect.Value) lua.LValue {
+	if !v.IsValid() {
+		return lua.LNil
+	}
+	if v.Type() == errType {
+		if v.IsNil() {
+			return lua.LNil
+		}
+		return errorTable(c.L, "", v.Interface().(*engine.Error), nil)
+	}
+	if v.Type() == timeType {
+		t := v.Interface().(time.Time)
+		if t.IsZero() {
+			return lua.LNil
+		}
+		return lua.LNumber(t.UnixMilli())
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return lua.LNil
+		}
+		return c.value(v.Elem())
+	case reflect.String:
+		return lua.LString(v.String())
+	case reflect.Bool:
+		return lua.LBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return lua.LNumber(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return lua.LNumber(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		return lua.LNumber(v.Float())
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return lua.LString(v.Bytes())
+		}
+		t := c.L.CreateTable(v.Len(), 0)
+		for i := 0; i < v.Len(); i++ {
+			t.RawSetInt(i+1, c.value(v.Index(i)))
+		}
+		return t
+	case reflect.Map:
+		t := c.L.CreateTable(0, v.Len())
+		iter := v.MapRange()
+		for iter.Next() {
+			t.RawSet(c.value(iter.Key()), c.value(iter.Value()))
+		}
+		t.Metatable = c.object
+		return t
+	case reflect.Struct:
+		return c.record(v)
+	}
+	return lua.LString(v.String())
+}
+
+func (c *converter) record(v reflect.Value) lua.LValue {
+	typ := v.Type()
+	t := c.L.CreateTable(0, typ.NumField())
+	for i := 0; i < typ.NumField(); i++ {
+		sf := typ.Field(i)
+		name, omitEmpty, ok := jsonName(sf)
+		if !ok {
+			continue
+		}
+		fv := v.Field(i)
+		if omitEmpty && fv.IsZero() {
+			continue
+		}
+		t.RawSetString(name, c.value(fv))
+	}
+	t.Metatable = c.recordMeta(typ)
+	return t
+}
+
+func (c *converter) recordMeta(typ reflect.Type) *lua.LTable {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m, ok := c.records[typ]; ok {
+		return m
+	}
+	m := c.L.NewTable()
+	cols := c.L.NewTable()
+	for i := 0; i < typ.NumField(); i++ {
+		if name, _, ok := jsonName(typ.Field(i)); ok {
+			cols.Append(lua.LString(name))
+		}
+	}
+	m.RawSetString("__columns", cols)
+	m.RawSetString("__kind", lua.LString("object"))
+	c.records[typ] = m
+	return m
+}
+
+func jsonName(sf reflect.StructField) (name string, omitEmpty, ok bool) {
+	if !sf.IsExported() {
+		return "", false, false
+	}
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return "", false, false
+	}
+	parts := strings.Split(tag, ",")
+	name = parts[0]
+	if name == "" {
+		name = strings.ToLower(sf.Name)
+	}
+	for _, p := range parts[1:] {
+		if p == "omitempty" {
+			omitEmpty = true
+		}
+	}
+	return name, omitEmpty, true
+}
+
+// fromLua turns a Lua value into plain Go (for JSON, the audit log and
+// printing): tables become []any when they are sequences, else
+// map[string]any. Functions and userdata become their type names.
+func fromLua(v lua.LValue) any {
+	return fromLuaDepth(v, 0)
+}
+
+func fromLuaDepth(v lua.LValue, depth int) any {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		return bool(v)
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		return string(v)
+	case *lua.LTable:
+		if depth > 64 {
+			return "<nested too deep>"
+		}
+		if isArray(v) {
+			out := make([]any, 0, v.Len())
+			for i := 1; i <= v.Len(); i++ {
+				out = append(out, fromLuaDepth(v.RawGetInt(i), depth+1))
+			}
+			return out
+		}
+		out := map[string]any{}
+		v.ForEach(func(k, val lua.LValue) {
+			out[lua.LVAsString(k)+keySuffix(k)] = fromLuaDepth(val, depth+1)
+		})
+		return out
+	}
+	return v.Type().String()
+}
+
+func keySuffix(k lua.LValue) string {
+	switch k.(type) {
+	case lua.LString, lua.LNumber:
+		return ""
+	}
+	return k.Type().String()
+}
+
+// isArray: a table whose keys are exactly 1..n, and which is not marked as
+// an object. An empty unmarked table is an array (prints as []).
+func isArray(t *lua.LTable) bool {
+	if isObject(t) {
+		return false
+	}
+	n := t.Len()
+	count := 0
+	array := true
+	t.ForEach(func(k, _ lua.LValue) {
+		count++
+		if num, ok := k.(lua.LNumber); !ok || int(num) < 1 || int(num) > n || float64(int(num)) != float64(num) {
+			array = false
+		}
+	})
+	return array && count == n
+}
+
+func isObject(t *lua.LTable) bool {
+	mt, ok := t.Metatable.(*lua.LTable)
+	return ok && mt.RawGetString("__kind") == lua.LString("object")
+}
+
+// columns returns a record table's preferred column order, if it has one.
+func columns(t *lua.LTable) []string {
+	mt, ok := t.Metatable.(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	cols, ok := mt.RawGetString("__columns").(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := 1; i <= cols.Len(); i++ {
+		out = append(out, lua.LVAsString(cols.RawGetInt(i)))
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package luaapi
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+var itemType = reflect.TypeOf((*engine.Item)(nil)).Elem()
+
+// bind makes the Lua function for f on client h. self, when not nil, is the
+// client object: a method call c:fn(...) passes it first and it is skipped.
+func (r *Runtime) bind(h *clientHandle, f *Func, self lua.LValue) *lua.LFunction {
+	fn := r.L.NewFunction(func(L *lua.LState) int {
+		base := 1
+		if self != nil && L.GetTop() >= 1 && L.Get(1) == self {
+			base = 2
+		}
+		return r.dispatch(&Call{L: L, Fn: f, rt: r, h: h, base: base})
+	})
+	r.funcOf[fn] = f
+	return fn
+}
+
+// dispatch runs one call with the shared conventions around it.
+func (r *Runtime) dispatch(c *Call) int {
+	f, L := c.Fn, c.L
+	if f.Destructive && !c.DryRun() && r.opts.Confirm != nil {
+		if !r.opts.Confirm(r.confirmPrompt(c)) {
+			raise(L, f.Name, &engine.Error{Code: engine.CodeCanceled, Message: "not confirmed; nothing was changed"}, nil)
+		}
+	}
+	res, err := f.Run(c)
+	if err != nil {
+		if f.Mutating && !c.DryRun() {
+			r.audit(c, nil, err)
+		}
+		raise(L, f.Name, err, nil)
+	}
+	lv := r.conv.toLua(res)
+	items := asItems(res)
+	if f.Mutating {
+		if c.DryRun() {
+			markDryRun(lv)
+			r.printPlan(c, items)
+		} else {
+			r.audit(c, items, nil)
+		}
+	}
+	if !c.partial {
+		if be := batchError(items); be != nil {
+			raise(L, f.Name, be, lv)
+		}
+	}
+	L.Push(lv)
+	return 1
+}
+
+// asItems returns res's elements when res is a slice of engine.Item.
+func asItems(res any) []engine.Item {
+	v := reflect.ValueOf(res)
+	if v.Kind() != reflect.Slice || !v.Type().Elem().Implements(itemType) {
+		return nil
+	}
+	out := make([]engine.Item, v.Len())
+	for i := range out {
+		out[i] = v.Index(i).Interface().(engine.Item)
+	}
+	return out
+}
+
+func markDryRun(lv lua.LValue) {
+	t, ok := lv.(*lua.LTable)
+	if !ok {
+		return
+	}
+	if isArray(t) && t.Len() > 0 {
+		for i := 1; i <= t.Len(); i++ {
+			if rec, ok := t.RawGetInt(i).(*lua.LTable); ok {
+				rec.RawSetString("dry_run", lua.LTrue)
+			}
+		}
+		return
+	}
+	t.RawSetString("dry_run", lua.LTrue)
+}
+
+// printPlan writes the dry-run plan to stderr: the function's own lines,
+// then each item's verdict from the broker's validation.
+func (r *Runtime) printPlan(c *Call, items []engine.Item) {
+	var b strings.Builder
+	for _, p := range c.plan {
+		fmt.Fprintf(&b, "dry-run: %s: %s\n", c.Fn.Name, p)
+	}
+	for _, it := range items {
+		verdict := "would apply"
+		if f := it.Failure(); f != nil {
+			verdict = "would fail: " + f.Error()
+		}
+		fmt.Fprintf(&b, "dry-run: %s: %s: %s\n", c.Fn.Name, it.Key(), verdict)
+	}
+	if b.Len() == 0 {
+		fmt.Fprintf(&b, "dry-run: %s: nothing changed\n", c.Fn.Name)
+	}
+	_, _ = io.WriteString(r.opts.Stderr, b.String())
+}
+
+func (r *Runtime) callArgs(c *Call) []any {
+	args := make([]any, 0, c.NArgs())
+	for i := 1; i <= c.NArgs(); i++ {
+		args = append(args, fromLua(c.Arg(i)))
+	}
+	return args
+}
+
+func (r *Runtime) audit(c *Call, items []engine.Item, err error) {
+	if r.opts.Audit == nil {
+		return
+	}
+	e := engine.AuditEntry{Op: c.Fn.Name, Cluster: c.h.cfg.Brokers, Args: r.callArgs(c), Items: engine.AuditItems(items)}
+	if s := c.h.cfg.SASL; s != nil {
+		e.User = s.Username
+	}
+	if err != nil {
+		e.Error = engine.AsError(err, "").Error()
+	}
+	if werr := r.opts.Audit.Record(e); werr != nil {
+		fmt.Fprintf(r.opts.Stderr, "warning: audit log: %v\n", werr)
+	}
+}
+
+func (r *Runtime) confirmPrompt(c *Call) string {
+	var args []string
+	for _, a := range r.callArgs(c) {
+		args = append(args, compactValue(engine.Redact(a)))
+	}
+	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), strings.Join(c.h.cfg.Brokers, ","))
+}

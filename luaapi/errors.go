@@ -1,0 +1,197 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+const errorTypeName = "kafka.error"
+
+// installErrorType creates the metatable of error values: tostring(err)
+// gives "op: resource: CODE: message".
+func installErrorType(L *lua.LState) {
+	mt := L.NewTypeMetatable(errorTypeName)
+	mt.RawSetString("__kind", lua.LString("object"))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		L.Push(lua.LString(errorText(t)))
+		return 1
+	}))
+}
+
+// errorTable builds a Lua error value from an engine error. results, when
+// not nil, holds every item of a failed batch.
+func errorTable(L *lua.LState, op string, e *engine.Error, results lua.LValue) *lua.LTable {
+	t := L.CreateTable(0, 6)
+	t.RawSetString("code", lua.LString(e.Code))
+	t.RawSetString("message", lua.LString(e.Message))
+	t.RawSetString("retriable", lua.LBool(e.Retriable))
+	if op != "" {
+		t.RawSetString("op", lua.LString(op))
+	}
+	if e.Resource != "" {
+		t.RawSetString("resource", lua.LString(e.Resource))
+	}
+	if results != nil {
+		t.RawSetString("results", results)
+	}
+	t.Metatable = L.GetTypeMetatable(errorTypeName)
+	return t
+}
+
+// isErrorValue reports whether v is one of our error tables.
+func isErrorValue(L *lua.LState, v lua.LValue) (*lua.LTable, bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil, false
+	}
+	return t, t.Metatable == L.GetTypeMetatable(errorTypeName)
+}
+
+func errorText(t *lua.LTable) string {
+	get := func(k string) string {
+		if v := t.RawGetString(k); v != lua.LNil {
+			return lua.LVAsString(v)
+		}
+		return ""
+	}
+	var parts []string
+	for _, p := range []string{get("op"), get("resource")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	code, msg := get("code"), get("message")
+	if code != "" && code != engine.CodeInvalidArgument && code != "FAIL" {
+		parts = append(parts, code)
+	}
+	if msg != "" && msg != code {
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, ": ")
+}
+
+// raise throws err as a Lua error value for op. It does not return.
+func raise(L *lua.LState, op string, err error, results lua.LValue) {
+	L.Error(errorTable(L, op, toEngineError(L, err), results), 0)
+}
+
+func toEngineError(L *lua.LState, err error) *engine.Error {
+	var e *engine.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
+		return engine.AsError(ctx.Err(), "")
+	}
+	return engine.AsError(err, "")
+}
+
+// batchError summarizes a failed batch: the first failure, and exactly which
+// items were applied and which failed.
+func batchError(items []engine.Item) *engine.Error {
+	var first *engine.Error
+	var ok, failed []string
+	for _, it := range items {
+		if f := it.Failure(); f != nil {
+			if first == nil {
+				first = f
+			}
+			failed = append(failed, it.Key())
+		} else {
+			ok = append(ok, it.Key())
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	e := *first
+	if e.Resource == "" && len(failed) > 0 {
+		e.Resource = failed[0]
+	}
+	if len(items) > 1 {
+		applied := "none"
+		if len(ok) > 0 {
+			applied = strings.Join(ok, ", ")
+		}
+		e.Message = fmt.Sprintf("%s (%d of %d failed: %s; applied: %s)", e.Message, len(failed), len(items),
+			strings.Join(failed, ", "), applied)
+	}
+	return &e
+}
+
+// ErrorKind classifies how a run ended, for exit codes.
+type ErrorKind int
+
+const (
+	KindScript   ErrorKind = iota // a Lua runtime error, kafka.fail, a bad argument
+	KindSyntax                    // the chunk did not compile
+	KindKafka                     // a Kafka error code, connection, auth or timeout
+	KindCanceled                  // interrupted (Ctrl-C, SIGINT)
+)
+
+// RunError is how a failed run is reported: what to print, and what kind of
+// failure it was.
+type RunError struct {
+	Kind    ErrorKind
+	Code    string // the error value's code, when there is one
+	Message string
+	Trace   string
+}
+
+func (e *RunError) Error() string { return e.Message }
+
+// classify turns what PCall returned into a RunError.
+func classify(L *lua.LState, ctx context.Context, err error) *RunError {
+	if err == nil {
+		return nil
+	}
+	var api *lua.ApiError
+	if !errors.As(err, &api) {
+		if ctx.Err() != nil {
+			return &RunError{Kind: KindCanceled, Code: engine.CodeCanceled, Message: "interrupted"}
+		}
+		return &RunError{Kind: KindScript, Message: err.Error()}
+	}
+	if api.Type == lua.ApiErrorSyntax {
+		return &RunError{Kind: KindSyntax, Message: syntaxMessage(api)}
+	}
+	re := &RunError{Kind: KindScript, Trace: api.StackTrace}
+	if t, ok := isErrorValue(L, api.Object); ok {
+		re.Code = lua.LVAsString(t.RawGetString("code"))
+		re.Message = errorText(t)
+		switch re.Code {
+		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, "FAIL", "":
+		case engine.CodeCanceled:
+			re.Kind = KindCanceled
+		default:
+			re.Kind = KindKafka
+		}
+		return re
+	}
+	if api.Object != nil {
+		re.Message = lua.LVAsString(api.Object)
+		if tbl, ok := api.Object.(*lua.LTable); ok {
+			re.Message = fmt.Sprint(fromLua(tbl))
+		}
+	} else {
+		re.Message = api.Error()
+	}
+	if ctx.Err() != nil && (strings.Contains(re.Message, "context canceled") || strings.Contains(re.Message, "context deadline")) {
+		re.Kind, re.Code, re.Message = KindCanceled, engine.CodeCanceled, "interrupted"
+	}
+	return re
+}
+
+func syntaxMessage(api *lua.ApiError) string {
+	if api.Object != nil {
+		return lua.LVAsString(api.Object)
+	}
+	return api.Error()
+}

@@ -1,0 +1,286 @@
+package luaapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Format renders values the way --output asks: "json" as indented JSON
+// (arrays stay arrays, [] for empty), "table" as an aligned table for arrays
+// of records and as indented Lua otherwise. One value per line block.
+func (r *Runtime) Format(values []lua.LValue, output string) (string, error) {
+	var b strings.Builder
+	for _, v := range values {
+		s, err := r.formatOne(v, output)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(s)
+		if !strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), nil
+}
+
+func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
+	if output == "json" {
+		return encodeJSON(v, r.null(), "  ")
+	}
+	if t, ok := v.(*lua.LTable); ok {
+		if _, isErr := isErrorValue(r.L, t); isErr {
+			return errorText(t), nil
+		}
+		if rows, cols, ok := recordRows(t); ok {
+			return renderTable(rows, cols), nil
+		}
+		return r.luaLiteral(v, "", 0), nil
+	}
+	if v == lua.LNil {
+		return "nil", nil
+	}
+	return r.L.ToStringMeta(v).String(), nil
+}
+
+// recordRows recognizes an array of records (tables with string keys) and
+// picks the columns: the first record's declared order, then any other keys
+// in sorted order.
+func recordRows(t *lua.LTable) ([]*lua.LTable, []string, bool) {
+	if !isArray(t) || t.Len() == 0 {
+		return nil, nil, false
+	}
+	var rows []*lua.LTable
+	seen := map[string]bool{}
+	var cols, extra []string
+	for i := 1; i <= t.Len(); i++ {
+		row, ok := t.RawGetInt(i).(*lua.LTable)
+		if !ok || (isArray(row) && row.Len() > 0) {
+			return nil, nil, false
+		}
+		rows = append(rows, row)
+		for _, c := range columns(row) {
+			if !seen[c] {
+				seen[c] = true
+				cols = append(cols, c)
+			}
+		}
+		row.ForEach(func(k, _ lua.LValue) {
+			ks, ok := k.(lua.LString)
+			if ok && !seen[string(ks)] {
+				seen[string(ks)] = true
+				extra = append(extra, string(ks))
+			}
+		})
+	}
+	slices.SortStableFunc(extra, func(a, b string) int { return keyRank(a) - keyRank(b) })
+	// Drop declared columns no row has a value for (omitted optional fields).
+	var used []string
+	for _, c := range append(cols, extra...) {
+		for _, row := range rows {
+			if row.RawGetString(c) != lua.LNil {
+				used = append(used, c)
+				break
+			}
+		}
+	}
+	return rows, used, len(used) > 0
+}
+
+// keyRank orders the usual identifying keys first in tables without a
+// declared order; the rest stay sorted.
+func keyRank(k string) int {
+	for i, p := range []string{"name", "group", "topic", "partition", "id"} {
+		if k == p {
+			return i - 10
+		}
+	}
+	return 0
+}
+
+func renderTable(rows []*lua.LTable, cols []string) string {
+	cells := make([][]string, len(rows)+1)
+	width := make([]int, len(cols))
+	cells[0] = make([]string, len(cols))
+	for j, c := range cols {
+		cells[0][j] = strings.ToUpper(c)
+		width[j] = utf8.RuneCountInString(cells[0][j])
+	}
+	for i, row := range rows {
+		cells[i+1] = make([]string, len(cols))
+		for j, c := range cols {
+			s := cell(row.RawGetString(c))
+			cells[i+1][j] = s
+			width[j] = max(width[j], utf8.RuneCountInString(s))
+		}
+	}
+	var b strings.Builder
+	for _, line := range cells {
+		for j, s := range line {
+			if j == len(line)-1 {
+				b.WriteString(s)
+				break
+			}
+			b.WriteString(s)
+			b.WriteString(strings.Repeat(" ", width[j]-utf8.RuneCountInString(s)+2))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// cell renders one value inside a table: scalars as text, errors by code,
+// arrays of scalars joined, bigger things summarized.
+func cell(v lua.LValue) string {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return ""
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return v.String()
+	case lua.LBool:
+		return strconv.FormatBool(bool(v))
+	case *lua.LTable:
+		if code := v.RawGetString("code"); code != lua.LNil && v.RawGetString("message") != lua.LNil {
+			return lua.LVAsString(code)
+		}
+		if isArray(v) {
+			var parts []string
+			for i := 1; i <= v.Len(); i++ {
+				e := v.RawGetInt(i)
+				if _, nested := e.(*lua.LTable); nested {
+					return fmt.Sprintf("[%d items]", v.Len())
+				}
+				parts = append(parts, cell(e))
+			}
+			return strings.Join(parts, ",")
+		}
+		n := 0
+		v.ForEach(func(_, _ lua.LValue) { n++ })
+		return fmt.Sprintf("{%d keys}", n)
+	}
+	return v.String()
+}
+
+// luaLiteral renders a value as indented Lua, keys in a stable order.
+func (r *Runtime) luaLiteral(v lua.LValue, indent string, depth int) string {
+	switch v := v.(type) {
+	case lua.LString:
+		return strconv.Quote(string(v))
+	case *lua.LTable:
+		if v == r.null() {
+			return "kafka.json.null"
+		}
+		if depth > 20 {
+			return "{...}"
+		}
+		inner := indent + "  "
+		if isArray(v) {
+			if v.Len() == 0 {
+				return "{}"
+			}
+			parts := make([]string, 0, v.Len())
+			simple := true
+			for i := 1; i <= v.Len(); i++ {
+				e := v.RawGetInt(i)
+				if _, ok := e.(*lua.LTable); ok {
+					simple = false
+				}
+				parts = append(parts, r.luaLiteral(e, inner, depth+1))
+			}
+			if simple && len(parts) <= 16 {
+				return "{" + strings.Join(parts, ", ") + "}"
+			}
+			return "{\n" + inner + strings.Join(parts, ",\n"+inner) + "\n" + indent + "}"
+		}
+		keys := tableKeys(v)
+		if len(keys) == 0 {
+			return "{}"
+		}
+		var b strings.Builder
+		b.WriteString("{\n")
+		for _, k := range keys {
+			b.WriteString(inner)
+			b.WriteString(luaKey(k))
+			b.WriteString(" = ")
+			b.WriteString(r.luaLiteral(v.RawGet(k), inner, depth+1))
+			b.WriteString(",\n")
+		}
+		b.WriteString(indent + "}")
+		return b.String()
+	case *lua.LNilType:
+		return "nil"
+	}
+	return r.L.ToStringMeta(v).String()
+}
+
+// tableKeys: declared columns first, then strings sorted, then other keys.
+func tableKeys(t *lua.LTable) []lua.LValue {
+	var strs []string
+	var others []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			strs = append(strs, string(s))
+		} else {
+			others = append(others, k)
+		}
+	})
+	slices.Sort(strs)
+	order := columns(t)
+	slices.SortStableFunc(strs, func(a, b string) int {
+		ia, ib := slices.Index(order, a), slices.Index(order, b)
+		if ia < 0 {
+			ia = len(order)
+		}
+		if ib < 0 {
+			ib = len(order)
+		}
+		return ia - ib
+	})
+	out := make([]lua.LValue, 0, len(strs)+len(others))
+	for _, s := range strs {
+		out = append(out, lua.LString(s))
+	}
+	slices.SortFunc(others, func(a, b lua.LValue) int { return strings.Compare(a.String(), b.String()) })
+	return append(out, others...)
+}
+
+func luaKey(k lua.LValue) string {
+	if s, ok := k.(lua.LString); ok && isIdent(string(s)) {
+		return string(s)
+	}
+	if s, ok := k.(lua.LString); ok {
+		return "[" + strconv.Quote(string(s)) + "]"
+	}
+	return "[" + k.String() + "]"
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// compactValue renders a Go value (from fromLua) on one line.
+func compactValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,87 @@
+package luaapi
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// FuncHelp is one function's help text, as help(fn) prints it.
+func FuncHelp(f *Func) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s -> %s\n", f.Name, signature(f), f.Returns)
+	if len(f.Aliases) > 0 {
+		fmt.Fprintf(&b, "  aliases: %s\n", strings.Join(f.Aliases, ", "))
+	}
+	var marks []string
+	if f.Mutating {
+		marks = append(marks, "changes the cluster (dry-run and audit log apply)")
+	}
+	if f.Destructive {
+		marks = append(marks, "destructive (the REPL asks first unless --yes)")
+	}
+	if len(marks) > 0 {
+		fmt.Fprintf(&b, "  %s\n", strings.Join(marks, "; "))
+	}
+	fmt.Fprintf(&b, "\n%s\n", f.Summary)
+	if f.Doc != "" {
+		fmt.Fprintf(&b, "\n%s\n", f.Doc)
+	}
+	if f.Example != "" {
+		fmt.Fprintf(&b, "\nExample:\n  %s\n", strings.ReplaceAll(f.Example, "\n", "\n  "))
+	}
+	return b.String()
+}
+
+func signature(f *Func) string {
+	if strings.HasPrefix(f.Args, "(") {
+		return f.Args
+	}
+	return "(" + f.Args + ")"
+}
+
+// helpIndex lists every function by area with its summary.
+func helpIndex() string {
+	var b strings.Builder
+	b.WriteString("kadmin-lua functions (help(name) or help(fn) for details):\n")
+	area := ""
+	for _, f := range Funcs() {
+		if f.Area != area {
+			area = f.Area
+			fmt.Fprintf(&b, "\n%s:\n", area)
+		}
+		fmt.Fprintf(&b, "  %-34s %s\n", f.Name, f.Summary)
+	}
+	return b.String()
+}
+
+func (r *Runtime) libHelp(L *lua.LState) int {
+	var text string
+	switch v := L.Get(1).(type) {
+	case *lua.LNilType:
+		text = helpIndex()
+	case *lua.LFunction:
+		f := r.funcOf[v]
+		if f == nil {
+			text = "no help for this function (it is not one of kadmin-lua's)\n"
+		} else {
+			text = FuncHelp(f)
+		}
+	case lua.LString:
+		f := Lookup(string(v))
+		if f == nil {
+			f = Lookup("kafka." + string(v))
+		}
+		if f == nil {
+			text = fmt.Sprintf("no function named %q; help() lists them\n", string(v))
+		} else {
+			text = FuncHelp(f)
+		}
+	default:
+		text = "help takes a function or its name\n"
+	}
+	_, _ = io.WriteString(r.opts.Stdout, text)
+	return 0
+}

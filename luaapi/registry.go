@@ -1,0 +1,69 @@
+package luaapi
+
+import (
+	"slices"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Func declares one Lua function.
+type Func struct {
+	Name        string   // snake_case, named after the Kafka admin operation
+	Area        string   // the file it lives in: "topics", "groups", ...
+	Args        string   // the call's shape, e.g. "(names[, {if_exists=, partial=}])"
+	Returns     string   // the result's shape
+	Summary     string   // one line
+	Doc         string   // paragraphs, plain text
+	Example     string   // Lua that runs against the demo cluster (tested)
+	Mutating    bool     // changes the cluster: dry-run and audit apply
+	Destructive bool     // deletes or resets: the REPL asks first unless --yes
+	Aliases     []string // other names (kafka-python's) bound to the same function
+	// Run does the work. It returns a Go value (structs with json tags,
+	// slices, maps, scalars) that the dispatcher converts to Lua; a slice of
+	// engine.Item gets batch-error handling.
+	Run func(c *Call) (any, error)
+	// Native, instead of Run, implements a library function (kafka.sleep,
+	// kafka.json.encode, help, ...) that needs no client. Its Name is the
+	// dotted path it is installed at.
+	Native func(r *Runtime, L *lua.LState) int
+}
+
+// IsAdmin reports whether f is an admin function (a global and a client
+// method) rather than a library function.
+func (f *Func) IsAdmin() bool { return f.Native == nil }
+
+var registry = map[string]*Func{}
+
+// register adds declarations; called from each area file's init.
+func register(fs ...*Func) {
+	for _, f := range fs {
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			if _, dup := registry[n]; dup {
+				panic("luaapi: function declared twice: " + n)
+			}
+			registry[n] = f
+		}
+	}
+}
+
+// Funcs returns every declared function (not aliases), sorted by area then
+// name.
+func Funcs() []*Func {
+	var out []*Func
+	for n, f := range registry {
+		if n == f.Name {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Func) int {
+		if c := strings.Compare(a.Area, b.Area); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// Lookup finds a function by name or alias.
+func Lookup(name string) *Func { return registry[name] }

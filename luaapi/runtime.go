@@ -1,0 +1,261 @@
+package luaapi
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+// Options configure a Runtime. The zero value runs scripts with no default
+// cluster, writing to os.Stdout/os.Stderr.
+type Options struct {
+	Config engine.Config // the default cluster: globals and kafka.default
+	// Resolve turns kafka.connect{profile=...} into a config. nil: profiles
+	// are not supported.
+	Resolve func(profile string) (engine.Config, error)
+
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	Env            func(string) string // kafka.env; os.Getenv when nil
+
+	DryRun bool
+	// Confirm asks before a destructive call; nil never asks (scripts and
+	// --yes). It returns false to decline.
+	Confirm func(prompt string) bool
+	Audit   *engine.AuditLog
+
+	PluginPath []string // directories searched by require, before the script's own
+	Output     string   // "table" or "json", for kafka.pp and returned values
+}
+
+// Runtime is one Lua state with kafka functions bound to a default client.
+// It is not safe for concurrent use: one chunk runs at a time.
+type Runtime struct {
+	L    *lua.LState
+	opts Options
+	conv *converter
+
+	mu       sync.Mutex
+	dflt     *clientHandle
+	clients  []*clientHandle
+	dryRun   bool
+	failures []string // failed kafka.check messages
+	funcOf   map[*lua.LFunction]*Func // for help(fn)
+}
+
+// New builds a runtime: a fresh Lua state with an explicit set of libraries.
+func New(opts Options) *Runtime {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Stdin == nil {
+		opts.Stdin = os.Stdin
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	if opts.Output == "" {
+		opts.Output = "table"
+	}
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs: true,
+		// Results of thousands of partitions need room: let the registry
+		// grow instead of failing with "registry overflow".
+		RegistrySize:        1024 * 16,
+		RegistryMaxSize:     1024 * 1024 * 8,
+		RegistryGrowStep:    1024,
+		CallStackSize:       1024,
+		MinimizeStackMemory: true,
+	})
+	r := &Runtime{L: L, opts: opts, dryRun: opts.DryRun}
+	r.conv = newConverter(L)
+	r.openLibs()
+	installErrorType(L)
+	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default"}
+	r.installKafka()
+	return r
+}
+
+// Close closes every client the runtime opened, then the Lua state.
+func (r *Runtime) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dflt.close()
+	for _, c := range r.clients {
+		c.close()
+	}
+	r.L.Close()
+}
+
+// CheckFailures returns the messages of failed kafka.check calls.
+func (r *Runtime) CheckFailures() []string { return r.failures }
+
+// Options returns the runtime's options.
+func (r *Runtime) Options() Options { return r.opts }
+
+// openLibs opens the libraries scripts may use. Left out: os.exit (skips
+// cleanup and the audit log; use kafka.fail), os.execute/remove/rename,
+// io.popen, debug, and a process-wide collectgarbage.
+func (r *Runtime) openLibs() {
+	L := r.L
+	for _, lib := range []struct {
+		name string
+		fn   lua.LGFunction
+	}{
+		{lua.LoadLibName, lua.OpenPackage},
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.OsLibName, lua.OpenOs},
+		{lua.IoLibName, lua.OpenIo},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	if os, ok := L.GetGlobal("os").(*lua.LTable); ok {
+		for _, name := range []string{"exit", "execute", "remove", "rename", "tmpname", "setlocale", "setenv"} {
+			os.RawSetString(name, lua.LNil)
+		}
+	}
+	if io, ok := L.GetGlobal("io").(*lua.LTable); ok {
+		io.RawSetString("popen", lua.LNil)
+	}
+	L.SetGlobal("collectgarbage", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	}))
+	L.SetGlobal("print", L.NewFunction(r.print))
+	r.setPackagePath("")
+}
+
+// setPackagePath sets package.path explicitly (never from LUA_PATH): the
+// plugin path, then the script's directory.
+func (r *Runtime) setPackagePath(scriptDir string) {
+	var parts []string
+	dirs := append([]string{}, r.opts.PluginPath...)
+	if scriptDir != "" {
+		dirs = append(dirs, scriptDir)
+	}
+	for _, d := range dirs {
+		parts = append(parts, filepath.Join(d, "?.lua"), filepath.Join(d, "?", "init.lua"))
+	}
+	if pkg, ok := r.L.GetGlobal("package").(*lua.LTable); ok {
+		pkg.RawSetString("path", lua.LString(strings.Join(parts, ";")))
+		pkg.RawSetString("cpath", lua.LString(""))
+	}
+}
+
+func (r *Runtime) print(L *lua.LState) int {
+	n := L.GetTop()
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteByte('\t')
+		}
+		b.WriteString(L.ToStringMeta(L.Get(i)).String())
+	}
+	b.WriteByte('\n')
+	_, _ = io.WriteString(r.opts.Stdout, b.String())
+	return 0
+}
+
+// Compile parses a chunk. Syntax errors come back as *RunError of
+// KindSyntax, with file:line in the message.
+func (r *Runtime) Compile(name, src string) (*lua.LFunction, error) {
+	fn, err := r.L.Load(strings.NewReader(src), name)
+	if err != nil {
+		return nil, &RunError{Kind: KindSyntax, Message: err.Error()}
+	}
+	return fn, nil
+}
+
+// Call runs a compiled chunk with args under ctx and returns its results.
+// Ctrl-C (ctx canceled) stops both the Lua code and the Kafka call in flight.
+func (r *Runtime) Call(ctx context.Context, fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, error) {
+	L := r.L
+	L.SetContext(ctx)
+	defer L.RemoveContext()
+	top := L.GetTop()
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
+		L.SetTop(top)
+		return nil, classify(L, ctx, err)
+	}
+	n := L.GetTop() - top
+	out := make([]lua.LValue, n)
+	for i := range n {
+		out[i] = L.Get(top + 1 + i)
+	}
+	L.SetTop(top)
+	return out, nil
+}
+
+// DoString compiles and runs src, named name in messages.
+func (r *Runtime) DoString(ctx context.Context, name, src string) ([]lua.LValue, error) {
+	fn, err := r.Compile(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return r.Call(ctx, fn)
+}
+
+// DoFile runs a script file the way lua.c does: `arg` holds the script
+// name at 0 and the arguments from 1, and the chunk gets them as `...`.
+func (r *Runtime) DoFile(ctx context.Context, path string, args []string) ([]lua.LValue, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &RunError{Kind: KindScript, Message: "cannot read script: " + err.Error()}
+	}
+	text := string(src)
+	if strings.HasPrefix(text, "#!") { // allow a shebang line, as lua.c does
+		text = "--" + text
+	}
+	r.setPackagePath(filepath.Dir(path))
+	fn, err := r.Compile(path, text)
+	if err != nil {
+		return nil, err
+	}
+	argt := r.L.NewTable()
+	argt.RawSetInt(0, lua.LString(path))
+	vals := make([]lua.LValue, len(args))
+	for i, a := range args {
+		argt.RawSetInt(i+1, lua.LString(a))
+		vals[i] = lua.LString(a)
+	}
+	r.L.SetGlobal("arg", argt)
+	return r.Call(ctx, fn, vals...)
+}
+
+// EvalLine is the REPL's evaluation, as lua.c does it: try "return <src>"
+// first so expressions print, then src as a statement. incomplete is true
+// when src is an unfinished chunk that needs more lines.
+func (r *Runtime) EvalLine(ctx context.Context, src string) (values []lua.LValue, incomplete bool, err error) {
+	fn, cerr := r.Compile("stdin", "return "+src)
+	if cerr != nil {
+		fn, cerr = r.Compile("stdin", src)
+	}
+	if cerr != nil {
+		if strings.Contains(cerr.Error(), "EOF") {
+			return nil, true, nil
+		}
+		return nil, false, cerr
+	}
+	values, err = r.Call(ctx, fn)
+	return values, false, err
+}

@@ -1,0 +1,137 @@
+package luaapi
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+func newBareRuntime(t *testing.T) *Runtime {
+	r := New(Options{})
+	t.Cleanup(r.Close)
+	return r
+}
+
+// gopher-lua v1.1.2 detached captured locals of every frame when pcall
+// caught an error (yuin/gopher-lua#448); our patched copy must not.
+func TestPcallKeepsCapturedLocals(t *testing.T) {
+	r := newBareRuntime(t)
+	vals, err := r.DoString(context.Background(), "t", `
+		local n = 0
+		local function inc() n = n + 1 end
+		inc()
+		pcall(error, "x")
+		inc()
+		local ok = pcall(create_topics, 42) -- an error raised from Go
+		inc()
+		return n
+	`)
+	require.NoError(t, err)
+	assert.Equal(t, lua.LNumber(3), vals[0])
+}
+
+func TestSyntaxErrorAtEOFHasLine(t *testing.T) {
+	r := newBareRuntime(t)
+	_, err := r.DoString(context.Background(), "script.lua", "if x then\n  print(1)\n")
+	var re *RunError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, KindSyntax, re.Kind)
+	assert.Contains(t, re.Message, "script.lua line:3")
+	assert.Contains(t, re.Message, "EOF")
+}
+
+func TestEvalLineExpressionsAndContinuation(t *testing.T) {
+	r := newBareRuntime(t)
+	vals, inc, err := r.EvalLine(context.Background(), "1 + 2")
+	require.NoError(t, err)
+	assert.False(t, inc)
+	assert.Equal(t, lua.LNumber(3), vals[0])
+	_, inc, err = r.EvalLine(context.Background(), "for i = 1, 3 do")
+	require.NoError(t, err)
+	assert.True(t, inc)
+	_, inc, err = r.EvalLine(context.Background(), "x = 5")
+	require.NoError(t, err)
+	assert.False(t, inc)
+	vals, _, _ = r.EvalLine(context.Background(), "x")
+	assert.Equal(t, lua.LNumber(5), vals[0])
+}
+
+func TestSleepIsCancellable(t *testing.T) {
+	r := newBareRuntime(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(100*time.Millisecond, cancel) // what Ctrl-C does
+	start := time.Now()
+	_, err := r.DoString(ctx, "t", `kafka.sleep(60000)`)
+	var re *RunError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, KindCanceled, re.Kind, re.Message)
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+func TestCheckAndFail(t *testing.T) {
+	r := newBareRuntime(t)
+	_, err := r.DoString(context.Background(), "t", `kafka.check(1 == 2, "math works"); kafka.check(true, "fine")`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"math works"}, r.CheckFailures())
+	_, err = r.DoString(context.Background(), "t", `kafka.fail("giving up")`)
+	var re *RunError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, KindScript, re.Kind)
+	assert.Equal(t, "giving up", re.Message)
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := newBareRuntime(t)
+	vals, err := r.DoString(context.Background(), "t", `
+		local s = kafka.json.encode({b = 1, a = {1, 2.5, "x"}, e = {}, n = kafka.json.null})
+		local d = kafka.json.decode('{"x": null, "y": [1, {"z": true}], "o": {}}')
+		return s, d.x == kafka.json.null, d.y[2].z, kafka.json.encode(d.o)
+	`)
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":[1,2.5,"x"],"b":1,"e":[],"n":null}`, vals[0].String())
+	assert.Equal(t, lua.LTrue, vals[1])
+	assert.Equal(t, lua.LTrue, vals[2])
+	assert.Equal(t, `{}`, vals[3].String())
+}
+
+func TestSandboxedLibraries(t *testing.T) {
+	r := newBareRuntime(t)
+	vals, err := r.DoString(context.Background(), "t", `return os.exit, io.popen, os.execute, debug, type(os.time()), type(string.format)`)
+	require.NoError(t, err)
+	assert.Equal(t, []lua.LValue{lua.LNil, lua.LNil, lua.LNil, lua.LNil, lua.LString("number"), lua.LString("function")}, vals)
+}
+
+func TestFormatTable(t *testing.T) {
+	e := newEnv(t)
+	e.run(`create_topics{{name = "fmt-a", partitions = 2}, {name = "fmt-bb", partitions = 10}}`)
+	vals, err := e.rt.DoString(context.Background(), "t", `return list_topics()`)
+	require.NoError(t, err)
+	out, err := e.rt.Format(vals, "table")
+	require.NoError(t, err)
+	lines := splitLines(out)
+	require.Len(t, lines, 3)
+	assert.Regexp(t, `^NAME\s+ID\s+PARTITIONS\s+REPLICATION_FACTOR\s+INTERNAL$`, lines[0])
+	assert.Regexp(t, `^fmt-a\s+\S+\s+2\s+3\s+false$`, lines[1])
+	// columns line up
+	assert.Equal(t, len(lines[1])-len("false"), len(lines[0])-len("INTERNAL"))
+	js, err := e.rt.Format([]lua.LValue{e.run(`return list_topics{match="none"}`)}, "json")
+	require.NoError(t, err)
+	assert.Equal(t, "[]\n", js)
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i, c := range s {
+		if c == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
