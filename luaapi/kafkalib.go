@@ -86,7 +86,7 @@ func init() {
 	register(
 		&Func{Name: "kafka.connect", Area: "library", Args: "{brokers=, profile=, sasl_mechanism=, sasl_username=, tls=, timeout=}",
 			Returns: "client", Summary: "Connect to another cluster; the client has every admin function as a method.",
-			Doc:     "Returns a client object: `c:list_topics()`, `c:create_topics{...}`. It connects lazily, on the first call. Passwords come from KADMIN_SASL_PASSWORD, never from the script. `profile` names a profile from the config file. timeout is in milliseconds.",
+			Doc: "Returns a client object: `c:list_topics()`, `c:create_topics{...}`. It connects lazily, on the first call. Passwords come from KADMIN_SASL_PASSWORD, never from the script. `profile` names a profile from the config file. timeout is in milliseconds.",
 			Example: `local c = kafka.connect{brokers = kafka.default:brokers()}
 return #c:list_topics() >= 0`,
 			Native: (*Runtime).libConnect},

@@ -46,7 +46,7 @@ type Runtime struct {
 	dflt     *clientHandle
 	clients  []*clientHandle
 	dryRun   bool
-	failures []string // failed kafka.check messages
+	failures []string                 // failed kafka.check messages
 	funcOf   map[*lua.LFunction]*Func // for help(fn)
 }
 

@@ -72,7 +72,7 @@ func TestCreateTopicsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	for src, want := range map[string]string{
 		`create_topics({"a", {name = "b", partitions = "x"}})`: `create_topics: spec #2: partitions must be a positive integer, got "x"`,
-		`create_topics(42)`:                          `create_topics: specs: must be a topic name, a spec table or an array of them, got 42`,
+		`create_topics(42)`:                           `create_topics: specs: must be a topic name, a spec table or an array of them, got 42`,
 		`create_topics({{name = "a", bogus = 1}})`:    `create_topics: spec #1: unknown key "bogus"`,
 		`create_topics({"a"}, {if_not_exist = true})`: `create_topics: options: unknown key "if_not_exist"`,
 		`create_topics({{partitions = 3}})`:           `create_topics: spec #1: name must be a string, got nil`,

@@ -17,7 +17,7 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Interrupts delivers SIGINT while a chunk runs (the CLI's signal seam);
 	// each one cancels the running call and the session goes on.
-	Interrupts <-chan os.Signal
+	Interrupts  <-chan os.Signal
 	HistoryPath string // "" disables history
 	Yes         bool   // do not ask before destructive calls
 	Output      string // "table" or "json"
