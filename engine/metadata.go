@@ -3,9 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/base64"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // FormatTopicID renders a topic ID the way Kafka's tools do (URL-safe base64
@@ -17,16 +21,79 @@ func FormatTopicID(id [16]byte) string {
 	return base64.RawURLEncoding.EncodeToString(id[:])
 }
 
-// metadata issues a fresh Metadata request (never kgo's cache) for topics,
-// or for all topics when topics is nil, retrying retriable failures.
+// metadata issues a fresh Metadata request for topics, or for all topics
+// when topics is nil, retrying retriable failures.
 func (c *Client) metadata(ctx context.Context, topics []string) (kadm.Metadata, *Error) {
 	var m kadm.Metadata
 	err := retryCall(ctx, "", func(ctx context.Context) error {
 		var err error
-		m, err = c.adm.Metadata(ctx, topics...)
+		m, err = c.freshMetadata(ctx, topics...)
 		return err
 	})
 	return m, err
+}
+
+// freshMetadata asks a broker directly. kgo answers a Metadata request
+// issued through the client from a merge with its own cache, which can still
+// list a topic deleted a moment ago; an admin's reads must see its writes,
+// so the request goes straight to one broker (the first that answers).
+func (c *Client) freshMetadata(ctx context.Context, topics ...string) (kadm.Metadata, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	if topics != nil {
+		req.Topics = []kmsg.MetadataRequestTopic{}
+		for _, t := range topics {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(t)
+			req.Topics = append(req.Topics, rt)
+		}
+	}
+	var lastErr error
+	for _, b := range c.candidateBrokers() {
+		resp, err := req.RequestWith(ctx, b)
+		if err != nil {
+			lastErr = err
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		return toKadmMetadata(resp), nil
+	}
+	if lastErr == nil {
+		lastErr = Errorf(CodeNetwork, "", "no broker to ask")
+	}
+	return kadm.Metadata{}, lastErr
+}
+
+// candidateBrokers: the brokers the client knows, then the seeds.
+func (c *Client) candidateBrokers() []*kgo.Broker {
+	out := c.kgo.DiscoveredBrokers()
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return append(out, c.kgo.SeedBrokers()...)
+}
+
+func toKadmMetadata(resp *kmsg.MetadataResponse) kadm.Metadata {
+	m := kadm.Metadata{Controller: resp.ControllerID, Topics: kadm.TopicDetails{}}
+	if resp.ClusterID != nil {
+		m.Cluster = *resp.ClusterID
+	}
+	for _, b := range resp.Brokers {
+		m.Brokers = append(m.Brokers, kadm.BrokerDetail{NodeID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
+	}
+	for _, t := range resp.Topics {
+		if t.Topic == nil {
+			continue
+		}
+		td := kadm.TopicDetail{Topic: *t.Topic, ID: t.TopicID, IsInternal: t.IsInternal,
+			Partitions: kadm.PartitionDetails{}, Err: kerr.ErrorForCode(t.ErrorCode)}
+		for _, p := range t.Partitions {
+			td.Partitions[p.Partition] = kadm.PartitionDetail{Topic: td.Topic, Partition: p.Partition,
+				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: p.Replicas, ISR: p.ISR,
+				OfflineReplicas: p.OfflineReplicas, Err: kerr.ErrorForCode(p.ErrorCode)}
+		}
+		m.Topics[td.Topic] = td
+	}
+	return m
 }
 
 // sortedKeys returns a map's keys in order.

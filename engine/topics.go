@@ -89,7 +89,7 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 	found := map[string]TopicDescription{}
 	unknownSeen := map[string]int{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
-		m, err := c.adm.Metadata(ctx, pending...)
+		m, err := c.freshMetadata(ctx, pending...)
 		if err != nil {
 			return nil, err
 		}
@@ -265,7 +265,7 @@ func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, may
 	if len(check) == 0 {
 		return nil
 	}
-	m, err := c.adm.Metadata(ctx, check...)
+	m, err := c.freshMetadata(ctx, check...)
 	if err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, may
 }
 
 func (c *Client) lookupCreated(ctx context.Context, name string) (CreatedTopic, *Error) {
-	m, err := c.adm.Metadata(ctx, name)
+	m, err := c.freshMetadata(ctx, name)
 	if err != nil {
 		return CreatedTopic{}, AsError(err, name)
 	}
@@ -352,7 +352,7 @@ func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopic
 		var ask []string
 		for _, n := range pending {
 			if maybeDeleted[n] {
-				m, err := c.adm.Metadata(ctx, n)
+				m, err := c.freshMetadata(ctx, n)
 				if err != nil {
 					return nil, err
 				}
@@ -444,7 +444,7 @@ func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, 
 			}
 		}
 		if len(check) > 0 {
-			m, err := c.adm.Metadata(ctx, check...)
+			m, err := c.freshMetadata(ctx, check...)
 			if err != nil {
 				return nil, err
 			}

@@ -87,10 +87,16 @@ func (e *env) ctx() context.Context {
 	return ctx
 }
 
-// topics lists topics through the independent client.
+// topics lists topics through a brand-new independent client: a kgo client
+// that listed before can answer from a merge with its metadata cache and
+// still show a deleted topic (see engine/metadata.go), so e.adm is not used
+// for topic listings.
 func (e *env) topics() kadm.TopicDetails {
 	e.t.Helper()
-	td, err := e.adm.ListTopics(e.ctx())
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...))
+	require.NoError(e.t, err)
+	defer cl.Close()
+	td, err := kadm.NewClient(cl).ListTopics(e.ctx())
 	require.NoError(e.t, err)
 	return td
 }

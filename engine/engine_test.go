@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The engine is a Go library of its own: these tests use it without Lua.
+
+func newTestClient(t *testing.T, opts ...kfake.Opt) (*Client, *kfake.Cluster, *kadm.Client) {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	t.Cleanup(kc.Close)
+	return cl, c, kadm.NewClient(kc)
+}
+
+// freshTopics lists topics through a brand-new client: a kgo client that
+// listed before can answer from a merge with its cache and still show a
+// topic deleted since (see metadata.go).
+func freshTopics(t *testing.T, c *kfake.Cluster) kadm.TopicDetails {
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	defer kc.Close()
+	td, err := kadm.NewClient(kc).ListTopics(context.Background())
+	require.NoError(t, err)
+	return td
+}
+
+func TestEngineCreateDescribeDelete(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	res, err := cl.CreateTopics(ctx, []TopicSpec{{Name: "b", Partitions: 2}, {Name: "a", Partitions: 1, Configs: map[string]string{"retention.ms": "1000"}}}, CreateTopicsOptions{})
+	require.NoError(t, err)
+	require.Len(t, res, 2)
+	assert.Equal(t, "a", res[0].Name, "results are sorted by name")
+	first, failed := FirstFailure(res)
+	assert.Nil(t, first)
+	assert.Zero(t, failed)
+
+	td, err := adm.ListTopics(ctx)
+	require.NoError(t, err)
+	assert.Len(t, td["b"].Partitions, 2)
+
+	desc, err := cl.DescribeTopics(ctx, []string{"b", "missing"})
+	require.NoError(t, err)
+	require.Len(t, desc, 2)
+	assert.Len(t, desc[0].Partitions, 2)
+	require.NotNil(t, desc[1].Err)
+	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", desc[1].Err.Code)
+	assert.False(t, desc[1].Err.Retriable, "a missing topic is final for an admin")
+
+	del, err := cl.DeleteTopics(ctx, []string{"a", "nope"}, DeleteTopicsOptions{IfExists: true})
+	require.NoError(t, err)
+	assert.Nil(t, del[0].Err, "%+v", del)
+	assert.True(t, del[1].Missing)
+	assert.NotContains(t, freshTopics(t, c), "a")
+}
+
+func TestEngineDeadlineBoundsRetries(t *testing.T) {
+	cl, c, _ := newTestClient(t)
+	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreateTopics}, Err: kerr.NotController, Count: -1})
+	defer h.Remove()
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	res, err := cl.CreateTopics(ctx, []TopicSpec{{Name: "never"}}, CreateTopicsOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, res[0].Err)
+	assert.Equal(t, CodeTimeout, res[0].Err.Code)
+	assert.Contains(t, res[0].Err.Message, "NOT_CONTROLLER", "the timeout says what it last saw")
+	assert.Greater(t, h.Hits(), 1, "retried before giving up")
+}
+
+func TestEngineUnreachableBrokerIsNetworkOrTimeout(t *testing.T) {
+	cl, err := New(Config{Brokers: []string{"127.0.0.1:1"}, Timeout: 500 * time.Millisecond})
+	require.NoError(t, err)
+	defer cl.Close()
+	_, err = cl.ListTopics(context.Background(), ListTopicsOptions{})
+	var e *Error
+	require.True(t, errors.As(err, &e), "%T %v", err, err)
+	assert.Contains(t, []string{CodeTimeout, CodeNetwork}, e.Code)
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	s := Secret("hunter2")
+	cfg := SASLConfig{Mechanism: "PLAIN", Username: "u", Password: s}
+	for _, out := range []string{s.String(), fmtAll(cfg), fmtAll(&cfg)} {
+		assert.NotContains(t, out, "hunter2")
+	}
+	assert.Equal(t, "hunter2", s.Reveal())
+}
+
+func TestRedact(t *testing.T) {
+	got := Redact(map[string]any{"user": "a", "password": "p", "nested": []any{map[string]any{"hmac": "x", "ok": 1}}})
+	assert.Equal(t, map[string]any{"user": "a", "password": "***", "nested": []any{map[string]any{"hmac": "***", "ok": 1}}}, got)
+}
+
+func TestAsErrorCodes(t *testing.T) {
+	assert.Equal(t, "TOPIC_ALREADY_EXISTS", AsError(kerr.TopicAlreadyExists, "t").Code)
+	assert.True(t, AsError(kerr.NotController, "").Retriable)
+	assert.Equal(t, CodeTimeout, AsError(context.DeadlineExceeded, "").Code)
+	assert.Equal(t, CodeCanceled, AsError(context.Canceled, "").Code)
+	e := AsError(kerr.SaslAuthenticationFailed, "")
+	assert.Contains(t, e.Message, "authentication failed")
+	assert.Equal(t, "t: TOPIC_ALREADY_EXISTS: x", (&Error{Code: "TOPIC_ALREADY_EXISTS", Message: "x", Resource: "t"}).Error())
+}
