@@ -1,0 +1,143 @@
+// Package bench compares kadmin-lua (Lua -> luaapi -> engine -> kadm) with a
+// plain kadm program doing the same work against the same in-process cluster.
+// Run with `make bench`; read ns/op and allocs side by side. These are
+// benchmarks, never timed assertions.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
+)
+
+const topics = 50
+
+func cluster(b *testing.B) *kfake.Cluster {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.DefaultNumPartitions(4))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	return c
+}
+
+func seed(b *testing.B, adm *kadm.Client) {
+	names := make([]string, topics)
+	for i := range names {
+		names[i] = fmt.Sprintf("t%03d", i)
+	}
+	if _, err := adm.CreateTopics(context.Background(), 4, 3, nil, names...); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func plainAdmin(b *testing.B, c *kfake.Cluster) *kadm.Client {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(cl.Close)
+	return kadm.NewClient(cl)
+}
+
+func runtime(b *testing.B, c *kfake.Cluster) *luaapi.Runtime {
+	rt := luaapi.New(luaapi.Options{Config: engine.Config{Brokers: c.ListenAddrs()}, Stdout: io.Discard, Stderr: io.Discard})
+	b.Cleanup(rt.Close)
+	return rt
+}
+
+func runLua(b *testing.B, rt *luaapi.Runtime, src string) {
+	fn, err := rt.Compile("bench", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := rt.Call(context.Background(), fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Describe every topic: metadata for 50 topics x 4 partitions.
+func BenchmarkDescribeTopics_kadm(b *testing.B) {
+	c := cluster(b)
+	adm := plainAdmin(b, c)
+	seed(b, adm)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		td, err := adm.ListTopics(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := adm.Metadata(context.Background(), td.Names()...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDescribeTopics_kadminLua(b *testing.B) {
+	c := cluster(b)
+	seed(b, plainAdmin(b, c))
+	runLua(b, runtime(b, c), `local n = {} for _, x in ipairs(list_topics()) do n[#n+1] = x.name end
+return describe_topics(n)`)
+}
+
+// End offsets of every partition of every topic.
+func BenchmarkListOffsets_kadm(b *testing.B) {
+	c := cluster(b)
+	adm := plainAdmin(b, c)
+	seed(b, adm)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := adm.ListEndOffsets(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkListOffsets_kadminLua(b *testing.B) {
+	c := cluster(b)
+	seed(b, plainAdmin(b, c))
+	runLua(b, runtime(b, c), `local n = {} for _, x in ipairs(list_topics()) do n[#n+1] = x.name end
+return list_offsets(n)`)
+}
+
+// Create and delete 10 topics.
+func BenchmarkCreateDeleteTopics_kadm(b *testing.B) {
+	c := cluster(b)
+	adm := plainAdmin(b, c)
+	names := make([]string, 10)
+	for i := range names {
+		names[i] = fmt.Sprintf("cd%02d", i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := adm.CreateTopics(context.Background(), 2, 1, nil, names...); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := adm.DeleteTopics(context.Background(), names...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCreateDeleteTopics_kadminLua(b *testing.B) {
+	c := cluster(b)
+	runLua(b, runtime(b, c), `local n = {} for i = 0, 9 do n[#n+1] = {name = string.format("cd%02d", i), partitions = 2, replication_factor = 1} end
+create_topics(n)
+local d = {} for i, s in ipairs(n) do d[i] = s.name end
+delete_topics(d)`)
+}
