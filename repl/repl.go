@@ -163,7 +163,7 @@ func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
 		msg := err.Error()
 		select {
 		case <-interrupted:
-			msg = "interrupted"
+			msg = "\ninterrupted" // after the terminal's ^C echo
 		default:
 		}
 		fmt.Fprintln(s.o.Stderr, msg)

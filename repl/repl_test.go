@@ -251,7 +251,7 @@ func TestCtrlCCancelsRunningCallOnly(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Ctrl-C did not cancel kafka.sleep(60000)")
 	}
-	assert.Equal(t, "interrupted\n", e.stderr.String())
+	assert.Equal(t, "\ninterrupted\n", e.stderr.String())
 	assert.True(t, strings.HasSuffix(e.stdout.String(), "next line ran\nstill here\n"), e.stdout.String())
 }
 
@@ -369,4 +369,13 @@ func TestReadlineReaderHistoryFile(t *testing.T) {
 	st, err := os.Stat(filepath.Dir(path))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+}
+
+func TestCanceledContextEndsSession(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeReader{steps: []step{line("x = 1"), {line: "x = 2", before: cancel}, line("x = 3")}}
+	err := Run(ctx, e.rt, Options{Reader: f, Stdout: e.stdout, Stderr: e.stderr})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Len(t, f.steps, 1, "the session stops reading once the context is done")
 }
