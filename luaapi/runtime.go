@@ -103,6 +103,10 @@ func (r *Runtime) CheckFailures() []string { return r.failures }
 // Options returns the runtime's options.
 func (r *Runtime) Options() Options { return r.opts }
 
+// SetConfirm sets the question asked before a destructive call (the REPL
+// reads the answer from its prompt); nil never asks.
+func (r *Runtime) SetConfirm(fn func(prompt string) bool) { r.opts.Confirm = fn }
+
 // openLibs opens the libraries scripts may use. Left out: os.exit (skips
 // cleanup and the audit log; use kafka.fail), os.execute/remove/rename,
 // io.popen, debug, and a process-wide collectgarbage.

@@ -1,14 +1,23 @@
-// Package repl is kadmin-lua's interactive prompt. (Stub: the line editor,
-// completion and Ctrl-C handling land in their own change.)
+// Package repl is kadmin-lua's interactive prompt: lua.c's read-eval-print
+// loop (expressions print their values, unfinished chunks continue on the
+// next line) over a line editor with history and completion, where Ctrl-C
+// cancels the running call and Ctrl-D leaves.
 package repl
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
+)
+
+const (
+	prompt     = "kadmin> "
+	contPrompt = "...> "
 )
 
 // Options configure a REPL session.
@@ -16,14 +25,184 @@ type Options struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	// Interrupts delivers SIGINT while a chunk runs (the CLI's signal seam);
-	// each one cancels the running call and the session goes on.
+	// each one cancels the running call and the session goes on. nil: calls
+	// are not interruptible from here.
 	Interrupts  <-chan os.Signal
-	HistoryPath string // "" disables history
+	HistoryPath string // "" disables the history file
 	Yes         bool   // do not ask before destructive calls
-	Output      string // "table" or "json"
+	Output      string // "table" or "json"; "" takes the runtime's
+
+	// Reader is the line editor; nil builds a readline one on Stdin/Stdout
+	// with HistoryPath and completion over the runtime's Lua state.
+	Reader  LineReader
+	Version string // shown in the banner
 }
 
 // Run reads, evaluates and prints until Ctrl-D (nil error) or a fatal error.
+// The caller closes the runtime.
 func Run(ctx context.Context, rt *luaapi.Runtime, o Options) error {
-	return errors.New("repl: not implemented yet")
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Output == "" {
+		o.Output = rt.Options().Output
+	}
+	reader, own, err := readerFor(rt, o)
+	if err != nil {
+		return fmt.Errorf("repl: %w", err)
+	}
+	if own {
+		defer reader.Close()
+		// Unblock the prompt when the caller gives up.
+		stop := context.AfterFunc(ctx, func() { _ = reader.Close() })
+		defer stop()
+	}
+	s := &session{rt: rt, o: o, reader: reader}
+	prev := rt.Options().Confirm
+	if o.Yes {
+		rt.SetConfirm(nil)
+	} else {
+		rt.SetConfirm(s.confirm)
+	}
+	defer rt.SetConfirm(prev)
+
+	fmt.Fprint(o.Stdout, banner(rt, o.Version))
+	return s.loop(ctx)
+}
+
+func banner(rt *luaapi.Runtime, version string) string {
+	if version == "" {
+		version = "dev"
+	}
+	cluster := "no default cluster (kafka.connect{brokers=...})"
+	if b := rt.Options().Config.Brokers; len(b) > 0 {
+		cluster = "cluster " + strings.Join(b, ",")
+	}
+	return fmt.Sprintf("kadmin-lua %s (Lua 5.1), %s\nhelp() lists functions, help(fn) explains one; Tab completes; Ctrl-C cancels; Ctrl-D exits.\n",
+		version, cluster)
+}
+
+type session struct {
+	rt     *luaapi.Runtime
+	o      Options
+	reader LineReader
+}
+
+func (s *session) loop(ctx context.Context) error {
+	var lines []string // the chunk so far, while it is incomplete
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(lines) == 0 {
+			s.reader.SetPrompt(prompt)
+		} else {
+			s.reader.SetPrompt(contPrompt)
+		}
+		line, err := s.reader.Readline()
+		switch {
+		case errors.Is(err, ErrInterrupt):
+			lines = nil // Ctrl-C at the prompt drops the line (and the unfinished chunk)
+			continue
+		case errors.Is(err, io.EOF):
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return nil // readline has echoed ^D and a newline
+		case err != nil:
+			return fmt.Errorf("repl: %w", err)
+		}
+		if len(lines) == 0 && strings.TrimSpace(line) == "" {
+			continue
+		}
+		lines = append(lines, line)
+		chunk := strings.Join(lines, "\n")
+		if len(lines) == 1 && strings.HasPrefix(chunk, "=") {
+			chunk = "return " + chunk[1:] // lua.c 5.1's "=expr"
+		}
+		if s.eval(ctx, chunk) {
+			continue // incomplete: read more lines
+		}
+		s.saveHistory(lines)
+		lines = nil
+	}
+}
+
+// eval runs one chunk, printing its values or its error. It reports whether
+// the chunk is incomplete. A signal on o.Interrupts cancels this call only.
+func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
+	for drained := false; !drained; { // forget Ctrl-Cs from before this call
+		select {
+		case <-s.o.Interrupts:
+		default:
+			drained = true
+		}
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	interrupted := make(chan struct{})
+	go func() {
+		select {
+		case <-s.o.Interrupts:
+			close(interrupted)
+			cancel()
+		case <-done:
+		}
+	}()
+
+	values, incomplete, err := s.rt.EvalLine(callCtx, chunk)
+	if incomplete {
+		return true
+	}
+	if err != nil {
+		msg := err.Error()
+		select {
+		case <-interrupted:
+			msg = "\ninterrupted" // after the terminal's ^C echo
+		default:
+		}
+		fmt.Fprintln(s.o.Stderr, msg)
+		return false
+	}
+	if len(values) == 0 {
+		return false
+	}
+	out, ferr := s.rt.Format(values, s.o.Output)
+	if ferr != nil {
+		fmt.Fprintln(s.o.Stderr, ferr)
+		return false
+	}
+	fmt.Fprint(s.o.Stdout, out)
+	return false
+}
+
+// saveHistory stores a finished chunk's lines unless any holds a secret.
+func (s *session) saveHistory(lines []string) {
+	if !keepInHistory(strings.Join(lines, "\n")) {
+		return
+	}
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			_ = s.reader.SaveHistory(l)
+		}
+	}
+}
+
+// confirm asks before a destructive call, through the same line reader.
+func (s *session) confirm(what string) bool {
+	s.reader.SetPrompt(what + "? [y/N] ")
+	answer, err := s.reader.Readline()
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
