@@ -26,13 +26,25 @@ type converter struct {
 	L       *lua.LState
 	object  *lua.LTable
 	mu      sync.Mutex
-	records map[reflect.Type]*lua.LTable
+	records map[reflect.Type]*recordType
+}
+
+// recordType is what a struct type converts with, worked out once per type.
+type recordType struct {
+	meta   *lua.LTable
+	fields []recordField
+}
+
+type recordField struct {
+	index     int
+	name      lua.LString
+	omitEmpty bool
 }
 
 func newConverter(L *lua.LState) *converter {
 	obj := L.NewTable()
 	obj.RawSetString("__kind", lua.LString("object"))
-	return &converter{L: L, object: obj, records: map[reflect.Type]*lua.LTable{}}
+	return &converter{L: L, object: obj, records: map[reflect.Type]*recordType{}}
 }
 
 func (c *converter) toLua(v any) lua.LValue {
@@ -102,41 +114,37 @@ func (c *converter) value(v reflect.Value) lua.LValue {
 }
 
 func (c *converter) record(v reflect.Value) lua.LValue {
-	typ := v.Type()
-	t := c.L.CreateTable(0, typ.NumField())
-	for i := 0; i < typ.NumField(); i++ {
-		sf := typ.Field(i)
-		name, omitEmpty, ok := jsonName(sf)
-		if !ok {
+	rt := c.recordType(v.Type())
+	t := c.L.CreateTable(0, len(rt.fields))
+	for _, f := range rt.fields {
+		fv := v.Field(f.index)
+		if f.omitEmpty && fv.IsZero() {
 			continue
 		}
-		fv := v.Field(i)
-		if omitEmpty && fv.IsZero() {
-			continue
-		}
-		t.RawSetString(name, c.value(fv))
+		t.RawSetH(f.name, c.value(fv))
 	}
-	t.Metatable = c.recordMeta(typ)
+	t.Metatable = rt.meta
 	return t
 }
 
-func (c *converter) recordMeta(typ reflect.Type) *lua.LTable {
+func (c *converter) recordType(typ reflect.Type) *recordType {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m, ok := c.records[typ]; ok {
-		return m
+	if rt, ok := c.records[typ]; ok {
+		return rt
 	}
-	m := c.L.NewTable()
+	rt := &recordType{meta: c.L.NewTable()}
 	cols := c.L.NewTable()
 	for i := 0; i < typ.NumField(); i++ {
-		if name, _, ok := jsonName(typ.Field(i)); ok {
+		if name, omitEmpty, ok := jsonName(typ.Field(i)); ok {
 			cols.Append(lua.LString(name))
+			rt.fields = append(rt.fields, recordField{index: i, name: lua.LString(name), omitEmpty: omitEmpty})
 		}
 	}
-	m.RawSetString("__columns", cols)
-	m.RawSetString("__kind", lua.LString("object"))
-	c.records[typ] = m
-	return m
+	rt.meta.RawSetString("__columns", cols)
+	rt.meta.RawSetString("__kind", lua.LString("object"))
+	c.records[typ] = rt
+	return rt
 }
 
 func jsonName(sf reflect.StructField) (name string, omitEmpty, ok bool) {

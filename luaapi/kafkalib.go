@@ -145,7 +145,7 @@ return r[1].dry_run`,
 }
 
 func (r *Runtime) libConnect(L *lua.LState) int {
-	f := newFields(L.OptTable(1, L.NewTable()), "kafka.connect: options",
+	f := newFields(L.OptTable(1, L.NewTable()), "options",
 		"brokers", "profile", "client_id", "timeout", "sasl_mechanism", "sasl_username", "tls", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "tls_insecure_skip_verify")
 	cfg := r.opts.Config
 	if p := f.str("profile", false); p != "" && f.err == nil {
