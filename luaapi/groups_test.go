@@ -54,6 +54,24 @@ func groupCommit(t *testing.T, e *env, group string, offsets map[string]map[int3
 	require.NoError(t, e.adm.CommitAllOffsets(e.ctx(), group, os))
 }
 
+// groupNames lists the cluster's groups through the independent client.
+func groupNames(t *testing.T, e *env) []string {
+	t.Helper()
+	listed, err := e.adm.ListGroups(e.ctx())
+	require.NoError(t, err)
+	return listed.Groups()
+}
+
+// shortEnv is newEnv with a one-second call timeout, for tests that run
+// into the deadline.
+func shortEnv(t *testing.T) *env {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return newEnvOn(t, c, Options{Config: engine.Config{Timeout: time.Second}})
+}
+
 // groupMember runs a live consumer-group member on topics until the test
 // ends, and waits until the group is stable with partitions assigned.
 // kip848 joins with the broker-side assignor (KIP-848) instead of the
@@ -119,9 +137,7 @@ func TestListGroupsFiltersCaseInsensitively(t *testing.T) {
 		assert(#list_groups{types = {"consumer"}} == 0)
 		assert(#list_consumer_groups() == 2)
 	`)
-	listed, err := e.adm.ListGroups(e.ctx())
-	require.NoError(t, err)
-	assert.Equal(t, []string{"idle", "live"}, listed.Groups())
+	assert.Equal(t, []string{"idle", "live"}, groupNames(t, e))
 
 	re := e.runErr(`list_groups{states = {"stabel"}}`)
 	assert.Equal(t, "INVALID_ARGUMENT", re.Code)
@@ -256,10 +272,7 @@ func TestFetchOffsetsRetriesCoordinatorLoading(t *testing.T) {
 }
 
 func TestFetchOffsetsGivesUpAtTheDeadline(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	e := newEnvOn(t, c, Options{Config: engine.Config{Timeout: time.Second}})
+	e := shortEnv(t)
 	groupTopic(t, e, "events", 1, 1)
 	groupCommit(t, e, "stuck", map[string]map[int32]int64{"events": {0: 1}})
 	h := e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetFetch}, Err: kerr.CoordinatorLoadInProgress, Count: -1})
@@ -344,9 +357,7 @@ func TestCommitOffsetsBadArguments(t *testing.T) {
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
-	listed, err := e.adm.ListGroups(e.ctx())
-	require.NoError(t, err)
-	assert.Empty(t, listed, "bad arguments commit nothing")
+	assert.Empty(t, groupNames(t, e), "bad arguments commit nothing")
 }
 
 func TestDeleteGroups(t *testing.T) {
@@ -358,9 +369,7 @@ func TestDeleteGroups(t *testing.T) {
 
 	out := e.json(`return delete_groups{"old", "older"}`)
 	assert.Equal(t, `[{"group":"old"},{"group":"older"}]`, out)
-	listed, err := e.adm.ListGroups(e.ctx())
-	require.NoError(t, err)
-	assert.Equal(t, []string{"live"}, listed.Groups())
+	assert.Equal(t, []string{"live"}, groupNames(t, e))
 
 	e.run(`
 		local ok, err = pcall(delete_groups, {"live", "old"})
@@ -371,9 +380,7 @@ func TestDeleteGroups(t *testing.T) {
 		local r = delete_groups({"old"}, {if_exists = true})
 		assert(r[1].missing == true and r[1].error == nil)
 	`)
-	listed, err = e.adm.ListGroups(e.ctx())
-	require.NoError(t, err)
-	assert.Equal(t, []string{"live"}, listed.Groups(), "the live group is still there")
+	assert.Equal(t, []string{"live"}, groupNames(t, e), "the live group is still there")
 }
 
 func TestDeleteGroupsTimedOutLooksBeforeRetrying(t *testing.T) {
@@ -385,9 +392,7 @@ func TestDeleteGroupsTimedOutLooksBeforeRetrying(t *testing.T) {
 	h := e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.DeleteGroups}, Err: kerr.RequestTimedOut, Count: 1})
 	defer h.Remove()
 	e.run(`local r = delete_groups("doomed"); assert(r[1].error == nil and r[1].missing == nil)`)
-	listed, err := e.adm.ListGroups(e.ctx())
-	require.NoError(t, err)
-	assert.NotContains(t, listed.Groups(), "doomed")
+	assert.NotContains(t, groupNames(t, e), "doomed")
 }
 
 func TestGroupsDryRunChangesNothing(t *testing.T) {
@@ -413,9 +418,7 @@ func TestGroupsDryRunChangesNothing(t *testing.T) {
 		assert(not ok and err.code == "GROUP_ID_NOT_FOUND", tostring(err))
 		assert(delete_groups({"ghost"}, {if_exists = true})[1].missing == true)
 	`)
-	listed, err := e.adm.ListGroups(e.ctx())
-	require.NoError(t, err)
-	assert.Equal(t, []string{"idle", "live"}, listed.Groups())
+	assert.Equal(t, []string{"idle", "live"}, groupNames(t, e))
 	fetched, err := e.adm.FetchOffsets(e.ctx(), "idle")
 	require.NoError(t, err)
 	o, _ := fetched.Lookup("events", 0)
@@ -484,10 +487,7 @@ func TestLagRetriesListOffsets(t *testing.T) {
 }
 
 func TestLagPartitionErrors(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	e := newEnvOn(t, c, Options{Config: engine.Config{Timeout: time.Second}})
+	e := shortEnv(t)
 	groupTopic(t, e, "kept", 1, 2)
 	groupTopic(t, e, "stale", 1, 2)
 	groupTopic(t, e, "stuck", 1, 2)
