@@ -1,0 +1,569 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Group types as ListGroups reports them (KIP-848 and later). Brokers older
+// than Kafka 3.8 report none: every group there is classic.
+const (
+	GroupTypeClassic  = "classic"
+	GroupTypeConsumer = "consumer" // KIP-848: the broker assigns partitions
+	GroupTypeShare    = "share"    // KIP-932
+	GroupTypeStreams  = "streams"  // KIP-1071
+)
+
+// GroupStates are the group states Kafka reports, classic and KIP-848.
+var GroupStates = []string{"PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady"}
+
+// GroupTypes are the group types Kafka reports.
+var GroupTypes = []string{GroupTypeClassic, GroupTypeConsumer, GroupTypeShare, GroupTypeStreams}
+
+// GroupSummary is one row of ListGroups.
+type GroupSummary struct {
+	Group        string `json:"group"`
+	State        string `json:"state"`
+	ProtocolType string `json:"protocol_type"`
+	Type         string `json:"type"`
+	Coordinator  int32  `json:"coordinator"`
+}
+
+// ListGroupsOptions filter ListGroups; names compare case-insensitively.
+type ListGroupsOptions struct {
+	States []string
+	Types  []string
+}
+
+// ListGroups lists groups sorted by name. Filters are applied here rather
+// than by the broker, so they work the same on brokers without the type
+// filter (before Kafka 3.8) and whatever the case of the names.
+func (c *Client) ListGroups(ctx context.Context, o ListGroupsOptions) ([]GroupSummary, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	all, err := c.listGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []GroupSummary{}
+	for _, g := range all {
+		if matchesFold(o.States, g.State) && matchesFold(o.Types, g.Type) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+func matchesFold(filter []string, v string) bool {
+	return len(filter) == 0 || slices.ContainsFunc(filter, func(f string) bool { return strings.EqualFold(f, v) })
+}
+
+// listGroups asks every broker for its groups, retrying until all answer.
+func (c *Client) listGroups(ctx context.Context) ([]GroupSummary, *Error) {
+	var listed kadm.ListedGroups
+	if err := retryCall(ctx, "", func(ctx context.Context) error {
+		var err error
+		listed, err = c.adm.ListGroups(ctx)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]GroupSummary, 0, len(listed))
+	for _, g := range listed.Sorted() {
+		typ := g.GroupType
+		if typ == "" {
+			typ = GroupTypeClassic
+		}
+		out = append(out, GroupSummary{Group: g.Group, State: g.State, ProtocolType: g.ProtocolType, Type: typ, Coordinator: g.Coordinator})
+	}
+	return out, nil
+}
+
+// TopicPartition names one partition.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+// GroupMember is one member of a described group.
+type GroupMember struct {
+	MemberID   string           `json:"member_id"`
+	InstanceID *string          `json:"instance_id"` // static membership (KIP-345); nil when none
+	ClientID   string           `json:"client_id"`
+	Host       string           `json:"host"`
+	Assignment []TopicPartition `json:"assignment"`
+}
+
+// GroupDescription is one result of DescribeGroups.
+type GroupDescription struct {
+	Group        string        `json:"group"`
+	State        string        `json:"state"`
+	ProtocolType string        `json:"protocol_type"`
+	Protocol     string        `json:"protocol"` // the assignor (classic: the chosen protocol; KIP-848: the server assignor)
+	Coordinator  int32         `json:"coordinator"`
+	Members      []GroupMember `json:"members"`
+	Err          *Error        `json:"error,omitempty"`
+}
+
+func (g GroupDescription) Key() string     { return g.Group }
+func (g GroupDescription) Failure() *Error { return g.Err }
+
+// DescribeGroups describes groups in name order, whatever their protocol:
+// classic groups with DescribeGroups, KIP-848 consumer groups with
+// ConsumerGroupDescribe, share groups with ShareGroupDescribe (the type comes
+// from ListGroups). A group that does not exist gets GROUP_ID_NOT_FOUND
+// (classic DescribeGroups answers such a group with state "Dead"; it is
+// reported as the error it is). Coordinator errors are retried per group.
+func (c *Client) DescribeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	return c.describeGroups(ctx, dedupSorted(groups))
+}
+
+func (c *Client) describeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
+	listed, lerr := c.listGroups(ctx)
+	if lerr != nil {
+		return nil, lerr
+	}
+	types := map[string]string{}
+	for _, g := range listed {
+		types[g.Group] = g.Type
+	}
+	found := map[string]GroupDescription{}
+	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
+		byType := map[string][]string{}
+		for _, g := range pending {
+			byType[types[g]] = append(byType[types[g]], g)
+		}
+		answers := map[string]*Error{}
+		for typ, gs := range byType {
+			var err error
+			switch typ {
+			case GroupTypeConsumer:
+				err = c.describeConsumerGroups(ctx, gs, found, answers)
+			case GroupTypeShare:
+				err = c.describeShareGroups(ctx, gs, found, answers)
+			default:
+				err = c.describeClassicGroups(ctx, gs, found, answers)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return answers, nil
+	})
+	out := make([]GroupDescription, 0, len(groups))
+	for _, g := range groups {
+		d, ok := found[g]
+		if !ok || errs[g] != nil {
+			d = GroupDescription{Group: g, Members: []GroupMember{}}
+		}
+		d.Err = errs[g]
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// shardAnswers turns kadm's per-broker failures into per-group answers; any
+// other error fails the whole request.
+func shardAnswers(err error, answers map[string]*Error, groupsOf func(kmsg.Request) []string) error {
+	if err == nil {
+		return nil
+	}
+	var se *kadm.ShardErrors
+	if !errors.As(err, &se) {
+		return err
+	}
+	for _, s := range se.Errs {
+		for _, g := range groupsOf(s.Req) {
+			answers[g] = AsError(s.Err, g)
+		}
+	}
+	return nil
+}
+
+// groupAnswer records one group's outcome: a missing group, an error, or its
+// description.
+func groupAnswer(g string, err error, state string, d GroupDescription, found map[string]GroupDescription, answers map[string]*Error) {
+	switch {
+	case err != nil:
+		answers[g] = AsError(err, g)
+	case state == "Dead":
+		answers[g] = AsError(kerr.GroupIDNotFound, g)
+	default:
+		found[g] = d
+		answers[g] = nil
+	}
+}
+
+func (c *Client) describeClassicGroups(ctx context.Context, gs []string, found map[string]GroupDescription, answers map[string]*Error) error {
+	described, err := c.adm.DescribeGroups(ctx, gs...)
+	if err := shardAnswers(err, answers, func(r kmsg.Request) []string { return r.(*kmsg.DescribeGroupsRequest).Groups }); err != nil {
+		return err
+	}
+	for _, g := range described {
+		d := GroupDescription{Group: g.Group, State: g.State, ProtocolType: g.ProtocolType, Protocol: g.Protocol,
+			Coordinator: g.Coordinator.NodeID, Members: []GroupMember{}}
+		for _, m := range g.Members {
+			gm := GroupMember{MemberID: m.MemberID, InstanceID: m.InstanceID, ClientID: m.ClientID, Host: m.ClientHost, Assignment: []TopicPartition{}}
+			if a, ok := m.Assigned.AsConsumer(); ok {
+				set := kadm.TopicsSet{}
+				for _, t := range a.Topics {
+					set.Add(t.Topic, t.Partitions...)
+				}
+				gm.Assignment = sortedPartitions(set)
+			}
+			d.Members = append(d.Members, gm)
+		}
+		groupAnswer(g.Group, g.Err, g.State, d, found, answers)
+	}
+	return nil
+}
+
+// describeConsumerGroups describes KIP-848 groups with ConsumerGroupDescribe
+// directly: kadm's helper keys assignments by topic name, and brokers may
+// answer with topic IDs only (kfake does), so IDs are resolved here.
+func (c *Client) describeConsumerGroups(ctx context.Context, gs []string, found map[string]GroupDescription, answers map[string]*Error) error {
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = gs
+	var names map[[16]byte]string
+	for _, shard := range c.kgo.RequestSharded(ctx, req) {
+		if shard.Err != nil {
+			for _, g := range shard.Req.(*kmsg.ConsumerGroupDescribeRequest).Groups {
+				answers[g] = AsError(shard.Err, g)
+			}
+			continue
+		}
+		for _, rg := range shard.Resp.(*kmsg.ConsumerGroupDescribeResponse).Groups {
+			d := GroupDescription{Group: rg.Group, State: rg.State, ProtocolType: "consumer", Protocol: rg.AssignorName,
+				Coordinator: shard.Meta.NodeID, Members: []GroupMember{}}
+			for _, m := range rg.Members {
+				set := kadm.TopicsSet{}
+				for _, tp := range m.Assignment.TopicPartitions {
+					topic := tp.Topic
+					if topic == "" {
+						if names == nil {
+							var err error
+							if names, err = c.topicNames(ctx); err != nil {
+								return err
+							}
+						}
+						topic = names[tp.TopicID]
+					}
+					set.Add(topic, tp.Partitions...)
+				}
+				d.Members = append(d.Members, GroupMember{MemberID: m.MemberID, InstanceID: m.InstanceID, ClientID: m.ClientID,
+					Host: m.ClientHost, Assignment: sortedPartitions(set)})
+			}
+			sortMembers(d.Members)
+			var err error
+			if e := kafkaErr(rg.ErrorCode, rg.ErrorMessage, rg.Group); e != nil {
+				err = e
+			}
+			groupAnswer(rg.Group, err, rg.State, d, found, answers)
+		}
+	}
+	return nil
+}
+
+// topicNames maps topic IDs to names (a fresh metadata request).
+func (c *Client) topicNames(ctx context.Context) (map[[16]byte]string, error) {
+	m, err := c.metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[[16]byte]string{}
+	for name, t := range m.Topics {
+		out[t.ID] = name
+	}
+	return out, nil
+}
+
+// sortMembers orders members as kadm does: static members (by instance id)
+// first, then by member id.
+func sortMembers(ms []GroupMember) {
+	slices.SortFunc(ms, func(a, b GroupMember) int {
+		switch {
+		case a.InstanceID != nil && b.InstanceID != nil:
+			return strings.Compare(*a.InstanceID, *b.InstanceID)
+		case a.InstanceID != nil:
+			return -1
+		case b.InstanceID != nil:
+			return 1
+		}
+		return strings.Compare(a.MemberID, b.MemberID)
+	})
+}
+
+func (c *Client) describeShareGroups(ctx context.Context, gs []string, found map[string]GroupDescription, answers map[string]*Error) error {
+	described, err := c.adm.DescribeShareGroups(ctx, gs...)
+	if err := shardAnswers(err, answers, func(r kmsg.Request) []string { return r.(*kmsg.ShareGroupDescribeRequest).GroupIDs }); err != nil {
+		return err
+	}
+	for _, g := range described {
+		d := GroupDescription{Group: g.GroupID, State: g.GroupState, ProtocolType: "share", Protocol: g.Assignor,
+			Coordinator: g.Coordinator.NodeID, Members: []GroupMember{}}
+		for _, m := range g.Members {
+			d.Members = append(d.Members, GroupMember{MemberID: m.MemberID, ClientID: m.ClientID,
+				Host: m.ClientHost, Assignment: sortedPartitions(m.Assignment)})
+		}
+		groupAnswer(g.GroupID, g.Err, g.GroupState, d, found, answers)
+	}
+	return nil
+}
+
+func sortedPartitions(s kadm.TopicsSet) []TopicPartition {
+	out := []TopicPartition{}
+	for _, t := range s.Sorted() {
+		for _, p := range t.Partitions {
+			out = append(out, TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	return out
+}
+
+// CommittedOffset is one row of FetchOffsets. Offset is -1 (and LeaderEpoch
+// -1) for a partition of a requested topic that has no commit.
+type CommittedOffset struct {
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	Offset      int64  `json:"offset"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	Metadata    string `json:"metadata"`
+	Err         *Error `json:"error,omitempty"`
+}
+
+func (o CommittedOffset) Key() string     { return partKey(o.Topic, o.Partition) }
+func (o CommittedOffset) Failure() *Error { return o.Err }
+
+func partKey(topic string, p int32) string { return fmt.Sprintf("%s[%d]", topic, p) }
+
+// FetchOffsets returns a group's committed offsets sorted by topic and
+// partition. With topics it returns every partition of those topics (offset
+// -1 where nothing is committed) and nothing else; a missing topic fails
+// with UNKNOWN_TOPIC_OR_PARTITION. A group that does not exist has no
+// commits: Kafka answers it with no offsets, so does this.
+// COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR and the like are retried.
+func (c *Client) FetchOffsets(ctx context.Context, group string, topics []string) ([]CommittedOffset, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	fetched, err := c.fetchOffsets(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	if len(topics) == 0 {
+		out := []CommittedOffset{}
+		for _, r := range fetched.Sorted() {
+			out = append(out, committedOffset(r, group))
+		}
+		return out, nil
+	}
+	topics = dedupSorted(topics)
+	m, err := c.metadata(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	out := []CommittedOffset{}
+	for _, t := range topics {
+		td, ok := m.Topics[t]
+		if !ok || td.Err != nil {
+			return nil, AsError(orErr(td.Err, kerr.UnknownTopicOrPartition), t)
+		}
+		for _, p := range td.Partitions.Sorted() {
+			if r, ok := fetched.Lookup(t, p.Partition); ok {
+				out = append(out, committedOffset(r, group))
+				continue
+			}
+			out = append(out, CommittedOffset{Topic: t, Partition: p.Partition, Offset: -1, LeaderEpoch: -1})
+		}
+	}
+	return out, nil
+}
+
+func orErr(err, def error) error {
+	if err != nil {
+		return err
+	}
+	return def
+}
+
+func committedOffset(r kadm.OffsetResponse, group string) CommittedOffset {
+	return CommittedOffset{Topic: r.Topic, Partition: r.Partition, Offset: r.At, LeaderEpoch: r.LeaderEpoch, Metadata: r.Metadata,
+		Err: AsError(r.Err, group+": "+partKey(r.Topic, r.Partition))}
+}
+
+// fetchOffsets fetches one group's commits, retrying group-level and
+// per-partition retriable errors (UNSTABLE_OFFSET_COMMIT) until ctx ends.
+func (c *Client) fetchOffsets(ctx context.Context, group string) (kadm.OffsetResponses, *Error) {
+	var fetched kadm.OffsetResponses
+	err := retryCall(ctx, group, func(ctx context.Context) error {
+		var err error
+		fetched, err = c.adm.FetchOffsets(ctx, group)
+		if errors.Is(err, kerr.GroupIDNotFound) {
+			fetched, err = kadm.OffsetResponses{}, nil
+		}
+		if err != nil {
+			return err
+		}
+		var retry error
+		fetched.EachError(func(o kadm.OffsetResponse) {
+			if ke := (*kerr.Error)(nil); errors.As(o.Err, &ke) && ke.Retriable && retry == nil {
+				retry = o.Err
+			}
+		})
+		return retry
+	})
+	return fetched, err
+}
+
+// OffsetCommit is one offset to commit. LeaderEpoch -1 means unknown.
+type OffsetCommit struct {
+	Topic       string
+	Partition   int32
+	Offset      int64
+	LeaderEpoch int32
+	Metadata    string
+}
+
+// CommitResult is one result of CommitOffsets.
+type CommitResult struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Err       *Error `json:"error,omitempty"`
+}
+
+func (r CommitResult) Key() string     { return partKey(r.Topic, r.Partition) }
+func (r CommitResult) Failure() *Error { return r.Err }
+
+// CommitOffsets commits offsets for a group, one result per partition in
+// topic/partition order. Committing to a group that does not exist creates
+// it (Kafka's semantics); committing to a group with live members fails
+// with UNKNOWN_MEMBER_ID (the members own their offsets). A commit sets an
+// absolute offset, so sending it again after an unknown outcome is safe:
+// retriable errors are retried per partition until the deadline.
+func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []OffsetCommit) ([]CommitResult, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	byKey := map[TopicPartition]OffsetCommit{}
+	var keys []TopicPartition
+	for _, o := range offsets {
+		k := TopicPartition{o.Topic, o.Partition}
+		if _, dup := byKey[k]; dup {
+			return nil, Errorf(CodeInvalidArgument, partKey(o.Topic, o.Partition), "partition given twice")
+		}
+		byKey[k] = o
+		keys = append(keys, k)
+	}
+	sortTPs(keys)
+	res := func(k TopicPartition) string { return partKey(k.Topic, k.Partition) }
+	errs := retryItems(ctx, keys, res, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
+		os := kadm.Offsets{}
+		for _, k := range pending {
+			o := byKey[k]
+			os.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata})
+		}
+		resp, err := c.adm.CommitOffsets(ctx, group, os)
+		if err != nil {
+			return nil, err
+		}
+		answers := map[TopicPartition]*Error{}
+		resp.Each(func(r kadm.OffsetResponse) {
+			var ke *kerr.Error
+			if r.Err != nil && !errors.As(r.Err, &ke) {
+				return // missing from the response: unanswered, asked again
+			}
+			answers[TopicPartition{r.Topic, r.Partition}] = AsError(r.Err, res(TopicPartition{r.Topic, r.Partition}))
+		})
+		return answers, nil
+	})
+	out := make([]CommitResult, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, CommitResult{Topic: k.Topic, Partition: k.Partition, Err: errs[k]})
+	}
+	return out, nil
+}
+
+func sortTPs(s []TopicPartition) {
+	slices.SortFunc(s, func(a, b TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+}
+
+// DeleteGroupsOptions modify DeleteGroups.
+type DeleteGroupsOptions struct {
+	IfExists bool // a missing group is not an error
+}
+
+// DeletedGroup is one result of DeleteGroups.
+type DeletedGroup struct {
+	Group   string `json:"group"`
+	Missing bool   `json:"missing,omitempty"` // IfExists found nothing to delete
+	Err     *Error `json:"error,omitempty"`
+}
+
+func (g DeletedGroup) Key() string     { return g.Group }
+func (g DeletedGroup) Failure() *Error { return g.Err }
+
+// DeleteGroups deletes groups and their committed offsets. A group with
+// members fails with NON_EMPTY_GROUP; a missing one with GROUP_ID_NOT_FOUND.
+//
+// kgo itself re-sends a DeleteGroups answered with a retriable error such as
+// REQUEST_TIMED_OUT, after which a group the first request did delete is
+// reported GROUP_ID_NOT_FOUND. So the engine looks before it leaps: it lists
+// the groups first, and GROUP_ID_NOT_FOUND for a group that existed then (or
+// after a timed-out attempt of its own) means the group is gone as asked.
+func (c *Client) DeleteGroups(ctx context.Context, groups []string, o DeleteGroupsOptions) ([]DeletedGroup, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	groups = dedupSorted(groups)
+	listed, lerr := c.listGroups(ctx)
+	if lerr != nil {
+		return nil, lerr
+	}
+	existed := map[string]bool{}
+	for _, g := range listed {
+		existed[g.Group] = g.State != "Dead"
+	}
+	maybeDeleted := map[string]bool{}
+	missing := map[string]bool{}
+	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
+		answers := map[string]*Error{}
+		resp, err := c.adm.DeleteGroups(ctx, pending...)
+		if err := shardAnswers(err, answers, func(r kmsg.Request) []string { return r.(*kmsg.DeleteGroupsRequest).Groups }); err != nil {
+			return nil, err
+		}
+		for _, r := range resp {
+			e := AsError(r.Err, r.Group)
+			if e != nil && r.ErrMessage != "" {
+				e.Message = r.ErrMessage
+			}
+			switch {
+			case e == nil:
+			case r.Err == kerr.GroupIDNotFound && (existed[r.Group] || maybeDeleted[r.Group]):
+				e = nil // deleted by an earlier attempt
+			case r.Err == kerr.GroupIDNotFound && o.IfExists:
+				missing[r.Group] = true
+				e = nil
+			case r.Err == kerr.RequestTimedOut:
+				maybeDeleted[r.Group] = true
+			}
+			answers[r.Group] = e
+		}
+		return answers, nil
+	})
+	out := make([]DeletedGroup, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, DeletedGroup{Group: g, Missing: missing[g], Err: errs[g]})
+	}
+	return out, nil
+}
