@@ -106,8 +106,8 @@ func compareTP(a, b TopicPartition) int {
 func (c *Client) ListOffsets(ctx context.Context, topics []string, q OffsetQuery) ([]ListedOffset, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	if _, _, err := q.request(); err != nil {
-		return nil, err
+	if _, _, qerr := q.request(); qerr != nil {
+		return nil, qerr
 	}
 	tps, missing, err := c.topicPartitions(ctx, topics)
 	if err != nil {
@@ -147,7 +147,7 @@ func (c *Client) topicPartitions(ctx context.Context, topics []string) ([]TopicP
 }
 
 // listOffsets lists q for known partitions, retrying per partition.
-func (c *Client) listOffsets(ctx context.Context, tps []TopicPartition, q OffsetQuery) ([]ListedOffset, *Error) {
+func (c *Client) listOffsets(ctx context.Context, tps []TopicPartition, q OffsetQuery) ([]ListedOffset, error) {
 	ts, isolation, qerr := q.request()
 	if qerr != nil {
 		return nil, qerr

@@ -2,10 +2,12 @@ package luaapi
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -33,3 +35,11 @@ func produceAt(t *testing.T, e *env, topic string, partition int32, n int, ts ti
 	}
 	require.NoError(t, cl.ProduceSync(e.ctx(), recs...).FirstErr())
 }
+
+func offsetsOf(topic string, partition int32, at int64) kadm.Offsets {
+	o := kadm.Offsets{}
+	o.Add(kadm.Offset{Topic: topic, Partition: partition, At: at})
+	return o
+}
+
+func join(s []string) string { return strings.Join(s, ",") }
