@@ -23,7 +23,9 @@ Broker and broker_logger resources are asked of that broker, as Kafka requires; 
 			Example: `local t = describe_configs({topic = "orders"}, {keys = {"retention.ms", "cleanup.policy"}})[1]
 for k, c in pairs(t.configs) do print(k, c.value, c.source) end
 local b = describe_configs{broker = describe_cluster().brokers[1].id}[1]
-print(#b.name, b.configs["broker.id"] and b.configs["broker.id"].value)`,
+local n = 0
+for _ in pairs(b.configs) do n = n + 1 end
+print("broker " .. b.name .. ": " .. n .. " configs")`,
 			Run: describeConfigs},
 		&Func{Name: "alter_configs", Area: "configs", Mutating: true,
 			Args:    `(resources[, {validate_only=, partial=}])`,
