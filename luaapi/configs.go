@@ -170,10 +170,10 @@ func configResource(v lua.LValue, where string, alter bool) (engine.ConfigAltera
 		}
 	}
 	if alter {
-		a.Set = configValues(f, "set")
+		a.Set = f.strMap("set")
 		a.Delete = f.strings("delete")
-		a.Append = configValues(f, "append")
-		a.Subtract = configValues(f, "subtract")
+		a.Append = f.strMap("append")
+		a.Subtract = f.strMap("subtract")
 		if f.err == nil && len(a.Set)+len(a.Delete)+len(a.Append)+len(a.Subtract) == 0 {
 			f.fail("set", "(or delete, append, subtract) is required: nothing to change")
 		}
@@ -188,44 +188,4 @@ func configResource(v lua.LValue, where string, alter bool) (engine.ConfigAltera
 		}
 	}
 	return a, nil
-}
-
-// configValues reads {k=v}: v a string, number or boolean, or an array of
-// strings for a list config (joined with commas).
-func configValues(f *fields, key string) map[string]string {
-	v := f.get(key)
-	if v == lua.LNil {
-		return nil
-	}
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		f.fail(key, "must be a table of name = value, got %s", describe(v))
-		return nil
-	}
-	out := map[string]string{}
-	t.ForEach(func(k, val lua.LValue) {
-		ks, ok := k.(lua.LString)
-		if !ok {
-			f.fail(key, "keys must be config names, got %s (write {[\"retention.ms\"] = 1000})", describe(k))
-			return
-		}
-		if list, ok := val.(*lua.LTable); ok {
-			items, err := stringList(list, f.where+": "+key+"."+string(ks))
-			if err != nil {
-				if f.err == nil {
-					f.err = err
-				}
-				return
-			}
-			out[string(ks)] = strings.Join(items, ",")
-			return
-		}
-		s, ok := scalarString(val)
-		if !ok {
-			f.fail(key+"."+string(ks), "must be a string, number, boolean or array of strings, got %s", describe(val))
-			return
-		}
-		out[string(ks)] = s
-	})
-	return out
 }

@@ -246,7 +246,7 @@ func TestConfigsBadArguments(t *testing.T) {
 		`alter_configs{topic = "a"}`:                                                `alter_configs: resource #1: set (or delete, append, subtract) is required`,
 		`alter_configs{topic = "a", set = {x = 1}, delete = {"x"}}`:                 `alter_configs: resource #1: config "x" given in both set and delete`,
 		`alter_configs{topic = "a", set = {x = function() end}}`:                    `alter_configs: resource #1: set.x must be a string, number, boolean or array of strings, got function`,
-		`alter_configs{topic = "a", set = "x=1"}`:                                   `alter_configs: resource #1: set must be a table of name = value, got "x=1"`,
+		`alter_configs{topic = "a", set = "x=1"}`:                                   `alter_configs: resource #1: set must be a table of name=value, got "x=1"`,
 		`alter_configs{topic = "a", delete = {1}}`:                                  `alter_configs: resource #1: delete #1: must be a string, got 1`,
 		`alter_configs({topic = "a", set = {x = 1}}, {validate = true})`:            `alter_configs: options: unknown key "validate"`,
 		`alter_configs{{topic = "a", set = {x = 1}}, {topic = "a", set = {y = 1}}}`: `alter_configs: topic:a given twice`,
