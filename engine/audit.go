@@ -86,7 +86,7 @@ func AuditItems[T Item](items []T) []AuditItem {
 }
 
 // secretWords mark keys whose values must never be written anywhere.
-var secretWords = []string{"password", "secret", "token", "passphrase", "hmac", "credential", "sasl_pass", "key_pass"}
+var secretWords = []string{"password", "secret", "token", "passphrase", "hmac", "credential", "sasl_pass", "key_pass", "jaas", "keystore.key"}
 
 // IsSecretKey reports whether a field name holds a secret.
 func IsSecretKey(k string) bool {

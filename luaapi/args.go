@@ -188,7 +188,9 @@ func (f *fields) strings(key string) []string {
 }
 
 // strMap reads {k=v} with string keys and scalar values (numbers and
-// booleans are turned into their string forms, as Kafka configs want).
+// booleans are turned into their string forms, as Kafka configs want). A
+// value may also be an array of strings, for list configs: it is sent
+// comma-separated.
 func (f *fields) strMap(key string) map[string]string {
 	v := f.t.RawGetString(key)
 	if v == lua.LNil {
@@ -206,9 +208,17 @@ func (f *fields) strMap(key string) map[string]string {
 			f.fail(key, "keys must be strings, got %s", describe(k))
 			return
 		}
+		if list, ok := val.(*lua.LTable); ok {
+			items, err := stringList(list, f.where+": "+key+"."+string(ks))
+			if err != nil && f.err == nil {
+				f.err = err
+			}
+			out[string(ks)] = strings.Join(items, ",")
+			return
+		}
 		s, ok := scalarString(val)
 		if !ok {
-			f.fail(key+"."+string(ks), "must be a string, number or boolean, got %s", describe(val))
+			f.fail(key+"."+string(ks), "must be a string, number, boolean or array of strings, got %s", describe(val))
 			return
 		}
 		out[string(ks)] = s

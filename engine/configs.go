@@ -1,0 +1,419 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Config resource types, as the Lua API names them.
+const (
+	ConfigTopic         = "topic"
+	ConfigBroker        = "broker"        // Name is the broker id, "" for the cluster-wide default
+	ConfigBrokerLogger  = "broker_logger" // Name is the broker id
+	ConfigGroup         = "group"
+	ConfigClientMetrics = "client_metrics"
+)
+
+// ConfigTypes lists the resource types in their sort order.
+var ConfigTypes = []string{ConfigBroker, ConfigBrokerLogger, ConfigClientMetrics, ConfigGroup, ConfigTopic}
+
+var configTypeCodes = map[string]kmsg.ConfigResourceType{
+	ConfigTopic:         kmsg.ConfigResourceTypeTopic,
+	ConfigBroker:        kmsg.ConfigResourceTypeBroker,
+	ConfigBrokerLogger:  kmsg.ConfigResourceTypeBrokerLogger,
+	ConfigGroup:         kmsg.ConfigResourceTypeGroupConfig,
+	ConfigClientMetrics: kmsg.ConfigResourceTypeClientMetrics,
+}
+
+func configTypeName(t kmsg.ConfigResourceType) string {
+	for n, c := range configTypeCodes {
+		if c == t {
+			return n
+		}
+	}
+	return t.String()
+}
+
+// ConfigResource names what configs belong to.
+type ConfigResource struct {
+	Type string // one of the Config* constants
+	Name string // topic, group or subscription name; broker id ("" = cluster default)
+}
+
+// String names the resource in errors and plans: "topic:orders",
+// "broker:1", "broker:default".
+func (r ConfigResource) String() string {
+	if r.Type == ConfigBroker && r.Name == "" {
+		return "broker:default"
+	}
+	return r.Type + ":" + r.Name
+}
+
+func (r ConfigResource) validate() *Error {
+	if _, ok := configTypeCodes[r.Type]; !ok {
+		return Errorf(CodeInvalidArgument, "", "unknown config resource type %q (want %s)", r.Type, strings.Join(ConfigTypes, ", "))
+	}
+	switch r.Type {
+	case ConfigBroker, ConfigBrokerLogger:
+		if r.Name == "" && r.Type == ConfigBroker {
+			return nil
+		}
+		if id, err := strconv.ParseInt(r.Name, 10, 32); err != nil || id < 0 {
+			return Errorf(CodeInvalidArgument, "", "%s must be a broker id, got %q", r.Type, r.Name)
+		}
+	default:
+		if r.Name == "" {
+			return Errorf(CodeInvalidArgument, "", "%s name must not be empty", r.Type)
+		}
+	}
+	return nil
+}
+
+// compareConfigResources orders by type, then name (broker ids
+// numerically, the cluster default first).
+func compareConfigResources(a, b ConfigResource) int {
+	if c := strings.Compare(a.Type, b.Type); c != 0 {
+		return c
+	}
+	if a.Type == ConfigBroker || a.Type == ConfigBrokerLogger {
+		ai, _ := strconv.ParseInt(cmp.Or(a.Name, "-1"), 10, 64)
+		bi, _ := strconv.ParseInt(cmp.Or(b.Name, "-1"), 10, 64)
+		return cmp.Compare(ai, bi)
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+func sortedResources(rs []ConfigResource) []ConfigResource {
+	out := slices.Clone(rs)
+	slices.SortFunc(out, compareConfigResources)
+	return slices.Compact(out)
+}
+
+// ConfigEntry is one config's value and where it comes from.
+type ConfigEntry struct {
+	Value     *string         `json:"value"`  // nil when sensitive or unset
+	Source    string          `json:"source"` // Kafka's name: DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG, ...
+	Sensitive bool            `json:"sensitive"`
+	ReadOnly  bool            `json:"read_only"`
+	Synonyms  []ConfigSynonym `json:"synonyms,omitempty"` // with DescribeConfigsOptions.Synonyms, highest precedence first
+}
+
+// ConfigSynonym is a config a value may come from, e.g. log.retention.ms
+// for a topic's retention.ms.
+type ConfigSynonym struct {
+	Name   string  `json:"name"`
+	Value  *string `json:"value"`
+	Source string  `json:"source"`
+}
+
+// DescribedConfigs is one resource's configs.
+type DescribedConfigs struct {
+	Type    string                 `json:"type"`
+	Name    string                 `json:"name"`
+	Configs map[string]ConfigEntry `json:"configs"`
+	Err     *Error                 `json:"error,omitempty"`
+}
+
+func (d DescribedConfigs) Key() string {
+	return ConfigResource{d.Type, d.Name}.String()
+}
+func (d DescribedConfigs) Failure() *Error { return d.Err }
+
+// DescribeConfigsOptions modify DescribeConfigs.
+type DescribeConfigsOptions struct {
+	Synonyms bool     // include each config's synonyms
+	Keys     []string // only these configs (all when empty)
+}
+
+// DescribeConfigs describes resources' configs, one result per resource
+// sorted by type then name. Sensitive values are never returned. Broker
+// resources are asked of that broker, as Kafka requires; a broker id not
+// in the cluster fails with BROKER_NOT_AVAILABLE.
+func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource, o DescribeConfigsOptions) ([]DescribedConfigs, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	for _, r := range resources {
+		if err := r.validate(); err != nil {
+			return nil, err
+		}
+	}
+	resources = sortedResources(resources)
+	ask, missing, err := c.checkBrokers(ctx, resources)
+	if err != nil {
+		return nil, err
+	}
+	got := map[ConfigResource]DescribedConfigs{}
+	errs := retryItems(ctx, ask, ConfigResource.String, func(ctx context.Context, pending []ConfigResource) (map[ConfigResource]*Error, error) {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		req.IncludeSynonyms = o.Synonyms
+		for _, r := range pending {
+			rr := kmsg.NewDescribeConfigsRequestResource()
+			rr.ResourceType, rr.ResourceName = configTypeCodes[r.Type], r.Name
+			if len(o.Keys) > 0 {
+				rr.ConfigNames = o.Keys
+			}
+			req.Resources = append(req.Resources, rr)
+		}
+		answers := map[ConfigResource]*Error{}
+		for _, shard := range c.kgo.RequestSharded(ctx, req) {
+			if shard.Err != nil {
+				for _, rr := range shard.Req.(*kmsg.DescribeConfigsRequest).Resources {
+					r := ConfigResource{configTypeName(rr.ResourceType), rr.ResourceName}
+					answers[r] = AsError(shard.Err, r.String())
+				}
+				continue
+			}
+			for _, rr := range shard.Resp.(*kmsg.DescribeConfigsResponse).Resources {
+				r := ConfigResource{configTypeName(rr.ResourceType), rr.ResourceName}
+				if e := kafkaErr(rr.ErrorCode, rr.ErrorMessage, r.String()); e != nil {
+					answers[r] = e
+					continue
+				}
+				answers[r] = nil
+				got[r] = describedConfigs(r, rr.Configs)
+			}
+		}
+		return answers, nil
+	})
+	out := make([]DescribedConfigs, 0, len(resources))
+	for _, r := range resources {
+		d, ok := got[r]
+		if e, bad := missing[r]; bad {
+			errs[r] = e
+		}
+		if !ok || errs[r] != nil {
+			d = DescribedConfigs{Type: r.Type, Name: r.Name, Configs: map[string]ConfigEntry{}}
+		}
+		d.Err = errs[r]
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResourceConfig) DescribedConfigs {
+	d := DescribedConfigs{Type: r.Type, Name: r.Name, Configs: make(map[string]ConfigEntry, len(cfgs))}
+	for _, rc := range cfgs {
+		e := ConfigEntry{Value: rc.Value, Source: rc.Source.String(), Sensitive: rc.IsSensitive, ReadOnly: rc.ReadOnly}
+		if rc.Source == kmsg.ConfigSourceUnknown && rc.IsDefault {
+			e.Source = kmsg.ConfigSourceDefaultConfig.String() // DescribeConfigs v0
+		}
+		for _, s := range rc.ConfigSynonyms {
+			e.Synonyms = append(e.Synonyms, ConfigSynonym{Name: s.Name, Value: s.Value, Source: s.Source.String()})
+		}
+		if e.Sensitive {
+			e.Value = nil
+			for i := range e.Synonyms {
+				e.Synonyms[i].Value = nil
+			}
+		}
+		d.Configs[rc.Name] = e
+	}
+	return d
+}
+
+// checkBrokers splits resources into those to ask and those naming a broker
+// that is not in the cluster (kgo would retry an unknown broker forever).
+func (c *Client) checkBrokers(ctx context.Context, resources []ConfigResource) ([]ConfigResource, map[ConfigResource]*Error, error) {
+	var ask []ConfigResource
+	missing := map[ConfigResource]*Error{}
+	var ids map[int32]bool
+	for _, r := range resources {
+		if (r.Type == ConfigBroker || r.Type == ConfigBrokerLogger) && r.Name != "" {
+			if ids == nil {
+				var err *Error
+				if ids, err = c.brokerIDs(ctx); err != nil {
+					return nil, nil, err
+				}
+			}
+			id, _ := strconv.ParseInt(r.Name, 10, 32)
+			if !ids[int32(id)] {
+				known := make([]int32, 0, len(ids))
+				for id := range ids {
+					known = append(known, id)
+				}
+				slices.Sort(known)
+				missing[r] = &Error{Code: kerr.BrokerNotAvailable.Message, Resource: r.String(),
+					Message: fmt.Sprintf("no broker %d in the cluster (brokers: %v)", id, known)}
+				continue
+			}
+		}
+		ask = append(ask, r)
+	}
+	return ask, missing, nil
+}
+
+// ConfigAlteration is an incremental change to one resource's configs.
+type ConfigAlteration struct {
+	Resource ConfigResource
+	Set      map[string]string // set to a value
+	Delete   []string          // back to the default
+	Append   map[string]string // add to a list config (comma-separated values)
+	Subtract map[string]string // remove from a list config
+}
+
+// AlterConfigsOptions modify AlterConfigs.
+type AlterConfigsOptions struct {
+	ValidateOnly bool
+}
+
+// AlteredConfigs is one resource's outcome of AlterConfigs.
+type AlteredConfigs struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+	Err  *Error `json:"error,omitempty"`
+}
+
+func (a AlteredConfigs) Key() string     { return ConfigResource{a.Type, a.Name}.String() }
+func (a AlteredConfigs) Failure() *Error { return a.Err }
+
+// Ops lists the alteration as "set k=v", "delete k", ... lines, values of
+// secret-looking keys hidden.
+func (a ConfigAlteration) Ops() []string {
+	var out []string
+	show := func(k, v string) string {
+		if IsSecretKey(k) {
+			return k + "=***"
+		}
+		return k + "=" + v
+	}
+	for _, k := range sortedKeys(a.Set) {
+		out = append(out, "set "+show(k, a.Set[k]))
+	}
+	for _, k := range slices.Sorted(slices.Values(a.Delete)) {
+		out = append(out, "delete "+k)
+	}
+	for _, k := range sortedKeys(a.Append) {
+		out = append(out, "append "+show(k, a.Append[k]))
+	}
+	for _, k := range sortedKeys(a.Subtract) {
+		out = append(out, "subtract "+show(k, a.Subtract[k]))
+	}
+	return out
+}
+
+// Check validates the alteration: a known resource, at least one change,
+// no config in two operations.
+func (a ConfigAlteration) Check() *Error {
+	if err := a.Resource.validate(); err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	add := func(op, k string) *Error {
+		if k == "" {
+			return Errorf(CodeInvalidArgument, "", "%s: config names must not be empty", op)
+		}
+		if prev, dup := seen[k]; dup {
+			return Errorf(CodeInvalidArgument, "", "config %q given in both %s and %s", k, prev, op)
+		}
+		seen[k] = op
+		return nil
+	}
+	for _, ops := range []struct {
+		op   string
+		keys []string
+	}{{"set", sortedKeys(a.Set)}, {"delete", a.Delete}, {"append", sortedKeys(a.Append)}, {"subtract", sortedKeys(a.Subtract)}} {
+		for _, k := range ops.keys {
+			if err := add(ops.op, k); err != nil {
+				return err
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return Errorf(CodeInvalidArgument, "", "%s: nothing to change (give set, delete, append or subtract)", a.Resource)
+	}
+	return nil
+}
+
+func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource {
+	rr := kmsg.NewIncrementalAlterConfigsRequestResource()
+	rr.ResourceType, rr.ResourceName = configTypeCodes[a.Resource.Type], a.Resource.Name
+	add := func(op kmsg.IncrementalAlterConfigOp, k string, v *string) {
+		rc := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		rc.Name, rc.Op, rc.Value = k, op, v
+		rr.Configs = append(rr.Configs, rc)
+	}
+	for _, k := range sortedKeys(a.Set) {
+		v := a.Set[k]
+		add(kmsg.IncrementalAlterConfigOpSet, k, &v)
+	}
+	for _, k := range a.Delete {
+		add(kmsg.IncrementalAlterConfigOpDelete, k, nil)
+	}
+	for _, k := range sortedKeys(a.Append) {
+		v := a.Append[k]
+		add(kmsg.IncrementalAlterConfigOpAppend, k, &v)
+	}
+	for _, k := range sortedKeys(a.Subtract) {
+		v := a.Subtract[k]
+		add(kmsg.IncrementalAlterConfigOpSubtract, k, &v)
+	}
+	return rr
+}
+
+// AlterConfigs changes configs incrementally (IncrementalAlterConfigs): keys
+// not named keep their values. One result per resource, sorted by type then
+// name. Broker resources go to that broker, as Kafka requires.
+//
+// Every incremental operation is idempotent (set and delete trivially;
+// Kafka's append skips values already in the list, subtract removes what is
+// there), so a retriable failure, even REQUEST_TIMED_OUT whose outcome is
+// unknown, is safely sent again until the deadline.
+func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o AlterConfigsOptions) ([]AlteredConfigs, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	byRes := map[ConfigResource]ConfigAlteration{}
+	var resources []ConfigResource
+	for _, a := range alts {
+		if err := a.Check(); err != nil {
+			return nil, err
+		}
+		if _, dup := byRes[a.Resource]; dup {
+			return nil, Errorf(CodeInvalidArgument, "", "%s given twice", a.Resource)
+		}
+		byRes[a.Resource] = a
+		resources = append(resources, a.Resource)
+	}
+	resources = sortedResources(resources)
+	ask, missing, err := c.checkBrokers(ctx, resources)
+	if err != nil {
+		return nil, err
+	}
+	errs := retryItems(ctx, ask, ConfigResource.String, func(ctx context.Context, pending []ConfigResource) (map[ConfigResource]*Error, error) {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		req.ValidateOnly = o.ValidateOnly
+		for _, r := range pending {
+			req.Resources = append(req.Resources, byRes[r].request())
+		}
+		answers := map[ConfigResource]*Error{}
+		for _, shard := range c.kgo.RequestSharded(ctx, req) {
+			if shard.Err != nil {
+				for _, rr := range shard.Req.(*kmsg.IncrementalAlterConfigsRequest).Resources {
+					r := ConfigResource{configTypeName(rr.ResourceType), rr.ResourceName}
+					answers[r] = AsError(shard.Err, r.String())
+				}
+				continue
+			}
+			for _, rr := range shard.Resp.(*kmsg.IncrementalAlterConfigsResponse).Resources {
+				r := ConfigResource{configTypeName(rr.ResourceType), rr.ResourceName}
+				answers[r] = kafkaErr(rr.ErrorCode, rr.ErrorMessage, r.String())
+			}
+		}
+		return answers, nil
+	})
+	out := make([]AlteredConfigs, 0, len(resources))
+	for _, r := range resources {
+		e := errs[r]
+		if m, bad := missing[r]; bad {
+			e = m
+		}
+		out = append(out, AlteredConfigs{Type: r.Type, Name: r.Name, Err: e})
+	}
+	return out, nil
+}
