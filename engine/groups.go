@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -84,12 +83,6 @@ func (c *Client) listGroups(ctx context.Context) ([]GroupSummary, *Error) {
 		out = append(out, GroupSummary{Group: g.Group, State: g.State, ProtocolType: g.ProtocolType, Type: typ, Coordinator: g.Coordinator})
 	}
 	return out, nil
-}
-
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
 }
 
 // GroupMember is one member of a described group.
@@ -340,10 +333,8 @@ type CommittedOffset struct {
 	Err         *Error `json:"error,omitempty"`
 }
 
-func (o CommittedOffset) Key() string     { return partKey(o.Topic, o.Partition) }
+func (o CommittedOffset) Key() string     { return partitionKey(o.Topic, o.Partition) }
 func (o CommittedOffset) Failure() *Error { return o.Err }
-
-func partKey(topic string, p int32) string { return fmt.Sprintf("%s[%d]", topic, p) }
 
 // FetchOffsets returns a group's committed offsets sorted by topic and
 // partition. With topics it returns every partition of those topics (offset
@@ -396,7 +387,7 @@ func orErr(err, def error) error {
 
 func committedOffset(r kadm.OffsetResponse, group string) CommittedOffset {
 	return CommittedOffset{Topic: r.Topic, Partition: r.Partition, Offset: r.At, LeaderEpoch: r.LeaderEpoch, Metadata: r.Metadata,
-		Err: AsError(r.Err, group+": "+partKey(r.Topic, r.Partition))}
+		Err: AsError(r.Err, group+": "+partitionKey(r.Topic, r.Partition))}
 }
 
 // fetchOffsets fetches one group's commits, retrying group-level and
@@ -439,7 +430,7 @@ type CommitResult struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (r CommitResult) Key() string     { return partKey(r.Topic, r.Partition) }
+func (r CommitResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
 func (r CommitResult) Failure() *Error { return r.Err }
 
 // CommitOffsets commits offsets for a group, one result per partition in
@@ -456,13 +447,13 @@ func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []Offs
 	for _, o := range offsets {
 		k := TopicPartition{o.Topic, o.Partition}
 		if _, dup := byKey[k]; dup {
-			return nil, Errorf(CodeInvalidArgument, partKey(o.Topic, o.Partition), "partition given twice")
+			return nil, Errorf(CodeInvalidArgument, partitionKey(o.Topic, o.Partition), "partition given twice")
 		}
 		byKey[k] = o
 		keys = append(keys, k)
 	}
 	sortTPs(keys)
-	res := func(k TopicPartition) string { return partKey(k.Topic, k.Partition) }
+	res := func(k TopicPartition) string { return partitionKey(k.Topic, k.Partition) }
 	errs := retryItems(ctx, keys, res, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		os := kadm.Offsets{}
 		for _, k := range pending {
@@ -490,14 +481,7 @@ func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []Offs
 	return out, nil
 }
 
-func sortTPs(s []TopicPartition) {
-	slices.SortFunc(s, func(a, b TopicPartition) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		return int(a.Partition) - int(b.Partition)
-	})
-}
+func sortTPs(s []TopicPartition) { slices.SortFunc(s, compareTP) }
 
 // DeleteGroupsOptions modify DeleteGroups.
 type DeleteGroupsOptions struct {

@@ -153,7 +153,7 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 	out := make([]PartitionLag, 0, len(keys))
 	for _, tp := range keys {
 		p := parts[tp]
-		res := d.Group + ": " + partKey(tp.Topic, tp.Partition)
+		res := d.Group + ": " + partitionKey(tp.Topic, tp.Partition)
 		p.Lag, p.EndOffset = -1, -1
 		var err error
 		if o, ok := commits.Lookup(tp.Topic, tp.Partition); ok {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -68,28 +67,6 @@ type ListedOffset struct {
 func (o ListedOffset) Key() string     { return partitionKey(o.Topic, o.Partition) }
 func (o ListedOffset) Failure() *Error { return o.Err }
 
-// partitionKey names a partition "topic[p]", or a whole topic when p < 0.
-func partitionKey(topic string, p int32) string {
-	if p < 0 {
-		return topic
-	}
-	return fmt.Sprintf("%s[%d]", topic, p)
-}
-
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
-func (tp TopicPartition) String() string { return partitionKey(tp.Topic, tp.Partition) }
-
-func compareTP(a, b TopicPartition) int {
-	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-		return c
-	}
-	return int(a.Partition) - int(b.Partition)
-}
 
 // ListOffsets lists an offset of every partition of the topics, sorted by
 // topic then partition. A topic that does not exist gets one result with
