@@ -65,7 +65,7 @@ Every function below is a global bound to the default cluster (from the command-
 profile, connected on first use) and a method of every client made by ` + "`kafka.connect{...}`" + `:
 ` + "`list_topics()`" + ` and ` + "`prod:list_topics()`" + ` do the same thing on different clusters. ` + "`help(fn)`" + ` at
 the prompt and ` + "`kadmin-lua doc NAME`" + ` show the same text; ` + "`kadmin-lua doc --json`" + ` gives it as data.
-Every example runs, in a test, against the demo cluster of ` + "`make demo`" + ` (see demo.md).
+Every example runs, in a test, against the demo cluster of ` + "`make demo`" + ` (see [demo.md](demo.md)).
 
 ## Conventions
 

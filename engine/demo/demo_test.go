@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -76,6 +77,15 @@ func TestStartSeedsTopics(t *testing.T) {
 		}
 		assert.Equal(t, int64(topic.Records), total, topic.Name)
 	}
+	// Records go to partitions by key hash: the same counts every run
+	// (docs/demo.md quotes them).
+	wantEnds := map[string][]int64{TopicOrders: {40, 58, 35, 66, 54, 47}, TopicPayments: {32, 36, 52}, TopicAudit: {60}}
+	for topic, want := range wantEnds {
+		for p, end := range want {
+			o, _ := ends.Lookup(topic, int32(p))
+			assert.Equal(t, end, o.Offset, "%s[%d] end offset", topic, p)
+		}
+	}
 }
 
 func TestStartRecordsHaveKeysAndTimestamps(t *testing.T) {
@@ -111,6 +121,7 @@ func TestStartSeedsGroups(t *testing.T) {
 	op := groups[GroupOrders]
 	assert.Equal(t, "Stable", op.State)
 	assert.Equal(t, "consumer", op.ProtocolType)
+	assert.Equal(t, "cooperative-sticky", op.Protocol)
 	require.Len(t, op.Members, 1)
 	assert.Equal(t, MemberClientID, op.Members[0].ClientID)
 	ca, ok := op.Members[0].Assigned.AsConsumer()
@@ -144,6 +155,18 @@ func TestStartSeedsGroups(t *testing.T) {
 	assert.Equal(t, int64(56), lags[GroupOrders].Lag.Total())
 	assert.Equal(t, int64(15), lags[GroupBilling].Lag.Total())
 	// Only the seeded partitions have committed offsets.
+
+	// The live member makes orders-processor refuse admin commits: examples
+	// that commit use billing (docs/demo.md says so).
+	o := kadm.Offsets{}
+	o.AddOffset(TopicOrders, 0, 1, -1)
+	committed, err := adm.CommitOffsets(ctx, GroupOrders, o)
+	require.NoError(t, err)
+	assert.ErrorIs(t, committed.Error(), kerr.UnknownMemberID)
+	deleted, err := adm.DeleteGroups(ctx, GroupOrders)
+	require.NoError(t, err)
+	assert.ErrorIs(t, deleted.Error(), kerr.NonEmptyGroup)
+
 	fetched, err := adm.FetchOffsets(ctx, GroupBilling)
 	require.NoError(t, err)
 	assert.Equal(t, []string{TopicPayments}, fetched.Offsets().TopicsSet().Sorted().Topics())
