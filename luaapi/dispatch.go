@@ -36,6 +36,9 @@ func (r *Runtime) dispatch(c *Call) int {
 		}
 	}
 	res, err := f.Run(c)
+	if e, ok := err.(*engine.Error); ok && e == nil {
+		err = nil // a typed nil *engine.Error returned as error is no error
+	}
 	if err != nil {
 		if f.Mutating && !c.DryRun() {
 			r.audit(c, nil, err)
