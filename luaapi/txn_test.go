@@ -1,10 +1,10 @@
 package luaapi
 
 import (
-	"hash/fnv"
-	"math"
 	"context"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
