@@ -111,17 +111,10 @@ func (c *Client) CancelPartitionReassignments(ctx context.Context, parts []Parti
 func (c *Client) reassign(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by := map[tp]PartitionTarget{}
-	var keys []tp
-	for _, t := range targets {
-		k := tp{t.Topic, t.Partition}
-		if _, dup := by[k]; dup {
-			return nil, Errorf(CodeInvalidArgument, tpKey(k.t, k.p), "partition given twice")
-		}
-		by[k] = t
-		keys = append(keys, k)
+	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) tp { return tp{t.Topic, t.Partition} })
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(keys, func(a, b tp) int { return cmpTP(a.t, a.p, b.t, b.p) })
 	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
 		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
@@ -357,6 +350,23 @@ func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error 
 		e.Message = "timed out before the first listing"
 	}
 	return e
+}
+
+// uniqueTPs indexes items by partition, in topic and partition order; a
+// partition given twice is an INVALID_ARGUMENT.
+func uniqueTPs[T any](items []T, key func(T) tp) (map[tp]T, []tp, error) {
+	by := map[tp]T{}
+	var keys []tp
+	for _, it := range items {
+		k := key(it)
+		if _, dup := by[k]; dup {
+			return nil, nil, Errorf(CodeInvalidArgument, tpKey(k.t, k.p), "partition given twice")
+		}
+		by[k] = it
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tp) int { return cmpTP(a.t, a.p, b.t, b.p) })
+	return by, keys, nil
 }
 
 func tpKey(t string, p int32) string { return fmt.Sprintf("%s[%d]", t, p) }

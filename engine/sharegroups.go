@@ -158,21 +158,14 @@ func (r ShareOffsetResult) Failure() *Error { return r.Err }
 func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offsets []ShareOffsetResult) ([]ShareOffsetResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by := map[tp]int64{}
-	var keys []tp
-	for _, o := range offsets {
-		k := tp{o.Topic, o.Partition}
-		if _, dup := by[k]; dup {
-			return nil, Errorf(CodeInvalidArgument, tpKey(k.t, k.p), "partition given twice")
-		}
-		by[k] = o.Offset
-		keys = append(keys, k)
+	by, keys, err := uniqueTPs(offsets, func(o ShareOffsetResult) tp { return tp{o.Topic, o.Partition} })
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(keys, func(a, b tp) int { return cmpTP(a.t, a.p, b.t, b.p) })
 	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
 		var os kadm.Offsets
 		for _, k := range pending {
-			os.Add(kadm.Offset{Topic: k.t, Partition: k.p, At: by[k], LeaderEpoch: -1})
+			os.Add(kadm.Offset{Topic: k.t, Partition: k.p, At: by[k].Offset, LeaderEpoch: -1})
 		}
 		rs, err := c.adm.AlterShareGroupOffsets(ctx, group, os)
 		if err != nil {
@@ -188,7 +181,7 @@ func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offse
 	})
 	out := make([]ShareOffsetResult, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, ShareOffsetResult{Topic: k.t, Partition: k.p, Offset: by[k], Err: errs[k]})
+		out = append(out, ShareOffsetResult{Topic: k.t, Partition: k.p, Offset: by[k].Offset, Err: errs[k]})
 	}
 	return out, nil
 }

@@ -60,15 +60,9 @@ print(#done .. " partitions finished moving")`,
 }
 
 func listReassignments(c *Call) (any, error) {
-	topics, err := c.Strings(1, "topics", true)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.ListPartitionReassignments(c.Ctx(), topics)
+	return namesCall(c, "topics", true, func(cl *engine.Client, topics []string) (any, error) {
+		return cl.ListPartitionReassignments(c.Ctx(), topics)
+	})
 }
 
 // partitionRows reads an array of {topic=, partition=, ...} rows; withReplicas

@@ -41,22 +41,20 @@ print(ok or err.code)`,
 }
 
 func describeShareGroups(c *Call) (any, error) {
-	groups, err := c.Strings(1, "groups", false)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeShareGroups(c.Ctx(), groups)
+	return namesCall(c, "groups", false, func(cl *engine.Client, groups []string) (any, error) {
+		return cl.DescribeShareGroups(c.Ctx(), groups)
+	})
 }
 
 func describeShareGroupOffsets(c *Call) (any, error) {
-	groups, err := c.Strings(1, "groups", false)
+	return namesCall(c, "groups", false, func(cl *engine.Client, groups []string) (any, error) {
+		return cl.DescribeShareGroupOffsets(c.Ctx(), groups)
+	})
+}
+
+// namesCall reads (names[, {partial=}]) and calls fn with the client.
+func namesCall(c *Call, what string, optional bool, fn func(*engine.Client, []string) (any, error)) (any, error) {
+	names, err := c.Strings(1, what, optional)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +65,7 @@ func describeShareGroupOffsets(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cl.DescribeShareGroupOffsets(c.Ctx(), groups)
+	return fn(cl, names)
 }
 
 // groupArg reads a required group name at argument n.

@@ -113,13 +113,7 @@ func tokenExpiry(c *Call, what string) (any, error) {
 }
 
 func describeTokens(c *Call) (any, error) {
-	owners, err := c.Strings(1, "owners", true)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeDelegationTokens(c.Ctx(), owners)
+	return namesCall(c, "owners", true, func(cl *engine.Client, owners []string) (any, error) {
+		return cl.DescribeDelegationTokens(c.Ctx(), owners)
+	})
 }

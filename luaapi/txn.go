@@ -100,18 +100,9 @@ func int64List(f *fields, key string) []int64 {
 }
 
 func describeTransactions(c *Call) (any, error) {
-	ids, err := c.Strings(1, "ids", false)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeTransactions(c.Ctx(), ids)
+	return namesCall(c, "ids", false, func(cl *engine.Client, ids []string) (any, error) {
+		return cl.DescribeTransactions(c.Ctx(), ids)
+	})
 }
 
 func describeProducers(c *Call) (any, error) {
@@ -185,24 +176,15 @@ func findHanging(c *Call) (any, error) {
 }
 
 func fenceProducers(c *Call) (any, error) {
-	ids, err := c.Strings(1, "transactional_ids", false)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
-	if err != nil {
-		return nil, err
-	}
-	if c.DryRun() {
+	return namesCall(c, "transactional_ids", false, func(cl *engine.Client, ids []string) (any, error) {
+		if !c.DryRun() {
+			return cl.FenceProducers(c.Ctx(), ids)
+		}
 		var out []engine.FencedProducer
 		for _, id := range dedup(ids) {
 			c.Plan("fence the producer of transactional id %s", id)
 			out = append(out, engine.FencedProducer{TransactionalID: id, ProducerID: -1, ProducerEpoch: -1})
 		}
 		return out, nil
-	}
-	return cl.FenceProducers(c.Ctx(), ids)
+	})
 }
