@@ -19,6 +19,7 @@ type Func struct {
 	Mutating    bool     // changes the cluster: dry-run and audit apply
 	Destructive bool     // deletes or resets: the REPL asks first unless --yes
 	Aliases     []string // other names (kafka-python's) bound to the same function
+	SecretArgs  []int    // positions (1-based) of arguments that are secrets: never audited or shown
 	// Run does the work. It returns a Go value (structs with json tags,
 	// slices, maps, scalars) that the dispatcher converts to Lua; a slice of
 	// engine.Item gets batch-error handling.
