@@ -50,12 +50,6 @@ func (c *Client) listTransactions(ctx context.Context, o ListTransactionsOptions
 	return out, nil
 }
 
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-}
-
 // DescribedTransaction is one result of DescribeTransactions.
 type DescribedTransaction struct {
 	TransactionalID string           `json:"transactional_id"`

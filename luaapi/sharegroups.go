@@ -69,14 +69,6 @@ func namesCall(c *Call, what string, optional bool, fn func(*engine.Client, []st
 }
 
 // groupArg reads a required group name at argument n.
-func groupArg(c *Call, n int) (string, error) {
-	s, ok := c.Arg(n).(lua.LString)
-	if !ok || s == "" {
-		return "", argErr("group", "must be a group name, got %s", describe(c.Arg(n)))
-	}
-	return string(s), nil
-}
-
 func alterShareGroupOffsets(c *Call) (any, error) {
 	group, err := groupArg(c, 1)
 	if err != nil {

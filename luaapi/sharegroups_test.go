@@ -91,7 +91,7 @@ func TestShareGroupsErrorsAndDryRun(t *testing.T) {
 	assert.Error(t, ds["dry"].Err, "a dry run creates no share group")
 
 	for src, want := range map[string]string{
-		`alter_share_group_offsets(nil, {})`:                                          `alter_share_group_offsets: group: must be a group name, got nil`,
+		`alter_share_group_offsets(nil, {})`:                                          `alter_share_group_offsets: group: must be a non-empty string, got nil`,
 		`alter_share_group_offsets("g", "q")`:                                         `alter_share_group_offsets: offsets: must be an array of {topic=, partition=, offset=}, got "q"`,
 		`alter_share_group_offsets("g", {{topic = "q", partition = 0}})`:              `alter_share_group_offsets: offset #1: offset is required`,
 		`alter_share_group_offsets("g", {{topic = "q", partition = 0, at = 1}})`:      `alter_share_group_offsets: offset #1: unknown key "at"`,
