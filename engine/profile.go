@@ -246,7 +246,10 @@ var SASLMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
 // (KADMIN_SASL_PASSWORD by default) read through env; when neither has one,
 // prompt (if not nil) is asked lazily on the first login.
 func (p Profile) Config(env func(string) string, prompt func(user string) (string, error)) (Config, error) {
-	cfg := Config{Brokers: p.Brokers, ClientID: p.ClientID, Timeout: time.Duration(p.Timeout)}
+	cfg := Config{ClientID: p.ClientID, Timeout: time.Duration(p.Timeout)}
+	for _, b := range p.Brokers {
+		cfg.Brokers = append(cfg.Brokers, SplitList(b)...)
+	}
 	if s := p.SASL; s != nil && (s.Mechanism != "" || s.Username != "") {
 		mech := strings.ToUpper(s.Mechanism)
 		if mech == "" {

@@ -13,8 +13,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
 
@@ -137,9 +139,56 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 // saslCluster is a cluster that only lets admin/secret in with PLAIN.
+// kfake drops the connection on a bad password; a real broker first answers
+// SASL_AUTHENTICATION_FAILED. A control function answers like the broker
+// does, so the test sees what users see.
 func saslCluster(t *testing.T) (*cluster, *kadm.Client) {
 	t.Helper()
 	c := newCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "secret"))
+	c.ControlKey(int16(kmsg.SASLAuthenticate), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		r := req.(*kmsg.SASLAuthenticateRequest)
+		parts := bytes.Split(r.SASLAuthBytes, []byte{0})
+		if len(parts) == 3 && string(parts[1]) == "admin" && string(parts[2]) == "secret" {
+			return nil, nil, false // kfake logs the user in
+		}
+		resp := r.ResponseKind().(*kmsg.SASLAuthenticateResponse)
+		resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
+		msg := "Authentication failed: Invalid username or password"
+		resp.ErrorMessage = &msg
+		return resp, nil, true
+	})
 	adm := c.admin(t, kgo.SASL(plain.Auth{User: "admin", Pass: "secret"}.AsMechanism()))
 	return c, adm
+}
+
+// netListen is a "broker" that accepts connections and never answers.
+func netListen(t *testing.T) (string, error) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String(), nil
 }
