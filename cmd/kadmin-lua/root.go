@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,7 +57,6 @@ func needsHint(err error) bool {
 type app struct {
 	st    *State
 	flags globalFlags
-	root  *cobra.Command
 }
 
 type globalFlags struct {
@@ -139,7 +139,6 @@ func (a *app) rootCmd() *cobra.Command {
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
 	root.AddCommand(a.runCmd(), a.docCmd())
-	a.root = root
 	return root
 }
 
@@ -183,15 +182,44 @@ func (a *app) runREPL(cmd *cobra.Command) error {
 		return err
 	}
 	defer s.close()
-	err = repl.Run(cmd.Context(), s.rt, repl.Options{
+	// SIGINT goes to the REPL (it cancels the running call and the session
+	// goes on); SIGTERM ends the session.
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	interrupts := make(chan os.Signal, 1)
+	var terminated atomic.Bool
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-a.st.Signals:
+				if sig == syscall.SIGTERM {
+					terminated.Store(true)
+					cancel()
+					continue
+				}
+				select {
+				case interrupts <- sig:
+				default: // one pending interrupt is enough
+				}
+			}
+		}
+	}()
+	err = repl.Run(ctx, s.rt, repl.Options{
 		Stdin:       a.st.Stdin,
 		Stdout:      a.st.Stdout,
 		Stderr:      a.st.Stderr,
-		Interrupts:  a.st.Signals,
+		Interrupts:  interrupts,
 		HistoryPath: historyPath(a.st.Env),
 		Yes:         a.flags.yes,
 		Output:      a.flags.output,
 	})
+	if terminated.Load() {
+		return withCode(ExitTerminated, errors.New("terminated"))
+	}
 	return withCode(ExitScript, err)
 }
 

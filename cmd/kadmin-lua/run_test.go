@@ -242,3 +242,22 @@ func TestEmbeddedCluster(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(c.stdout.String()), &parts))
 	assert.Len(t, parts, 2)
 }
+
+func TestPluginPath(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(dir+"/greet.lua", []byte(`return {hello = function(n) return "hello " .. n end}`), 0o600))
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "-e", `return require("greet").hello("ops")`), c.stderr.String())
+	assert.Equal(t, "hello ops\n", c.stdout.String())
+}
+
+func TestTerminalStdinIsNeverRunAsAScript(t *testing.T) {
+	// On a terminal the REPL owns stdin; a line that would fail a check in
+	// script mode (exit 4) is not run as a script.
+	c := newCLI(t)
+	c.terminal = true
+	c.stdin = strings.NewReader(`kafka.check(false, "script mode")` + "\n")
+	code := c.run()
+	assert.NotEqual(t, ExitCheck, code)
+	assert.NotContains(t, c.stderr.String(), "kadmin-lua: 1 check failed")
+}
