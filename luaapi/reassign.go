@@ -26,7 +26,7 @@ func init() {
 			Summary: "Move partitions to new replicas (data is copied to the new brokers).",
 			Doc: `A row is {topic=, partition=, replicas={broker ids}}; the first replica is the preferred leader. A plan from plan_reassignment (or its partitions) is accepted as is: its rows' target is the new replicas.
 The call returns once Kafka has accepted the reassignments; the data moves in the background (see list_partition_reassignments and wait_reassignments). Under --dry-run nothing moves: each partition is checked to exist and each broker to be in the cluster.`,
-			Example: `local plan = plan_reassignment{topics = {"orders"}, brokers = {1, 2, 3}}
+			Example: `local plan = plan_reassignment{topics = {"orders"}, brokers = {0, 1, 2}}
 if plan.moves > 0 then alter_partition_reassignments(plan) end`,
 			Run: alterReassignments},
 		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true,

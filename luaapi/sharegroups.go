@@ -35,7 +35,8 @@ print(ok or err.code)`,
 			Returns: "{{topic=, error=}...}",
 			Summary: "Delete a share group's offsets for whole topics (the group must have no members).",
 			Doc:     "topics is a topic name or an array. The group forgets its progress on those topics. Under --dry-run nothing changes.",
-			Example: `delete_share_group_offsets("orders-queue", "orders")`,
+			Example: `alter_share_group_offsets("orders-queue", {{topic = "orders", partition = 0, offset = 0}})
+delete_share_group_offsets("orders-queue", "orders")`,
 			Run:     deleteShareGroupOffsets},
 	)
 }

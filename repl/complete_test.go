@@ -64,7 +64,7 @@ func TestCompleteMethods(t *testing.T) {
 	c, _ = complete(e, "c:cl")
 	assert.Equal(t, []string{"close"}, c)
 
-	c, _ = complete(e, "kafka.default:describe_t")
+	c, _ = complete(e, "kafka.default:describe_to")
 	assert.Equal(t, []string{"describe_topics"}, c)
 
 	// `.` on an object also reaches its methods through __index.
