@@ -68,28 +68,13 @@ func aclFilterFrom(vals map[string]*string) engine.ACLFilter {
 		Operation: deref("operation"), Permission: deref("permission"), ResourceType: deref("resource_type"), PatternType: deref("pattern_type")}
 }
 
-// aclList reads one row/filter table or an array of them.
+// aclList reads one row/filter table or a non-empty array of them.
 func aclList(v lua.LValue, what string) ([]lua.LValue, error) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, argErr(what, "must be a table or an array of tables, got %s", describe(v))
+	out, err := recordList(v, what)
+	if err == nil && len(out) == 0 {
+		err = argErr(what, "must name at least one")
 	}
-	if t.Len() == 0 {
-		var named bool
-		t.ForEach(func(k, _ lua.LValue) { _, named = k.(lua.LString) })
-		if named {
-			return []lua.LValue{t}, nil
-		}
-		return nil, argErr(what, "must name at least one")
-	}
-	if err := onlyArray(t, what); err != nil {
-		return nil, err
-	}
-	out := make([]lua.LValue, 0, t.Len())
-	for i := 1; i <= t.Len(); i++ {
-		out = append(out, t.RawGetInt(i))
-	}
-	return out, nil
+	return out, err
 }
 
 func describeACLs(c *Call) (any, error) {

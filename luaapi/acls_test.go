@@ -78,13 +78,13 @@ func TestCreateDescribeDeleteACLs(t *testing.T) {
 func TestACLsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	for src, want := range map[string]string{
-		`create_acls{{principal = "alice", operation = "read", resource_type = "topic", resource_name = "t"}}`: `create_acls: row #1: principal must be TYPE:NAME`,
-		`create_acls{{principal = "User:a", operation = "reed", resource_type = "topic", resource_name = "t"}}`: `create_acls: row #1: unknown operation "reed"`,
-		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic"}}`:                     `create_acls: row #1: resource_name is required`,
+		`create_acls{{principal = "alice", operation = "read", resource_type = "topic", resource_name = "t"}}`:                          `create_acls: row #1: principal must be TYPE:NAME`,
+		`create_acls{{principal = "User:a", operation = "reed", resource_type = "topic", resource_name = "t"}}`:                         `create_acls: row #1: unknown operation "reed"`,
+		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic"}}`:                                              `create_acls: row #1: resource_name is required`,
 		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t", pattern_type = "match"}}`: `pattern_type must be "literal" or "prefixed"`,
-		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t", bogus = 1}}`:             `create_acls: row #1: unknown key "bogus"`,
-		`create_acls(42)`:                 `create_acls: rows: must be a table or an array of tables, got 42`,
-		`delete_acls{{}}`:                 `delete_acls: filter #1: must set at least one field`,
+		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t", bogus = 1}}`:              `create_acls: row #1: unknown key "bogus"`,
+		`create_acls(42)`:                  `create_acls: rows: must be a table or an array of tables, got 42`,
+		`delete_acls{{}}`:                  `delete_acls: filter #1: must set at least one field`,
 		`describe_acls{permission = "ok"}`: `describe_acls: filter: unknown permission "ok"`,
 	} {
 		re := e.runErr(src)
