@@ -58,7 +58,7 @@ type QuotaFilter map[string]string
 
 // DescribedQuota is one entity's quotas.
 type DescribedQuota struct {
-	Entity QuotaEntity         `json:"entity"`
+	Entity QuotaEntity        `json:"entity"`
 	Quotas map[string]float64 `json:"quotas"`
 }
 

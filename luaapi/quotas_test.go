@@ -100,13 +100,13 @@ func TestClientQuotasBadArguments(t *testing.T) {
 	e := newEnv(t)
 	for src, want := range map[string]string{
 		`alter_client_quotas{{entity = {user = "a"}, set = {producer_byte_rate = "x"}}}`: `alter_client_quotas: entry #1: set: producer_byte_rate: must be a non-negative number, got "x"`,
-		`alter_client_quotas{{entity = {group = "a"}, set = {x = 1}}}`:                 `alter_client_quotas: entry #1: entity: unknown key "group"`,
-		`alter_client_quotas{{entity = {}, set = {x = 1}}}`:                            `alter_client_quotas: entry #1: entity: must name at least one of user, client_id, ip`,
-		`alter_client_quotas{{entity = {user = "a"}}}`:                                 `alter_client_quotas: entry #1: must set or remove at least one quota`,
-		`alter_client_quotas{{set = {x = 1}}}`:                                         `alter_client_quotas: entry #1: entity is required`,
-		`alter_client_quotas{{entity = {user = true}, set = {x = 1}}}`:                 `alter_client_quotas: entry #1: entity: user: must be a name or "<default>", got true`,
-		`describe_client_quotas{user = 5}`:                                             `describe_client_quotas: entities: user: must be a name, "<default>" or true (any), got 5`,
-		`describe_client_quotas({}, {strikt = true})`:                                  `describe_client_quotas: options: unknown key "strikt"`,
+		`alter_client_quotas{{entity = {group = "a"}, set = {x = 1}}}`:                   `alter_client_quotas: entry #1: entity: unknown key "group"`,
+		`alter_client_quotas{{entity = {}, set = {x = 1}}}`:                              `alter_client_quotas: entry #1: entity: must name at least one of user, client_id, ip`,
+		`alter_client_quotas{{entity = {user = "a"}}}`:                                   `alter_client_quotas: entry #1: must set or remove at least one quota`,
+		`alter_client_quotas{{set = {x = 1}}}`:                                           `alter_client_quotas: entry #1: entity is required`,
+		`alter_client_quotas{{entity = {user = true}, set = {x = 1}}}`:                   `alter_client_quotas: entry #1: entity: user: must be a name or "<default>", got true`,
+		`describe_client_quotas{user = 5}`:                                               `describe_client_quotas: entities: user: must be a name, "<default>" or true (any), got 5`,
+		`describe_client_quotas({}, {strikt = true})`:                                    `describe_client_quotas: options: unknown key "strikt"`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
