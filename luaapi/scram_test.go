@@ -135,9 +135,9 @@ func TestAlterSCRAMRetriesAndBadArguments(t *testing.T) {
 	for src, want := range map[string]string{
 		`alter_user_scram_credentials{}`: `alter_user_scram_credentials: changes: must upsert or delete at least one credential`,
 		`alter_user_scram_credentials{upsert = {{user = "x", password = "p", mechanism = "MD5"}}}`: `upsert #1: mechanism unknown mechanism "MD5"`,
-		`alter_user_scram_credentials{delete = {{mechanism = "SCRAM-SHA-256"}}}`:                 `delete #1: user must be a string, got nil`,
-		`alter_user_scram_credentials{add = {}}`:                                                 `changes: unknown key "add"`,
-		`describe_user_scram_credentials(5)`:                                                     `users: must be a string or an array of strings, got 5`,
+		`alter_user_scram_credentials{delete = {{mechanism = "SCRAM-SHA-256"}}}`:                   `delete #1: user must be a string, got nil`,
+		`alter_user_scram_credentials{add = {}}`:                                                   `changes: unknown key "add"`,
+		`describe_user_scram_credentials(5)`:                                                       `users: must be a string or an array of strings, got 5`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
