@@ -76,37 +76,32 @@ func (f ACLFilter) String() string {
 // aclName renders a kmsg enum the way this package writes it.
 func aclName(s fmt.Stringer) string { return strings.ToLower(s.String()) }
 
-// ParseACLOperation and friends read the lower-case (or any-case) names.
-func ParseACLOperation(s string) (kmsg.ACLOperation, error) {
-	v, err := kmsg.ParseACLOperation(s)
-	if err != nil || v == kmsg.ACLOperationUnknown {
-		return 0, fmt.Errorf("unknown operation %q (one of %s)", s, lowerList(kmsg.ACLOperationStrings()))
+// parseEnum reads a kmsg enum name, refusing UNKNOWN with the list of
+// names allowed.
+func parseEnum[T comparable](s, what string, parse func(string) (T, error), names []string) (T, error) {
+	var unknown T
+	v, err := parse(s)
+	if err != nil || v == unknown {
+		return unknown, fmt.Errorf("unknown %s %q (one of %s)", what, s, lowerList(names))
 	}
 	return v, nil
+}
+
+// ParseACLOperation and friends read the lower-case (or any-case) names.
+func ParseACLOperation(s string) (kmsg.ACLOperation, error) {
+	return parseEnum(s, "operation", kmsg.ParseACLOperation, kmsg.ACLOperationStrings())
 }
 
 func ParseACLPermission(s string) (kmsg.ACLPermissionType, error) {
-	v, err := kmsg.ParseACLPermissionType(s)
-	if err != nil || v == kmsg.ACLPermissionTypeUnknown {
-		return 0, fmt.Errorf("unknown permission %q (one of %s)", s, lowerList(kmsg.ACLPermissionTypeStrings()))
-	}
-	return v, nil
+	return parseEnum(s, "permission", kmsg.ParseACLPermissionType, kmsg.ACLPermissionTypeStrings())
 }
 
 func ParseACLResourceType(s string) (kmsg.ACLResourceType, error) {
-	v, err := kmsg.ParseACLResourceType(s)
-	if err != nil || v == kmsg.ACLResourceTypeUnknown {
-		return 0, fmt.Errorf("unknown resource type %q (one of %s)", s, lowerList(kmsg.ACLResourceTypeStrings()))
-	}
-	return v, nil
+	return parseEnum(s, "resource type", kmsg.ParseACLResourceType, kmsg.ACLResourceTypeStrings())
 }
 
 func ParseACLPatternType(s string) (kmsg.ACLResourcePatternType, error) {
-	v, err := kmsg.ParseACLResourcePatternType(s)
-	if err != nil || v == kmsg.ACLResourcePatternTypeUnknown {
-		return 0, fmt.Errorf("unknown pattern type %q (one of %s)", s, lowerList(kmsg.ACLResourcePatternTypeStrings()))
-	}
-	return v, nil
+	return parseEnum(s, "pattern type", kmsg.ParseACLResourcePatternType, kmsg.ACLResourcePatternTypeStrings())
 }
 
 func lowerList(ss []string) string { return strings.ToLower(strings.Join(ss, ", ")) }

@@ -58,14 +58,16 @@ func aclFields(v lua.LValue, where string) (*fields, map[string]*string) {
 }
 
 func aclFilterFrom(vals map[string]*string) engine.ACLFilter {
-	deref := func(k string) string {
-		if p := vals[k]; p != nil {
-			return *p
-		}
+	return engine.ACLFilter{Principal: vals["principal"], Host: vals["host"], ResourceName: vals["resource_name"],
+		Operation: deref(vals["operation"]), Permission: deref(vals["permission"]), ResourceType: deref(vals["resource_type"]),
+		PatternType: deref(vals["pattern_type"])}
+}
+
+func deref(p *string) string {
+	if p == nil {
 		return ""
 	}
-	return engine.ACLFilter{Principal: vals["principal"], Host: vals["host"], ResourceName: vals["resource_name"],
-		Operation: deref("operation"), Permission: deref("permission"), ResourceType: deref("resource_type"), PatternType: deref("pattern_type")}
+	return *p
 }
 
 // aclList reads one row/filter table or a non-empty array of them.
@@ -75,6 +77,47 @@ func aclList(v lua.LValue, what string) ([]lua.LValue, error) {
 		err = argErr(what, "must name at least one")
 	}
 	return out, err
+}
+
+// eachACLTable reads one table or an array of them (what names it),
+// calling each with its position ("row #2") and its set fields.
+func eachACLTable(v lua.LValue, what, item string, each func(where string, vals map[string]*string) error) error {
+	list, err := aclList(v, what)
+	if err != nil {
+		return err
+	}
+	for i, t := range list {
+		where := fmt.Sprintf("%s #%d", item, i+1)
+		f, vals := aclFields(t, where)
+		if f.err != nil {
+			return f.err
+		}
+		if err := each(where, vals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optionsAndClient reads the options at argument n, then connects.
+func (c *Call) optionsAndClient(n int, allowed ...string) (*fields, *engine.Client, error) {
+	o, err := c.Options(n, allowed...)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := c.Client()
+	return o, cl, err
+}
+
+// validateOnlyAndClient reads {validate_only=, partial=} at argument 2
+// (--dry-run implies validate_only), then connects.
+func (c *Call) validateOnlyAndClient() (bool, *engine.Client, error) {
+	o, cl, err := c.optionsAndClient(2, "validate_only")
+	if err != nil {
+		return false, nil, err
+	}
+	validate := o.boolean("validate_only") || c.DryRun()
+	return validate, cl, o.err
 }
 
 func describeACLs(c *Call) (any, error) {
@@ -89,10 +132,7 @@ func describeACLs(c *Call) (any, error) {
 			return nil, argErr("filter", "%v", err)
 		}
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}
@@ -100,34 +140,20 @@ func describeACLs(c *Call) (any, error) {
 }
 
 func createACLs(c *Call) (any, error) {
-	list, err := aclList(c.Arg(1), "rows")
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]engine.ACL, 0, len(list))
-	for i, v := range list {
-		where := fmt.Sprintf("row #%d", i+1)
-		f, vals := aclFields(v, where)
-		if f.err != nil {
-			return nil, f.err
-		}
-		get := func(k string) string {
-			if p := vals[k]; p != nil {
-				return *p
-			}
-			return ""
-		}
-		a, err := engine.NormalizeACL(engine.ACL{Principal: get("principal"), Host: get("host"), Operation: get("operation"),
-			Permission: get("permission"), ResourceType: get("resource_type"), ResourceName: get("resource_name"), PatternType: get("pattern_type")})
+	var rows []engine.ACL
+	if err := eachACLTable(c.Arg(1), "rows", "row", func(where string, vals map[string]*string) error {
+		f := aclFilterFrom(vals)
+		a, err := engine.NormalizeACL(engine.ACL{Principal: deref(f.Principal), Host: deref(f.Host), Operation: f.Operation,
+			Permission: f.Permission, ResourceType: f.ResourceType, ResourceName: deref(f.ResourceName), PatternType: f.PatternType})
 		if err != nil {
-			return nil, argErr(where, "%v", err)
+			return argErr(where, "%v", err)
 		}
 		rows = append(rows, a)
-	}
-	if _, err := c.Options(2); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}
@@ -143,30 +169,21 @@ func createACLs(c *Call) (any, error) {
 }
 
 func deleteACLs(c *Call) (any, error) {
-	list, err := aclList(c.Arg(1), "filters")
-	if err != nil {
-		return nil, err
-	}
-	filters := make([]engine.ACLFilter, 0, len(list))
-	for i, v := range list {
-		where := fmt.Sprintf("filter #%d", i+1)
-		f, vals := aclFields(v, where)
-		if f.err != nil {
-			return nil, f.err
-		}
+	var filters []engine.ACLFilter
+	if err := eachACLTable(c.Arg(1), "filters", "filter", func(where string, vals map[string]*string) error {
 		if len(vals) == 0 {
-			return nil, argErr(where, "must set at least one field (to delete every ACL, pass {resource_type=\"any\"})")
+			return argErr(where, "must set at least one field (to delete every ACL, pass {resource_type=\"any\"})")
 		}
 		filter := aclFilterFrom(vals)
 		if _, err := engine.NormalizeACLFilter(filter); err != nil {
-			return nil, argErr(where, "%v", err)
+			return argErr(where, "%v", err)
 		}
 		filters = append(filters, filter)
-	}
-	if _, err := c.Options(2); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}

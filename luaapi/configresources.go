@@ -24,10 +24,7 @@ func listConfigResources(c *Call) (any, error) {
 			return nil, argErr("types", "#%d: unknown type %q (topic, broker, broker_logger, client_metrics, group)", i+1, t)
 		}
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}

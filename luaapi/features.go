@@ -78,15 +78,7 @@ func updateFeatures(c *Call) (any, error) {
 		}
 		ups = append(ups, u)
 	}
-	o, err := c.Options(2, "validate_only")
-	if err != nil {
-		return nil, err
-	}
-	validate := o.boolean("validate_only") || c.DryRun()
-	if o.err != nil {
-		return nil, o.err
-	}
-	cl, err := c.Client()
+	validate, cl, err := c.validateOnlyAndClient()
 	if err != nil {
 		return nil, err
 	}

@@ -72,10 +72,7 @@ func electLeaders(c *Call) (any, error) {
 	if all && len(topics)+len(parts) > 0 {
 		return nil, argErr("spec", "all=true cannot be combined with topics= or partitions=")
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}

@@ -68,10 +68,7 @@ func describeLogDirs(c *Call) (any, error) {
 			}
 		}
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +101,7 @@ func alterReplicaLogDirs(c *Call) (any, error) {
 		}
 		moves = append(moves, m)
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}

@@ -37,10 +37,7 @@ func describeUserSCRAMCredentials(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +112,7 @@ func alterUserSCRAMCredentials(c *Call) (any, error) {
 	if len(ups)+len(dels) == 0 {
 		return nil, argErr("changes", "must upsert or delete at least one credential")
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	_, cl, err := c.optionsAndClient(2)
 	if err != nil {
 		return nil, err
 	}
