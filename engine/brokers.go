@@ -127,7 +127,7 @@ func (c *Client) UnregisterBroker(ctx context.Context, id int32) (*UnregisteredB
 func (c *Client) BrokerRegistered(ctx context.Context, id int32) (bool, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	ids, e := c.brokerIDs(ctx)
+	ids, e := c.sortedBrokerIDs(ctx)
 	if e != nil {
 		return false, e
 	}

@@ -36,7 +36,7 @@ func (a APIVersion) Failure() *Error { return a.Err }
 func (c *Client) APIVersions(ctx context.Context) ([]APIVersion, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	brokers, e := c.brokerIDs(ctx)
+	brokers, e := c.sortedBrokerIDs(ctx)
 	if e != nil {
 		return nil, e
 	}

@@ -3,25 +3,14 @@ package engine
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-}
-
-func (tp TopicPartition) String() string { return fmt.Sprintf("%s[%d]", tp.Topic, tp.Partition) }
-
-func sortTPs(tps []TopicPartition) []TopicPartition {
-	slices.SortFunc(tps, func(a, b TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
+func sortedUniqueTPs(tps []TopicPartition) []TopicPartition {
+	slices.SortFunc(tps, compareTP)
 	return slices.Compact(tps)
 }
 
@@ -60,7 +49,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 	}
 	var m *kmsg.MetadataResponse
 	if e := retryCall(ctx, "", func(ctx context.Context) (err error) {
-		m, err = c.freshMetadata(ctx, dedupSorted(want))
+		m, err = c.rawMetadata(ctx, dedupSorted(want)...)
 		return err
 	}); e != nil {
 		return nil, nil, nil, e
@@ -90,7 +79,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 		}
 	}
 	tps = append(tps, partitions...)
-	return sortTPs(tps), missing, leaders, nil
+	return sortedUniqueTPs(tps), missing, leaders, nil
 }
 
 // ElectLeaders runs a preferred or unclean leader election on partitions
@@ -155,7 +144,7 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 		for _, tp := range tps {
 			names = append(names, tp.Topic)
 		}
-		if m, merr := c.freshMetadata(ctx, dedupSorted(names)); merr == nil {
+		if m, merr := c.rawMetadata(ctx, dedupSorted(names)...); merr == nil {
 			for _, t := range m.Topics {
 				for _, p := range t.Partitions {
 					if t.Topic != nil {
@@ -181,17 +170,4 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return out, nil
-}
-
-// freshMetadata asks a broker for topics' metadata directly: kadm's
-// Metadata answers from kgo's cache for up to MetadataMinAge (5s), too old
-// to show a leader just elected.
-func (c *Client) freshMetadata(ctx context.Context, topics []string) (*kmsg.MetadataResponse, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	return req.RequestWith(ctx, c.kgo)
 }

@@ -49,7 +49,7 @@ func brokerKey(b int32) string { return fmt.Sprintf("broker %d", b) }
 func (c *Client) DescribeLogDirs(ctx context.Context, q LogDirsQuery) ([]LogDir, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	known, e := c.brokerIDs(ctx)
+	known, e := c.sortedBrokerIDs(ctx)
 	if e != nil {
 		return nil, e
 	}
@@ -150,7 +150,7 @@ func (c *Client) AlterReplicaLogDirs(ctx context.Context, moves []LogDirMove) ([
 			return nil, Errorf(CodeInvalidArgument, b.String(), "%s[%d] on broker %d is moved twice", b.Topic, b.Partition, b.Broker)
 		}
 	}
-	known, e := c.brokerIDs(ctx)
+	known, e := c.sortedBrokerIDs(ctx)
 	if e != nil {
 		return nil, e
 	}
@@ -189,7 +189,7 @@ func (c *Client) AlterReplicaLogDirs(ctx context.Context, moves []LogDirMove) ([
 }
 
 // brokerIDs lists the cluster's brokers, sorted.
-func (c *Client) brokerIDs(ctx context.Context) ([]int32, *Error) {
+func (c *Client) sortedBrokerIDs(ctx context.Context) ([]int32, *Error) {
 	var md kadm.Metadata
 	if e := retryCall(ctx, "", func(ctx context.Context) (err error) {
 		md, err = c.adm.BrokerMetadata(ctx)
