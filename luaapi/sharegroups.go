@@ -37,7 +37,7 @@ print(ok or err.code)`,
 			Doc:     "topics is a topic name or an array. The group forgets its progress on those topics. Under --dry-run nothing changes.",
 			Example: `alter_share_group_offsets("orders-queue", {{topic = "orders", partition = 0, offset = 0}})
 delete_share_group_offsets("orders-queue", "orders")`,
-			Run:     deleteShareGroupOffsets},
+			Run: deleteShareGroupOffsets},
 	)
 }
 
