@@ -38,7 +38,7 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 			return errorText(t), nil
 		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(rows, cols), nil
+			return renderTable(rows, cols, ""), nil
 		}
 		return r.luaLiteral(v, "", 0), nil
 	}
@@ -103,35 +103,114 @@ func keyRank(k string) int {
 	return 0
 }
 
-func renderTable(rows []*lua.LTable, cols []string) string {
+// renderTable prints rows as an aligned table. A column that holds arrays of
+// records (a topic's partitions, a group's members or lag per partition) is
+// not squeezed into a cell: each row is followed by that array as an
+// indented sub-table, the way kafka-consumer-groups --describe reads.
+func renderTable(rows []*lua.LTable, cols []string, indent string) string {
+	var flat, nested []string
+	for _, c := range cols {
+		if holdsRecords(rows, c) {
+			nested = append(nested, c)
+		} else {
+			flat = append(flat, c)
+		}
+	}
+	if len(flat) == 0 { // nothing to head the sub-tables: show them as cells
+		flat, nested = cols, nil
+	}
 	cells := make([][]string, len(rows)+1)
-	width := make([]int, len(cols))
-	cells[0] = make([]string, len(cols))
-	for j, c := range cols {
+	width := make([]int, len(flat))
+	cells[0] = make([]string, len(flat))
+	for j, c := range flat {
 		cells[0][j] = strings.ToUpper(c)
 		width[j] = utf8.RuneCountInString(cells[0][j])
 	}
 	for i, row := range rows {
-		cells[i+1] = make([]string, len(cols))
-		for j, c := range cols {
+		cells[i+1] = make([]string, len(flat))
+		for j, c := range flat {
 			s := cell(row.RawGetString(c))
 			cells[i+1][j] = s
 			width[j] = max(width[j], utf8.RuneCountInString(s))
 		}
 	}
 	var b strings.Builder
-	for _, line := range cells {
+	for i, line := range cells {
+		var row strings.Builder
+		row.WriteString(indent)
 		for j, s := range line {
-			if j == len(line)-1 {
-				b.WriteString(s)
-				break
+			row.WriteString(s)
+			if j < len(line)-1 {
+				row.WriteString(strings.Repeat(" ", width[j]-utf8.RuneCountInString(s)+2))
 			}
-			b.WriteString(s)
-			b.WriteString(strings.Repeat(" ", width[j]-utf8.RuneCountInString(s)+2))
 		}
+		b.WriteString(strings.TrimRight(row.String(), " "))
 		b.WriteByte('\n')
+		if i == 0 {
+			continue
+		}
+		for _, c := range nested {
+			sub, ok := rows[i-1].RawGetString(c).(*lua.LTable)
+			if !ok {
+				continue
+			}
+			if subRows, subCols, ok := recordRows(sub); ok {
+				b.WriteString(renderTable(subRows, subCols, indent+"  "))
+			}
+		}
 	}
 	return b.String()
+}
+
+// holdsRecords reports whether column c is, in some row, a non-empty array
+// of records.
+func holdsRecords(rows []*lua.LTable, c string) bool {
+	for _, row := range rows {
+		if t, ok := row.RawGetString(c).(*lua.LTable); ok && t.Len() > 0 {
+			if _, isErr := t.RawGetString("code").(lua.LString); isErr {
+				continue
+			}
+			if _, _, ok := recordRows(t); ok && !isTopicPartitions(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isTopicPartitions: an array of {topic=, partition=} only (an assignment),
+// which reads best on one line: "orders[0,1,2] payments[0]".
+func isTopicPartitions(t *lua.LTable) bool {
+	for i := 1; i <= t.Len(); i++ {
+		r, ok := t.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			return false
+		}
+		n := 0
+		r.ForEach(func(_, _ lua.LValue) { n++ })
+		if _, ok := r.RawGetString("topic").(lua.LString); !ok || n != 2 || r.RawGetString("partition") == lua.LNil {
+			return false
+		}
+	}
+	return t.Len() > 0
+}
+
+func topicPartitionsCell(t *lua.LTable) string {
+	var order []string
+	parts := map[string][]string{}
+	for i := 1; i <= t.Len(); i++ {
+		r := t.RawGetInt(i).(*lua.LTable)
+		topic := lua.LVAsString(r.RawGetString("topic"))
+		if _, seen := parts[topic]; !seen {
+			order = append(order, topic)
+		}
+		parts[topic] = append(parts[topic], lua.LVAsString(r.RawGetString("partition")))
+	}
+	out := make([]string, 0, len(order))
+	for _, topic := range order {
+		out = append(out, topic+"["+strings.Join(parts[topic], ",")+"]")
+	}
+	return strings.Join(out, " ")
 }
 
 // cell renders one value inside a table: scalars as text, errors by code,
@@ -149,6 +228,9 @@ func cell(v lua.LValue) string {
 	case *lua.LTable:
 		if code := v.RawGetString("code"); code != lua.LNil && v.RawGetString("message") != lua.LNil {
 			return lua.LVAsString(code)
+		}
+		if isTopicPartitions(v) {
+			return topicPartitionsCell(v)
 		}
 		if isArray(v) {
 			var parts []string

@@ -135,3 +135,21 @@ func splitLines(s string) []string {
 	}
 	return out
 }
+
+func TestFormatNestedRecordsAsSubTables(t *testing.T) {
+	r := newBareRuntime(t)
+	vals, err := r.DoString(context.Background(), "t", `return {
+		{group = "g1", total_lag = 3, partitions = {{topic = "t", partition = 0, lag = 3}}},
+		{group = "g2", total_lag = 0, partitions = {}, members = {{member_id = "m", assignment = {{topic = "t", partition = 0}, {topic = "t", partition = 1}, {topic = "u", partition = 0}}}}},
+	}`)
+	require.NoError(t, err)
+	out, err := r.Format(vals, "table")
+	require.NoError(t, err)
+	assert.Equal(t, "GROUP  TOTAL_LAG\n"+
+		"g1     3\n"+
+		"  TOPIC  PARTITION  LAG\n"+
+		"  t      0          3\n"+
+		"g2     0\n"+
+		"  MEMBER_ID  ASSIGNMENT\n"+
+		"  m          t[0,1] u[0]\n", out)
+}
