@@ -7,7 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // staleStaticMembers joins static members (one per instance id) to group,
@@ -238,4 +241,32 @@ func TestDeleteGroupOffsetsSubscribedTopic(t *testing.T) {
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+}
+
+func TestGroupAdminRetriesCoordinatorErrors(t *testing.T) {
+	e := newEnv(t)
+	groupTopic(t, e, "events", 2, 3)
+	staleStaticMembers(t, e, "stale", "events", "pod-1", "pod-2")
+
+	h := e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.LeaveGroup}, Err: kerr.CoordinatorLoadInProgress, TopLevel: true, Count: 2})
+	e.run(`assert(remove_group_members("stale", {instance_id = "pod-1"})[1].error == nil)`)
+	assert.Equal(t, 2, h.Hits())
+	h.Remove()
+	// A timed-out request is sent again (kfake answers a TopLevel fault
+	// before acting, so this is the not-applied case of an unknown outcome).
+	h = e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.LeaveGroup}, Err: kerr.RequestTimedOut, TopLevel: true, Count: 1})
+	e.run(`assert(remove_group_members("stale", {instance_id = "pod-2"})[1].error == nil)`)
+	assert.Equal(t, 1, h.Hits())
+	h.Remove()
+	ids, _ := memberIDs(t, e, "stale")
+	assert.Empty(t, ids)
+
+	groupCommit(t, e, "idle", map[string]map[int32]int64{"events": {0: 1, 1: 2}})
+	h = e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetDelete}, Err: kerr.CoordinatorLoadInProgress, TopLevel: true, Count: 2})
+	defer h.Remove()
+	e.run(`local r = delete_group_offsets("idle", "events"); assert(#r == 2 and r[1].error == nil and r[2].error == nil)`)
+	assert.Equal(t, 2, h.Hits())
+	fetched, err := e.adm.FetchOffsets(e.ctx(), "idle")
+	require.NoError(t, err)
+	assert.Empty(t, fetched.Offsets().TopicsSet().Topics())
 }
