@@ -49,7 +49,7 @@ type ResetOptions struct {
 	DryRun     bool // plan only: nothing is removed or committed
 	// Force resets a group that still has members: they are removed first
 	// (as RemoveGroupMembers with no members does), then the offsets are
-	// committed once the group is empty.
+	// committed once the group is empty (see ResetOffsets).
 	Force bool
 }
 
@@ -67,11 +67,13 @@ func (r ResetOffset) Key() string     { return partitionKey(r.Topic, r.Partition
 func (r ResetOffset) Failure() *Error { return r.Err }
 
 // ResetResult is ResetOffsets' outcome: the rows, the group's live member
-// count beforehand, and the members Force removed.
+// count beforehand, the members Force removed, and whether the targets were
+// committed (false for a dry run and when a row has no target).
 type ResetResult struct {
-	Rows    []ResetOffset
-	Members int
-	Removed []RemovedMember
+	Rows      []ResetOffset
+	Members   int
+	Removed   []RemovedMember
+	Committed bool
 }
 
 // ResetOffsets moves a group's committed offsets, as kafka-consumer-groups
@@ -85,10 +87,13 @@ type ResetResult struct {
 //
 // A group with members is refused with NON_EMPTY_GROUP before anything is
 // worked out, because Kafka refuses admin commits to it (UNKNOWN_MEMBER_ID),
-// classic and KIP-848 groups alike. Force removes the members first; a
-// consumer still running rejoins at once and its group's commits then fail
-// with UNKNOWN_MEMBER_ID, so Force is for members that are gone but not yet
-// expired (a crashed consumer, a static member within its session timeout).
+// classic and KIP-848 groups alike. Force removes the members first (as
+// RemoveGroupMembers with no members), waits until the group is empty and
+// commits. Consumers still running learn of their removal at their next
+// heartbeat, their commits under the old member id are refused, and they
+// rejoin and resume from the committed (reset) offsets; one that rejoins
+// before the commit makes the wait end in TIMEOUT or the commit fail with
+// UNKNOWN_MEMBER_ID. Stopping the consumers first remains the safe way.
 // A group that does not exist is created by the commit.
 func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult, error) {
 	ctx, cancel := c.callCtx(ctx)
@@ -161,6 +166,7 @@ func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult,
 	if err != nil {
 		return res, err
 	}
+	res.Committed = true
 	for i := range res.Rows {
 		res.Rows[i].Err = committed[i].Err // both sorted by topic and partition
 	}

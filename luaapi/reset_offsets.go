@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -27,8 +28,8 @@ func init() {
   {file="offsets.csv"}: a CSV of topic,partition,offset lines (kafka-consumer-groups --export output; an optional header line, # comments). A relative path is relative to the current directory.
 topics is a topic name, or an array of names (all their partitions) and/or {topic=, partition=} records. Without topics: the partitions in the other group or the file for {group=} and {file=}, else the partitions the group has committed offsets for. Every partition in scope needs a target: one missing from the file or the other group fails with NOT_FOUND.
 Every target is clamped to the partition's [earliest, latest] (clamped=true says it was). current is the committed offset before the reset (-1 where none); target is -1 where none could be worked out (see the row's error).
-The plan is worked out completely before anything changes; if any row failed, nothing is committed and the call raises with every row in err.results. Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
-A group with live members is refused with NON_EMPTY_GROUP before anything is worked out: Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses too. force=true removes the members first (as remove_group_members(group) does), waits for the group to be empty, then commits. That only helps when the members' consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms): a consumer still running rejoins at once, the commits then fail with UNKNOWN_MEMBER_ID, and it may overwrite the reset with its own commits. Stop the consumers first.`,
+The plan is worked out completely before anything changes; if any row has no target, nothing is committed and the call raises that row's error (with partial=true it returns the plan instead, the failed rows carrying their error). Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
+A group with live members is refused with NON_EMPTY_GROUP before anything is worked out (under dry-run too): Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses as well. force=true removes the members first (as remove_group_members(group) does), waits until the group is empty, then commits. It is meant for members whose consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms). Consumers still running learn of their removal at their next heartbeat, their commits under the old member id are refused, and they rejoin and resume from the reset offsets, dropping whatever they were processing; one that rejoins before the commit makes the call fail (TIMEOUT waiting for the group to empty, or UNKNOWN_MEMBER_ID on the commit). Stopping the consumers first remains the safe way.`,
 			Example: `-- billing is empty: rewind it on payments by 5 records, then look at the plan for "earliest" without committing.
 for _, r in ipairs(reset_offsets{group = "billing", topics = "payments", to = {shift = -5}}) do
   print(r.topic, r.partition, r.current, "->", r.target, r.clamped and "(clamped)" or "")
@@ -80,6 +81,13 @@ func resetOffsets(c *Call) (any, error) {
 	res, err := cl.ResetOffsets(c.Ctx(), o)
 	if err != nil {
 		return nil, err
+	}
+	if first, failed := engine.FirstFailure(res.Rows); first != nil && !res.Committed && !c.partial {
+		// No row was committed: say so, rather than let the batch error
+		// list the rows with a target as applied.
+		e := *first
+		e.Message = fmt.Sprintf("%s (%d of %d partitions have no target; nothing was committed: pass partial=true for the plan)", e.Message, failed, len(res.Rows))
+		return nil, &e
 	}
 	if c.DryRun() {
 		if res.Members > 0 {

@@ -91,8 +91,10 @@ func TestResetOffsetsOffsetAndShiftClamp(t *testing.T) {
 	e.run(`
 		local ok, err = pcall(reset_offsets, {group = "g", topics = {"events", "more"}, to = {shift = 1}})
 		assert(not ok and err.code == "NOT_FOUND" and err.resource == "more[0]", tostring(err))
-		assert(#err.results == 3 and err.results[1].error == nil and err.results[1].target == 1)
-		assert(err.results[3].target == -1 and err.results[3].current == -1)
+		assert(err.message == "no committed offset to shift from (1 of 3 partitions have no target; nothing was committed: pass partial=true for the plan)", err.message)
+		local r = reset_offsets{group = "g", topics = {"events", "more"}, to = {shift = 1}, partial = true}
+		assert(#r == 3 and r[1].error == nil and r[1].target == 1)
+		assert(r[3].target == -1 and r[3].current == -1 and r[3].error.code == "NOT_FOUND")
 	`)
 	assert.Equal(t, "events[0]=0 events[1]=0", committed(t, e, "g"), "nothing committed when a row failed")
 }
@@ -292,4 +294,25 @@ func TestResetOffsetsBadArguments(t *testing.T) {
 	re := e.runErr(`reset_offsets{group = "g", topics = "ghost", to = "earliest"}`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 	assert.Equal(t, "events[0]=1", committed(t, e, "g"), "bad arguments change nothing")
+}
+
+func TestResetOffsetsForceOnRunningConsumer(t *testing.T) {
+	e := newEnv(t)
+	groupTopic(t, e, "events", 2, 10)
+	groupCommit(t, e, "live", map[string]map[int32]int64{"events": {0: 5, 1: 5}})
+	groupMember(t, e, "live", false, "events")
+	old, _ := memberIDs(t, e, "live")
+	require.Len(t, old, 1)
+
+	// The member is removed, the group is empty for a moment, the commit
+	// lands; the consumer learns at its next heartbeat and rejoins.
+	e.run(`
+		local r = reset_offsets{group = "live", to = "earliest", force = true}
+		assert(#r == 2 and r[1].error == nil and r[2].error == nil)
+	`)
+	assert.Equal(t, "events[0]=0 events[1]=0", committed(t, e, "live"))
+	require.Eventually(t, func() bool {
+		ids, _ := memberIDs(t, e, "live")
+		return len(ids) == 1 && ids[0] != old[0]
+	}, 20*time.Second, 50*time.Millisecond, "the consumer never rejoined")
 }
