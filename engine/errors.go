@@ -101,6 +101,11 @@ func AsError(err error, resource string) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		out.Code, out.Retriable = CodeTimeout, true
 		out.Message = "deadline exceeded (raise --timeout?)"
+	case strings.Contains(err.Error(), "broker is too old"):
+		// kgo's unexported errBrokerTooOld: the broker does not advertise
+		// the request at all (too old, or not KRaft for quorum requests).
+		out.Code = kerr.UnsupportedVersion.Message
+		out.Message = "the broker does not support this request (it does not advertise the API: too old, or not KRaft?)"
 	case isAuthErr(err):
 		out.Code = CodeAuth
 		out.Message = "authentication failed: " + err.Error()

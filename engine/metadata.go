@@ -38,6 +38,15 @@ func (c *Client) metadata(ctx context.Context, topics []string) (kadm.Metadata, 
 // list a topic deleted a moment ago; an admin's reads must see its writes,
 // so the request goes straight to one broker (the first that answers).
 func (c *Client) freshMetadata(ctx context.Context, topics ...string) (kadm.Metadata, error) {
+	resp, err := c.rawMetadata(ctx, topics...)
+	if err != nil {
+		return kadm.Metadata{}, err
+	}
+	return toKadmMetadata(resp), nil
+}
+
+// rawMetadata is freshMetadata's request: nil topics means all topics.
+func (c *Client) rawMetadata(ctx context.Context, topics ...string) (*kmsg.MetadataResponse, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	if topics != nil {
 		req.Topics = []kmsg.MetadataRequestTopic{}
@@ -57,12 +66,12 @@ func (c *Client) freshMetadata(ctx context.Context, topics ...string) (kadm.Meta
 			}
 			continue
 		}
-		return toKadmMetadata(resp), nil
+		return resp, nil
 	}
 	if lastErr == nil {
 		lastErr = Errorf(CodeNetwork, "", "no broker to ask")
 	}
-	return kadm.Metadata{}, lastErr
+	return nil, lastErr
 }
 
 // candidateBrokers: the brokers the client knows, then the seeds.

@@ -67,7 +67,6 @@ type ListedOffset struct {
 func (o ListedOffset) Key() string     { return partitionKey(o.Topic, o.Partition) }
 func (o ListedOffset) Failure() *Error { return o.Err }
 
-
 // ListOffsets lists an offset of every partition of the topics, sorted by
 // topic then partition. A topic that does not exist gets one result with
 // partition -1 and UNKNOWN_TOPIC_OR_PARTITION. Retriable per-partition

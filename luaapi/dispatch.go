@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -119,6 +120,10 @@ func (r *Runtime) printPlan(c *Call, items []engine.Item) {
 func (r *Runtime) callArgs(c *Call) []any {
 	args := make([]any, 0, c.NArgs())
 	for i := 1; i <= c.NArgs(); i++ {
+		if slices.Contains(c.Fn.SecretArgs, i) {
+			args = append(args, "***")
+			continue
+		}
 		args = append(args, fromLua(c.Arg(i)))
 	}
 	return args

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -189,7 +190,14 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 	return re
 }
 
+// syntaxMessage gives a syntax error as "file:line:column: message near
+// 'token'", the file:line form editors and lua.c users expect (gopher-lua
+// says "file line:3(column:5) near 'x':   syntax error").
 func syntaxMessage(api *lua.ApiError) string {
+	var pe *parse.Error
+	if errors.As(api.Cause, &pe) {
+		return fmt.Sprintf("%s:%d:%d: %s near '%s'", pe.Pos.Source, pe.Pos.Line, pe.Pos.Column, pe.Message, pe.Token)
+	}
 	if api.Object != nil {
 		return lua.LVAsString(api.Object)
 	}

@@ -19,6 +19,7 @@ type Func struct {
 	Mutating    bool     // changes the cluster: dry-run and audit apply
 	Destructive bool     // deletes or resets: the REPL asks first unless --yes
 	Aliases     []string // other names (kafka-python's) bound to the same function
+	SecretArgs  []int    // positions (1-based) of arguments that are secrets: never audited or shown
 	// DryRunKey, when set, is a key of the first argument's table that asks
 	// for a dry run of this call alone: reset_offsets{..., dry_run=true}.
 	DryRunKey string

@@ -181,7 +181,11 @@ func (r *Runtime) print(L *lua.LState) int {
 func (r *Runtime) Compile(name, src string) (*lua.LFunction, error) {
 	fn, err := r.L.Load(strings.NewReader(src), name)
 	if err != nil {
-		return nil, &RunError{Kind: KindSyntax, Message: err.Error()}
+		msg := err.Error()
+		if api, ok := err.(*lua.ApiError); ok {
+			msg = syntaxMessage(api)
+		}
+		return nil, &RunError{Kind: KindSyntax, Message: msg}
 	}
 	return fn, nil
 }

@@ -40,7 +40,7 @@ func TestSyntaxErrorAtEOFHasLine(t *testing.T) {
 	var re *RunError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, KindSyntax, re.Kind)
-	assert.Contains(t, re.Message, "script.lua line:3")
+	assert.Contains(t, re.Message, "script.lua:3:")
 	assert.Contains(t, re.Message, "EOF")
 }
 

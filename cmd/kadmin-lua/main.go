@@ -1,13 +1,9 @@
-// Command kadmin-lua administers Kafka from Lua. (Stub: the CLI lands in its
-// own change.)
+// Command kadmin-lua administers Kafka from Lua: a REPL on a terminal, a
+// script runner for runbooks and batch jobs. main only wires the process to
+// run (root.go); every behaviour lives behind the State seam.
 package main
 
-import (
-	"fmt"
-	"os"
-)
-
 func main() {
-	fmt.Fprintln(os.Stderr, "kadmin-lua: CLI not wired yet")
-	os.Exit(2)
+	st := NewOSState()
+	st.Exit(run(st))
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
+)
+
+// Exit codes: a cron job or CI step can trust them. docs/cli.md lists them;
+// keep the two in step.
+const (
+	// ExitOK: the command (and every kafka.check) succeeded.
+	ExitOK = 0
+	// ExitScript: the script raised an error (error(...), kafka.fail, a bad
+	// argument to a kafka function, a script file that cannot be read).
+	ExitScript = 1
+	// ExitUsage: bad command line (unknown flag or command, wrong arguments,
+	// bad config file or profile, unsupported client.properties setting) or
+	// a Lua syntax error (the message says file:line:column).
+	ExitUsage = 2
+	// ExitKafka: Kafka said no or could not be reached: a Kafka error code
+	// (TOPIC_ALREADY_EXISTS, POLICY_VIOLATION...), connection failure,
+	// timeout, authentication failure.
+	ExitKafka = 3
+	// ExitCheck: the run completed but at least one kafka.check failed.
+	ExitCheck = 4
+	// ExitInterrupted: SIGINT (Ctrl-C) stopped the run (128 + SIGINT).
+	ExitInterrupted = 130
+	// ExitTerminated: SIGTERM stopped the run (128 + SIGTERM).
+	ExitTerminated = 143
+)
+
+// exitError carries an exit code with the message to print. An empty
+// message prints nothing.
+type exitError struct {
+	code int
+	err  error
+	hint bool // a command-line mistake: point at --help
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// usageErr marks a command-line mistake (exit 2, with a pointer to --help).
+func usageErr(err error) error { return &exitError{code: ExitUsage, err: err, hint: true} }
+
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error from a command to the process exit code. Errors
+// the commands did not classify come from cobra's own parsing (unknown
+// command, unknown flag, bad flag value, wrong number of arguments): usage.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var re *luaapi.RunError
+	if errors.As(err, &re) {
+		switch re.Kind {
+		case luaapi.KindSyntax:
+			return ExitUsage
+		case luaapi.KindKafka:
+			return ExitKafka
+		case luaapi.KindCanceled:
+			return ExitInterrupted
+		}
+		return ExitScript
+	}
+	var e *engine.Error
+	if errors.As(err, &e) {
+		switch e.Code {
+		case engine.CodeInvalidArgument, engine.CodeNotFound:
+			return ExitUsage
+		case engine.CodeCanceled:
+			return ExitInterrupted
+		case engine.CodeUnknown:
+			return ExitScript
+		}
+		return ExitKafka
+	}
+	return ExitUsage
+}

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
+	"github.com/kadmin-lua/kadmin-lua/repl"
+)
+
+// run is the whole CLI: it parses st.Args, does the work and returns the
+// exit code. It never exits the process itself, so every cleanup (clients,
+// audit log, embedded cluster) has run when main exits.
+func run(st *State) int {
+	a := &app{st: st}
+	root := a.rootCmd()
+	root.SetArgs(st.Args)
+	err := root.Execute()
+	code := exitCode(err)
+	if err != nil && err.Error() != "" {
+		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", strings.TrimRight(err.Error(), "\n"))
+		if needsHint(err) {
+			fmt.Fprintln(st.Stderr, "Run 'kadmin-lua --help' for usage.")
+		}
+	}
+	return code
+}
+
+// needsHint reports a command-line mistake: one the commands marked, or one
+// they did not make at all (cobra's own: unknown command, wrong number of
+// arguments).
+func needsHint(err error) bool {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.hint
+	}
+	var re *luaapi.RunError
+	var e *engine.Error
+	return !errors.As(err, &re) && !errors.As(err, &e)
+}
+
+// app holds the parsed global flags and the process state.
+type app struct {
+	st    *State
+	flags globalFlags
+}
+
+type globalFlags struct {
+	brokers       []string
+	profile       string
+	configPath    string
+	commandConfig string
+
+	saslMechanism, saslUsername string
+
+	tls                               bool
+	tlsCA, tlsCert, tlsKey, tlsServer string
+	tlsInsecure                       bool
+	output                            string
+	dryRun, yes, embedded             bool
+	timeout                           time.Duration
+	auditLog                          string
+	pluginPath                        []string
+	eval                              string
+}
+
+const rootLong = `kadmin-lua administers Kafka from Lua.
+
+  kadmin-lua                      REPL when stdin is a terminal, else runs stdin as a script
+  kadmin-lua run FILE [ARGS...]   run a script; ARGS in arg[1..] and in ... (arg[0] = FILE)
+  kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
+  kadmin-lua doc [NAME]           the API reference, or one function's documentation
+  kadmin-lua --embedded           the same on an in-process demo cluster
+
+The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
+names), a --command-config file, or a prompt on a terminal; never from a flag.
+Exit codes: 0 ok, 1 script error, 2 usage or syntax error, 3 Kafka error,
+4 a kafka.check failed, 130 interrupted. See docs/cli.md.`
+
+func (a *app) rootCmd() *cobra.Command {
+	f := &a.flags
+	root := &cobra.Command{
+		Use:           "kadmin-lua",
+		Short:         "Administer Kafka from Lua: a REPL, a script runner, an API reference",
+		Long:          rootLong,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		CompletionOptions: cobra.CompletionOptions{
+			DisableDefaultCmd: true,
+		},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f.output != "table" && f.output != "json" {
+				return usageErr(fmt.Errorf("--output must be table or json, got %q", f.output))
+			}
+			return nil
+		},
+		RunE: a.runRoot,
+	}
+	root.SetIn(a.st.Stdin)
+	root.SetOut(a.st.Stdout)
+	root.SetErr(a.st.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+
+	pf := root.PersistentFlags()
+	pf.StringSliceVarP(&f.brokers, "brokers", "b", nil, "seed brokers, host:port, comma-separated (env KADMIN_BROKERS)")
+	pf.StringVar(&f.profile, "profile", "", "connection profile from the config file (env KADMIN_PROFILE)")
+	pf.StringVar(&f.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/kadmin-lua/config.json or ~/.config/kadmin-lua/config.json)")
+	pf.StringVar(&f.commandConfig, "command-config", "", "Java client.properties file (bootstrap.servers, security.protocol, sasl.*, PEM ssl.*)")
+	pf.StringVar(&f.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	pf.StringVar(&f.saslUsername, "sasl-username", "", "SASL user name (password from $KADMIN_SASL_PASSWORD or a prompt)")
+	pf.BoolVar(&f.tls, "tls", false, "connect with TLS (implied by the other --tls-* flags)")
+	pf.StringVar(&f.tlsCA, "tls-ca", "", "PEM file of CA certificates to verify brokers with (default: system roots)")
+	pf.StringVar(&f.tlsCert, "tls-cert", "", "PEM client certificate file")
+	pf.StringVar(&f.tlsKey, "tls-key", "", "PEM client key file")
+	pf.StringVar(&f.tlsServer, "tls-server-name", "", "server name to verify broker certificates against")
+	pf.BoolVar(&f.tlsInsecure, "tls-insecure-skip-verify", false, "do not verify broker certificates (unsafe)")
+	pf.StringVarP(&f.output, "output", "o", "table", "output format of returned values and kafka.pp: table or json")
+	pf.BoolVar(&f.dryRun, "dry-run", false, "mutations validate and print their plan to stderr but change nothing")
+	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
+	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
+	pf.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per mutation to this file")
+	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "directories searched by require, comma-separated or repeated")
+	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
+	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
+
+	root.AddCommand(a.runCmd(), a.docCmd())
+	return root
+}
+
+// runRoot is `kadmin-lua [flags]`: -e CODE, else the REPL on a terminal,
+// else a script read from stdin.
+func (a *app) runRoot(cmd *cobra.Command, _ []string) error {
+	switch {
+	case cmd.Flags().Changed("eval"):
+		return a.runScript(cmd, func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
+			return evalChunk(ctx, rt, a.flags.eval)
+		})
+	case a.st.IsTerminal(a.st.Stdin):
+		return a.runREPL(cmd)
+	default:
+		src, err := io.ReadAll(a.st.Stdin)
+		if err != nil {
+			return exitf(ExitScript, "reading script from stdin: %v", err)
+		}
+		return a.runScript(cmd, func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
+			return rt.DoString(ctx, "stdin", string(src))
+		})
+	}
+}
+
+// evalChunk runs -e CODE. Like the REPL it tries "return CODE" first, so
+// `-e 'list_topics()'` prints the topics.
+func evalChunk(ctx context.Context, rt *luaapi.Runtime, code string) ([]lua.LValue, error) {
+	const name = "(command line)"
+	fn, err := rt.Compile(name, "return "+code)
+	if err != nil {
+		if fn, err = rt.Compile(name, code); err != nil {
+			return nil, err
+		}
+	}
+	return rt.Call(ctx, fn)
+}
+
+func (a *app) runREPL(cmd *cobra.Command) error {
+	s, err := a.open(cmd)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	// SIGINT goes to the REPL (it cancels the running call and the session
+	// goes on); SIGTERM ends the session.
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	interrupts := make(chan os.Signal, 1)
+	var terminated atomic.Bool
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-a.st.Signals:
+				if sig == syscall.SIGTERM {
+					terminated.Store(true)
+					cancel()
+					continue
+				}
+				select {
+				case interrupts <- sig:
+				default: // one pending interrupt is enough
+				}
+			}
+		}
+	}()
+	err = repl.Run(ctx, s.rt, repl.Options{
+		Stdin:       a.st.Stdin,
+		Stdout:      a.st.Stdout,
+		Stderr:      a.st.Stderr,
+		Interrupts:  interrupts,
+		HistoryPath: historyPath(a.st.Env),
+		Yes:         a.flags.yes,
+		Output:      a.flags.output,
+	})
+	if terminated.Load() {
+		return withCode(ExitTerminated, errors.New("terminated"))
+	}
+	return withCode(ExitScript, err)
+}
+
+// historyPath is $XDG_STATE_HOME/kadmin-lua/history, else
+// ~/.local/state/kadmin-lua/history; "" (no history) without either.
+func historyPath(env func(string) string) string {
+	if d := env("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "kadmin-lua", "history")
+	}
+	if h := env("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "kadmin-lua", "history")
+	}
+	return ""
+}
+
+// runScript runs one chunk in script mode: interrupts cancel it, its
+// return values are printed, failed checks make exit code 4.
+func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Runtime) ([]lua.LValue, error)) error {
+	s, err := a.open(cmd)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	w := watchInterrupts(a.st.Signals, cancel, a.st.Exit)
+	vals, err := do(ctx, s.rt)
+	w.stop()
+	if sig := w.signal(); sig != nil {
+		return withCode(signalCode(sig), errors.New("interrupted"))
+	}
+	if err != nil {
+		return err
+	}
+	if len(vals) > 0 {
+		out, ferr := s.rt.Format(vals, a.flags.output)
+		if ferr != nil {
+			return exitf(ExitScript, "printing the result: %v", ferr)
+		}
+		if _, werr := io.WriteString(a.st.Stdout, out); werr != nil {
+			return exitf(ExitScript, "writing the result: %v", werr)
+		}
+	}
+	if n := len(s.rt.CheckFailures()); n > 0 {
+		if n == 1 {
+			return exitf(ExitCheck, "1 check failed")
+		}
+		return exitf(ExitCheck, "%d checks failed", n)
+	}
+	return nil
+}
+
+// interrupts watches the signal seam while a script runs: the first signal
+// cancels the run (Lua stops, the Kafka call in flight is canceled); a
+// second one exits at once.
+type interrupts struct {
+	mu   sync.Mutex
+	sig  os.Signal
+	done chan struct{}
+	once sync.Once
+}
+
+func watchInterrupts(sigs <-chan os.Signal, cancel func(), exit func(int)) *interrupts {
+	w := &interrupts{done: make(chan struct{})}
+	if sigs == nil {
+		return w
+	}
+	go func() {
+		for {
+			select {
+			case <-w.done:
+				return
+			case sig := <-sigs:
+				w.mu.Lock()
+				first := w.sig == nil
+				if first {
+					w.sig = sig
+				}
+				w.mu.Unlock()
+				if first {
+					cancel()
+					continue
+				}
+				if exit != nil {
+					exit(signalCode(sig))
+				}
+				return
+			}
+		}
+	}()
+	return w
+}
+
+func (w *interrupts) stop() { w.once.Do(func() { close(w.done) }) }
+
+func (w *interrupts) signal() os.Signal {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sig
+}
+
+func signalCode(sig os.Signal) int {
+	if sig == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
+}
+
+// session is what a command that runs Lua needs: the runtime, the audit
+// log, and the embedded cluster when --embedded. close releases all of them.
+type session struct {
+	rt    *luaapi.Runtime
+	audit *engine.AuditLog
+	demo  *demo.Cluster
+}
+
+func (s *session) close() {
+	if s.rt != nil {
+		s.rt.Close()
+	}
+	if s.audit != nil {
+		_ = s.audit.Close()
+	}
+	if s.demo != nil {
+		s.demo.Close()
+	}
+}
+
+// open builds the runtime from the flags, the environment and the config
+// file. On error everything it opened is closed again.
+func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
+	s := &session{}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	f := &a.flags
+	var cfg engine.Config
+	if f.embedded {
+		if s.demo, err = demo.Start(cmd.Context()); err != nil {
+			return nil, exitf(ExitScript, "starting the embedded cluster: %v", err)
+		}
+		cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout}
+	} else if cfg, err = a.defaultConfig(cmd); err != nil {
+		return nil, err
+	}
+	if f.auditLog != "" {
+		if s.audit, err = engine.OpenAuditLog(f.auditLog); err != nil {
+			return nil, err
+		}
+	}
+	s.rt = luaapi.New(luaapi.Options{
+		Config:     cfg,
+		Resolve:    a.resolve(cmd),
+		Stdout:     a.st.Stdout,
+		Stderr:     a.st.Stderr,
+		Stdin:      a.st.Stdin,
+		Env:        a.st.Env,
+		DryRun:     f.dryRun,
+		Audit:      s.audit,
+		PluginPath: f.pluginPath,
+		Output:     f.output,
+	})
+	return s, nil
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
+)
+
+// runCmd is `kadmin-lua run FILE [ARGS...]`. Everything after FILE belongs
+// to the script, flags included, as with lua.c: arg[0] is FILE, arg[1..]
+// and ... are ARGS.
+func (a *app) runCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run FILE [ARGS...]",
+		Short: "Run a Lua script; ARGS go to the script as arg[1..] and ...",
+		Long: `Run a Lua script. arg[0] is FILE and arg[1..] are ARGS, which the chunk also
+gets as ... (as lua.c does). Flags after FILE belong to the script; put
+kadmin-lua's own flags before it. The values the script returns are printed
+per --output. A #! first line is ignored.`,
+		Example: `  kadmin-lua -b localhost:9092 run scripts/reset-offsets.lua orders-consumer 2026-11-30T10:00:00Z
+  kadmin-lua --profile prod -o json run health.lua --strict`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runScript(cmd, func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
+				return rt.DoFile(ctx, args[0], args[1:])
+			})
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}

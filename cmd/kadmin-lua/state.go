@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// State is everything the CLI takes from the process: arguments,
+// environment, standard streams, the terminal, signals and exit. main builds
+// it from the real process; tests build one from buffers and channels and
+// run the whole CLI in-process (the seam k6 calls cmd/state).
+type State struct {
+	Args   []string            // command-line arguments, without the program name
+	Env    func(string) string // environment lookup
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+
+	// IsTerminal reports whether a stream is an interactive terminal; it
+	// decides between the REPL and reading a script from stdin, and whether
+	// a password may be prompted for.
+	IsTerminal func(f any) bool
+	// ReadPassword prompts on stderr and reads a line without echo.
+	ReadPassword func(prompt string) (string, error)
+
+	// Signals delivers SIGINT and SIGTERM. The first one cancels the running
+	// script; a second one exits at once through Exit.
+	Signals <-chan os.Signal
+	// Exit ends the process. run never calls it (main does, with run's
+	// code, after every cleanup); only a second interrupt uses it directly.
+	Exit func(code int)
+}
+
+// NewOSState wires the real process.
+func NewOSState() *State {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	return &State{
+		Args:   os.Args[1:],
+		Env:    os.Getenv,
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		IsTerminal: func(f any) bool {
+			fd, ok := f.(interface{ Fd() uintptr })
+			return ok && term.IsTerminal(int(fd.Fd()))
+		},
+		ReadPassword: func(prompt string) (string, error) {
+			fmt.Fprint(os.Stderr, prompt)
+			b, err := term.ReadPassword(int(os.Stdin.Fd()))
+			fmt.Fprintln(os.Stderr)
+			return string(b), err
+		},
+		Signals: sigs,
+		Exit:    os.Exit,
+	}
+}

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// QuorumReplica is a voter or observer of the KRaft metadata quorum.
+// Timestamps are Unix milliseconds, -1 when unknown; Lag is the leader's
+// high watermark minus the replica's log end offset.
+type QuorumReplica struct {
+	ID                    int32  `json:"id"`
+	DirectoryID           string `json:"directory_id,omitempty"`
+	LogEndOffset          int64  `json:"log_end_offset"`
+	Lag                   int64  `json:"lag"`
+	LastFetchTimestamp    int64  `json:"last_fetch_timestamp"`
+	LastCaughtUpTimestamp int64  `json:"last_caught_up_timestamp"`
+}
+
+// Quorum is the state of the KRaft metadata quorum (__cluster_metadata).
+type Quorum struct {
+	Leader        int32           `json:"leader"`
+	Epoch         int32           `json:"epoch"`
+	HighWatermark int64           `json:"high_watermark"`
+	Voters        []QuorumReplica `json:"voters"`
+	Observers     []QuorumReplica `json:"observers"`
+}
+
+// DescribeQuorum describes the metadata quorum: its leader and epoch, and
+// how far each voter and observer is behind. Brokers forward the request
+// to the active controller.
+func (c *Client) DescribeQuorum(ctx context.Context) (*Quorum, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var out *Quorum
+	if e := retryCall(ctx, "", func(ctx context.Context) error {
+		req := kmsg.NewPtrDescribeQuorumRequest()
+		t := kmsg.NewDescribeQuorumRequestTopic()
+		t.Topic = "__cluster_metadata"
+		p := kmsg.NewDescribeQuorumRequestTopicPartition()
+		t.Partitions = append(t.Partitions, p)
+		req.Topics = append(req.Topics, t)
+		resp, err := req.RequestWith(ctx, c.kgo)
+		if err != nil {
+			return err
+		}
+		if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, ""); e != nil {
+			return e
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.Partition != 0 {
+					continue
+				}
+				if e := kafkaErr(p.ErrorCode, p.ErrorMessage, t.Topic); e != nil {
+					return e
+				}
+				out = &Quorum{Leader: p.LeaderID, Epoch: p.LeaderEpoch, HighWatermark: p.HighWatermark,
+					Voters: quorumReplicas(p.CurrentVoters, p.HighWatermark), Observers: quorumReplicas(p.Observers, p.HighWatermark)}
+				return nil
+			}
+		}
+		return &Error{Code: CodeUnknown, Message: "no __cluster_metadata partition in the DescribeQuorum answer"}
+	}); e != nil {
+		return nil, e
+	}
+	return out, nil
+}
+
+func quorumReplicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, hw int64) []QuorumReplica {
+	out := make([]QuorumReplica, 0, len(rs))
+	for _, r := range rs {
+		q := QuorumReplica{ID: r.ReplicaID, LogEndOffset: r.LogEndOffset, Lag: max(hw-r.LogEndOffset, 0),
+			LastFetchTimestamp: r.LastFetchTimestamp, LastCaughtUpTimestamp: r.LastCaughtUpTimestamp}
+		if r.ReplicaDirectoryID != [16]byte{} {
+			q.DirectoryID = FormatTopicID(r.ReplicaDirectoryID) // Kafka prints directory ids like topic ids
+		}
+		out = append(out, q)
+	}
+	slices.SortFunc(out, func(a, b QuorumReplica) int { return int(a.ID) - int(b.ID) })
+	return out
+}
+
+// UnregisteredBroker is the result of UnregisterBroker.
+type UnregisteredBroker struct {
+	Broker int32 `json:"broker"`
+}
+
+// UnregisterBroker removes a broker's registration from the cluster
+// metadata (KIP-500: for a broker gone for good). After REQUEST_TIMED_OUT
+// the broker may or may not be unregistered: the retry's
+// BROKER_ID_NOT_REGISTERED then counts as success.
+func (c *Client) UnregisterBroker(ctx context.Context, id int32) (*UnregisteredBroker, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	maybe := false
+	if e := retryCall(ctx, brokerKey(id), func(ctx context.Context) error {
+		req := kmsg.NewPtrUnregisterBrokerRequest()
+		req.BrokerID = id
+		resp, err := req.RequestWith(ctx, c.kgo)
+		if err != nil {
+			return err
+		}
+		e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, brokerKey(id))
+		switch {
+		case e == nil:
+		case resp.ErrorCode == kerr.RequestTimedOut.Code:
+			maybe, e.Retriable = true, true
+		case resp.ErrorCode == kerr.BrokerIDNotRegistered.Code && maybe:
+			e = nil
+		}
+		if e == nil {
+			return nil
+		}
+		return e
+	}); e != nil {
+		return nil, e
+	}
+	return &UnregisteredBroker{Broker: id}, nil
+}
+
+// BrokerRegistered reports whether broker id is in the cluster's metadata
+// now (a live, registered broker).
+func (c *Client) BrokerRegistered(ctx context.Context, id int32) (bool, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	ids, e := c.sortedBrokerIDs(ctx)
+	if e != nil {
+		return false, e
+	}
+	return slices.Contains(ids, id), nil
+}

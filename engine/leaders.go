@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func sortedUniqueTPs(tps []TopicPartition) []TopicPartition {
+	slices.SortFunc(tps, compareTP)
+	return slices.Compact(tps)
+}
+
+// ElectionType is "preferred" or "unclean".
+type ElectionType string
+
+const (
+	ElectPreferred ElectionType = "preferred"
+	ElectUnclean   ElectionType = "unclean"
+)
+
+// ElectedLeader is one partition's result of ElectLeaders. NotNeeded is
+// Kafka's ELECTION_NOT_NEEDED (the partition already has the leader the
+// election would pick), which is not a failure. Leader is the partition's
+// leader afterwards, when known (-1 otherwise). Partition is -1 for a topic
+// that does not exist.
+type ElectedLeader struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Leader    int32  `json:"leader"`
+	NotNeeded bool   `json:"not_needed,omitempty"`
+	Err       *Error `json:"error,omitempty"`
+}
+
+func (e ElectedLeader) Key() string     { return TopicPartition{e.Topic, e.Partition}.String() }
+func (e ElectedLeader) Failure() *Error { return e.Err }
+
+// ElectionTargets expands topics (all their partitions) and partitions into
+// a sorted list; topics that do not exist come back in missing.
+func (c *Client) ElectionTargets(ctx context.Context, topics []string, partitions []TopicPartition) (tps []TopicPartition, missing []string, leaders map[TopicPartition][2]int32, err error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	want := slices.Clone(topics)
+	for _, tp := range partitions {
+		want = append(want, tp.Topic)
+	}
+	var m *kmsg.MetadataResponse
+	if e := retryCall(ctx, "", func(ctx context.Context) (err error) {
+		m, err = c.rawMetadata(ctx, dedupSorted(want)...)
+		return err
+	}); e != nil {
+		return nil, nil, nil, e
+	}
+	leaders = map[TopicPartition][2]int32{} // current leader, preferred leader
+	found := map[string]bool{}
+	for _, t := range m.Topics {
+		if t.Topic == nil || t.ErrorCode != 0 {
+			continue
+		}
+		found[*t.Topic] = true
+		for _, p := range t.Partitions {
+			pref := int32(-1)
+			if len(p.Replicas) > 0 {
+				pref = p.Replicas[0]
+			}
+			tp := TopicPartition{*t.Topic, p.Partition}
+			leaders[tp] = [2]int32{p.Leader, pref}
+			if slices.Contains(topics, *t.Topic) {
+				tps = append(tps, tp)
+			}
+		}
+	}
+	for _, n := range dedupSorted(topics) {
+		if !found[n] {
+			missing = append(missing, n)
+		}
+	}
+	tps = append(tps, partitions...)
+	return sortedUniqueTPs(tps), missing, leaders, nil
+}
+
+// ElectLeaders runs a preferred or unclean leader election on partitions
+// (all partitions of topics, plus the partitions named), a result per
+// partition in order. PREFERRED_LEADER_NOT_AVAILABLE and
+// ELIGIBLE_LEADERS_NOT_AVAILABLE are reported at once, not retried. Retrying is safe: an election that already happened
+// answers ELECTION_NOT_NEEDED.
+func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []string, partitions []TopicPartition) ([]ElectedLeader, error) {
+	tps, missing, _, err := c.ElectionTargets(ctx, topics, partitions)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	notNeeded := map[TopicPartition]bool{}
+	errs := retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
+		req := kmsg.NewPtrElectLeadersRequest()
+		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
+		if typ == ElectUnclean {
+			req.ElectionType = 1
+		}
+		for _, tp := range pending {
+			if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
+				rt := kmsg.NewElectLeadersRequestTopic()
+				rt.Topic = tp.Topic
+				req.Topics = append(req.Topics, rt)
+			}
+			last := &req.Topics[len(req.Topics)-1]
+			last.Partitions = append(last.Partitions, tp.Partition)
+		}
+		resp, err := req.RequestWith(ctx, c.kgo)
+		if err != nil {
+			return nil, err
+		}
+		if e := kafkaErr(resp.ErrorCode, nil, ""); e != nil {
+			return nil, e
+		}
+		answers := map[TopicPartition]*Error{}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				tp := TopicPartition{t.Topic, p.Partition}
+				if p.ErrorCode == kerr.ElectionNotNeeded.Code {
+					notNeeded[tp] = true
+					answers[tp] = nil
+					continue
+				}
+				e := kafkaErr(p.ErrorCode, p.ErrorMessage, tp.String())
+				if e != nil && (p.ErrorCode == kerr.PreferredLeaderNotAvailable.Code || p.ErrorCode == kerr.EligibleLeadersNotAvailable.Code) {
+					// The answer, not a hiccup: the replica that could lead
+					// is down or out of sync. Waiting out the deadline
+					// would only hide that.
+					e.Retriable = false
+				}
+				answers[tp] = e
+			}
+		}
+		return answers, nil
+	})
+	after := map[TopicPartition]int32{}
+	if len(tps) > 0 {
+		var names []string
+		for _, tp := range tps {
+			names = append(names, tp.Topic)
+		}
+		if m, merr := c.rawMetadata(ctx, dedupSorted(names)...); merr == nil {
+			for _, t := range m.Topics {
+				for _, p := range t.Partitions {
+					if t.Topic != nil {
+						after[TopicPartition{*t.Topic, p.Partition}] = p.Leader
+					}
+				}
+			}
+		}
+	}
+	var out []ElectedLeader
+	for _, n := range missing {
+		out = append(out, ElectedLeader{Topic: n, Partition: -1, Leader: -1,
+			Err: &Error{Code: kerr.UnknownTopicOrPartition.Message, Message: kerr.UnknownTopicOrPartition.Description, Resource: n}})
+	}
+	for _, tp := range tps {
+		leader, ok := after[tp]
+		if !ok {
+			leader = -1
+		}
+		out = append(out, ElectedLeader{Topic: tp.Topic, Partition: tp.Partition, Leader: leader, NotNeeded: notNeeded[tp], Err: errs[tp]})
+	}
+	slices.SortFunc(out, func(a, b ElectedLeader) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out, nil
+}

@@ -1,0 +1,592 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// PasswordEnv is the environment variable SASL passwords come from unless a
+// profile names another one.
+const PasswordEnv = "KADMIN_SASL_PASSWORD"
+
+// ConfigFile is kadmin-lua's config file: named connection profiles and the
+// one used when none is asked for. It is JSON:
+//
+//	{
+//	  "default_profile": "local",
+//	  "profiles": {
+//	    "local": {"brokers": ["localhost:9092"]},
+//	    "prod": {
+//	      "brokers": ["kafka-1.prod:9093", "kafka-2.prod:9093"],
+//	      "timeout": "60s",
+//	      "sasl": {"mechanism": "SCRAM-SHA-512", "username": "ops", "password_env": "PROD_KAFKA_PASSWORD"},
+//	      "tls": {"ca_file": "/etc/kafka/prod-ca.pem"}
+//	    }
+//	  }
+//	}
+//
+// Passwords never live in it: a profile names the environment variable that
+// holds its password (KADMIN_SASL_PASSWORD by default).
+type ConfigFile struct {
+	DefaultProfile string              `json:"default_profile,omitempty"`
+	Profiles       map[string]*Profile `json:"profiles"`
+
+	path string
+}
+
+// Profile is one cluster's connection settings. Every field is optional; a
+// profile read from a file is overlaid by the environment and by flags.
+type Profile struct {
+	Brokers  []string     `json:"brokers,omitempty"`
+	ClientID string       `json:"client_id,omitempty"`
+	Timeout  Duration     `json:"timeout,omitempty"`
+	SASL     *ProfileSASL `json:"sasl,omitempty"`
+	TLS      *ProfileTLS  `json:"tls,omitempty"`
+	// CommandConfig is a Java client.properties file whose settings lie
+	// under the profile's own.
+	CommandConfig string `json:"command_config,omitempty"`
+}
+
+// ProfileSASL says how a profile logs in.
+type ProfileSASL struct {
+	Mechanism   string `json:"mechanism,omitempty"` // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	Username    string `json:"username,omitempty"`
+	PasswordEnv string `json:"password_env,omitempty"` // default KADMIN_SASL_PASSWORD
+	// Password comes only from a client.properties sasl.jaas.config; it
+	// cannot be set in the JSON config file.
+	Password Secret `json:"-"`
+}
+
+// ProfileTLS enables TLS; an empty object means TLS with the system roots.
+type ProfileTLS struct {
+	CAFile             string `json:"ca_file,omitempty"`
+	CertFile           string `json:"cert_file,omitempty"`
+	KeyFile            string `json:"key_file,omitempty"`
+	ServerName         string `json:"server_name,omitempty"`
+	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
+}
+
+// Duration is a time.Duration written as "30s" in JSON.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`timeout must be a string like "30s"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("timeout %q is not a duration like \"30s\"", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultConfigPath is where the config file lives unless --config says
+// otherwise: $XDG_CONFIG_HOME/kadmin-lua/config.json, else
+// ~/.config/kadmin-lua/config.json. It is "" when neither variable is set.
+func DefaultConfigPath(env func(string) string) string {
+	if d := env("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "kadmin-lua", "config.json")
+	}
+	if h := env("HOME"); h != "" {
+		return filepath.Join(h, ".config", "kadmin-lua", "config.json")
+	}
+	return ""
+}
+
+// LoadConfigFile reads a config file. A missing file is an error wrapping
+// os.ErrNotExist, so callers can treat the default path as optional.
+func LoadConfigFile(path string) (*ConfigFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &Error{Code: CodeInvalidArgument, Resource: path, Message: "config file not found", Err: err}
+		}
+		return nil, Errorf(CodeInvalidArgument, path, "reading config file: %v", err)
+	}
+	return ParseConfigFile(path, b)
+}
+
+// ParseConfigFile parses the JSON config file; path is used in messages.
+// Unknown keys are errors, and so is a password written into the file.
+func ParseConfigFile(path string, b []byte) (*ConfigFile, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var cf ConfigFile
+	if err := dec.Decode(&cf); err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, `unknown field "password"`) {
+			msg = `profiles cannot hold passwords: set "password_env" to the name of an environment variable that holds it`
+		} else if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+			line := 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n"))
+			msg = fmt.Sprintf("line %d: %v", line, err)
+		}
+		return nil, Errorf(CodeInvalidArgument, path, "bad config file: %s", msg)
+	}
+	cf.path = path
+	for name, p := range cf.Profiles {
+		if p == nil {
+			return nil, Errorf(CodeInvalidArgument, path, "bad config file: profile %q is null", name)
+		}
+	}
+	if cf.DefaultProfile != "" && cf.Profiles[cf.DefaultProfile] == nil {
+		return nil, Errorf(CodeInvalidArgument, path, "bad config file: default_profile %q is not among the profiles", cf.DefaultProfile)
+	}
+	return &cf, nil
+}
+
+// Profile returns the named profile, with its command_config (if any)
+// merged under it. name "" means the default profile; with no default it
+// returns an empty profile.
+func (cf *ConfigFile) Profile(name string) (Profile, error) {
+	if name == "" {
+		name = cf.DefaultProfile
+		if name == "" {
+			return Profile{}, nil
+		}
+	}
+	p := cf.Profiles[name]
+	if p == nil {
+		names := make([]string, 0, len(cf.Profiles))
+		for n := range cf.Profiles {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return Profile{}, Errorf(CodeInvalidArgument, cf.path, "no profile %q (profiles: %s)", name, strings.Join(names, ", "))
+	}
+	out := *p
+	if out.CommandConfig != "" {
+		cc, err := LoadClientProperties(out.CommandConfig)
+		if err != nil {
+			return Profile{}, err
+		}
+		out = Overlay(cc, out)
+		out.CommandConfig = ""
+	}
+	return out, nil
+}
+
+// Overlay returns base with every field set in over replacing it.
+func Overlay(base, over Profile) Profile {
+	out := base
+	if len(over.Brokers) > 0 {
+		out.Brokers = over.Brokers
+	}
+	if over.ClientID != "" {
+		out.ClientID = over.ClientID
+	}
+	if over.Timeout > 0 {
+		out.Timeout = over.Timeout
+	}
+	if over.SASL != nil {
+		s := ProfileSASL{}
+		if base.SASL != nil {
+			s = *base.SASL
+		}
+		if over.SASL.Mechanism != "" {
+			s.Mechanism = over.SASL.Mechanism
+		}
+		if over.SASL.Username != "" && over.SASL.Username != s.Username {
+			// Another user: a password found for the old one is not theirs.
+			s.Username, s.Password = over.SASL.Username, ""
+		}
+		if over.SASL.PasswordEnv != "" {
+			s.PasswordEnv = over.SASL.PasswordEnv
+		}
+		if over.SASL.Password != "" {
+			s.Password = over.SASL.Password
+		}
+		out.SASL = &s
+	}
+	if over.TLS != nil {
+		t := ProfileTLS{}
+		if base.TLS != nil {
+			t = *base.TLS
+		}
+		for _, f := range []struct {
+			dst *string
+			src string
+		}{
+			{&t.CAFile, over.TLS.CAFile}, {&t.CertFile, over.TLS.CertFile}, {&t.KeyFile, over.TLS.KeyFile},
+			{&t.ServerName, over.TLS.ServerName},
+		} {
+			if f.src != "" {
+				*f.dst = f.src
+			}
+		}
+		t.InsecureSkipVerify = t.InsecureSkipVerify || over.TLS.InsecureSkipVerify
+		out.TLS = &t
+	}
+	if over.CommandConfig != "" {
+		out.CommandConfig = over.CommandConfig
+	}
+	return out
+}
+
+// SASLMechanisms are the mechanisms kadmin-lua can log in with.
+var SASLMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+
+// Config turns the profile into a client config. The SASL password is the
+// one from a client.properties file, else the profile's password variable
+// (KADMIN_SASL_PASSWORD by default) read through env; when neither has one,
+// prompt (if not nil) is asked lazily on the first login.
+func (p Profile) Config(env func(string) string, prompt func(user string) (string, error)) (Config, error) {
+	cfg := Config{ClientID: p.ClientID, Timeout: time.Duration(p.Timeout)}
+	for _, b := range p.Brokers {
+		cfg.Brokers = append(cfg.Brokers, SplitList(b)...)
+	}
+	if s := p.SASL; s != nil && (s.Mechanism != "" || s.Username != "") {
+		mech := strings.ToUpper(s.Mechanism)
+		if mech == "" {
+			return Config{}, Errorf(CodeInvalidArgument, "", "SASL user %q given without a mechanism (want %s)", s.Username, strings.Join(SASLMechanisms, ", "))
+		}
+		if !slices.Contains(SASLMechanisms, mech) {
+			return Config{}, Errorf(CodeInvalidArgument, "", "unsupported SASL mechanism %q (want %s)", s.Mechanism, strings.Join(SASLMechanisms, ", "))
+		}
+		if s.Username == "" {
+			return Config{}, Errorf(CodeInvalidArgument, "", "SASL %s needs a username (--sasl-username)", mech)
+		}
+		sc := &SASLConfig{Mechanism: mech, Username: s.Username, Password: s.Password}
+		if sc.Password == "" {
+			name := s.PasswordEnv
+			if name == "" {
+				name = PasswordEnv
+			}
+			sc.Password = Secret(env(name))
+			if sc.Password == "" {
+				if prompt != nil {
+					user := s.Username
+					sc.PasswordFunc = func() (string, error) { return prompt(user) }
+				} else {
+					sc.PasswordFunc = func() (string, error) {
+						return "", fmt.Errorf("no SASL password: set %s", name)
+					}
+				}
+			}
+		}
+		cfg.SASL = sc
+	}
+	if t := p.TLS; t != nil {
+		if (t.CertFile == "") != (t.KeyFile == "") {
+			return Config{}, Errorf(CodeInvalidArgument, "", "a TLS client certificate needs both a cert file and a key file")
+		}
+		cfg.TLS = &TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile,
+			ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
+	}
+	return cfg, nil
+}
+
+// LoadClientProperties reads a Java client.properties file (the one
+// kafka-topics.sh takes as --command-config) into a profile. Supported:
+// bootstrap.servers, client.id, security.protocol, sasl.mechanism (PLAIN,
+// SCRAM-SHA-256/512), sasl.jaas.config (PlainLoginModule or
+// ScramLoginModule with username= and password=), ssl.truststore.location
+// with ssl.truststore.type=PEM, ssl.keystore.location with
+// ssl.keystore.type=PEM (key and certificate chain in one file, key not
+// encrypted). JKS and PKCS12 stores are refused with a message saying how to
+// convert them. Other keys (producer and consumer settings) are ignored.
+func LoadClientProperties(path string) (Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Profile{}, Errorf(CodeInvalidArgument, path, "reading command config: %v", err)
+	}
+	defer f.Close()
+	props, err := ParseProperties(f)
+	if err != nil {
+		return Profile{}, Errorf(CodeInvalidArgument, path, "bad command config: %v", err)
+	}
+	p, err := profileFromProperties(props)
+	if err != nil {
+		return Profile{}, Errorf(CodeInvalidArgument, path, "command config: %v", err)
+	}
+	return p, nil
+}
+
+func profileFromProperties(props map[string]string) (Profile, error) {
+	var p Profile
+	if v := props["bootstrap.servers"]; v != "" {
+		p.Brokers = SplitList(v)
+	}
+	p.ClientID = props["client.id"]
+	proto := strings.ToUpper(strings.TrimSpace(props["security.protocol"]))
+	var useTLS, useSASL bool
+	switch proto {
+	case "", "PLAINTEXT":
+	case "SSL":
+		useTLS = true
+	case "SASL_PLAINTEXT":
+		useSASL = true
+	case "SASL_SSL":
+		useTLS, useSASL = true, true
+	default:
+		return Profile{}, fmt.Errorf("unknown security.protocol %q (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)", proto)
+	}
+	if useSASL {
+		mech := strings.ToUpper(strings.TrimSpace(props["sasl.mechanism"]))
+		if mech == "" {
+			return Profile{}, errors.New("security.protocol is " + proto + " but sasl.mechanism is not set (Java's default, GSSAPI, is not supported; want " + strings.Join(SASLMechanisms, ", ") + ")")
+		}
+		if !slices.Contains(SASLMechanisms, mech) {
+			return Profile{}, fmt.Errorf("sasl.mechanism %s is not supported (want %s)", mech, strings.Join(SASLMechanisms, ", "))
+		}
+		s := &ProfileSASL{Mechanism: mech}
+		if jaas := props["sasl.jaas.config"]; jaas != "" {
+			u, pw, err := parseJAAS(jaas, mech)
+			if err != nil {
+				return Profile{}, err
+			}
+			s.Username, s.Password = u, Secret(pw)
+		}
+		p.SASL = s
+	}
+	if useTLS {
+		t := &ProfileTLS{}
+		if loc := props["ssl.truststore.location"]; loc != "" {
+			typ := strings.ToUpper(props["ssl.truststore.type"])
+			if typ != "PEM" {
+				if typ == "" {
+					typ = "JKS (the default when ssl.truststore.type is not set)"
+				}
+				return Profile{}, fmt.Errorf("ssl.truststore.location %s is a %s truststore, which kadmin-lua cannot read: export it to PEM (keytool -exportcert -rfc -keystore %s -alias <alias> -file ca.pem) and set ssl.truststore.type=PEM, or pass --tls-ca ca.pem", loc, typ, loc)
+			}
+			t.CAFile = loc
+		} else if props["ssl.truststore.certificates"] != "" {
+			return Profile{}, errors.New("ssl.truststore.certificates (inline PEM) is not supported: put the certificates in a file and set ssl.truststore.location and ssl.truststore.type=PEM")
+		}
+		if loc := props["ssl.keystore.location"]; loc != "" {
+			typ := strings.ToUpper(props["ssl.keystore.type"])
+			if typ != "PEM" {
+				return Profile{}, fmt.Errorf("ssl.keystore.location %s is not a PEM keystore (ssl.keystore.type=%s): JKS and PKCS12 keystores are not supported; convert to a PEM file holding the key and certificate chain, or pass --tls-cert and --tls-key", loc, strings.ToUpper(cmpOr(props["ssl.keystore.type"], "JKS")))
+			}
+			if props["ssl.key.password"] != "" {
+				return Profile{}, errors.New("encrypted private keys (ssl.key.password) are not supported: decrypt the key (openssl pkey) and pass --tls-cert and --tls-key")
+			}
+			t.CertFile, t.KeyFile = loc, loc
+		} else if props["ssl.keystore.key"] != "" || props["ssl.keystore.certificate.chain"] != "" {
+			return Profile{}, errors.New("inline ssl.keystore.key / ssl.keystore.certificate.chain are not supported: use files with --tls-cert and --tls-key")
+		}
+		if v, ok := props["ssl.endpoint.identification.algorithm"]; ok && strings.TrimSpace(v) == "" {
+			return Profile{}, errors.New("ssl.endpoint.identification.algorithm is empty (host name verification off), which kadmin-lua does not do silently: pass --tls-server-name NAME, or --tls-insecure-skip-verify to turn all verification off")
+		}
+		p.TLS = t
+	}
+	return p, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`)
+
+// parseJAAS reads username and password from a PlainLoginModule or
+// ScramLoginModule sasl.jaas.config. Errors never quote the value: it holds
+// the password.
+func parseJAAS(jaas, mech string) (username, password string, err error) {
+	s := strings.TrimSpace(jaas)
+	module, rest, _ := strings.Cut(s, " ")
+	var want string
+	switch {
+	case strings.HasSuffix(module, ".PlainLoginModule"):
+		want = "PLAIN"
+	case strings.HasSuffix(module, ".ScramLoginModule"):
+		want = "SCRAM"
+	default:
+		name := module
+		if !strings.Contains(name, "LoginModule") {
+			name = "(unrecognized)"
+		}
+		return "", "", fmt.Errorf("sasl.jaas.config login module %s is not supported (want PlainLoginModule or ScramLoginModule)", name)
+	}
+	if !strings.HasPrefix(mech, want) {
+		return "", "", fmt.Errorf("sasl.jaas.config uses %s but sasl.mechanism is %s", module[strings.LastIndex(module, ".")+1:], mech)
+	}
+	for _, m := range jaasOption.FindAllStringSubmatch(rest, -1) {
+		val := m[3]
+		if m[3] == "" {
+			val = unescapeJAAS(m[2])
+		}
+		switch m[1] {
+		case "username":
+			username = val
+		case "password":
+			password = val
+		}
+	}
+	if username == "" {
+		return "", "", errors.New("sasl.jaas.config has no username=\"...\"")
+	}
+	return username, password, nil
+}
+
+func unescapeJAAS(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ParseProperties reads a Java .properties file: key=value, key: value or
+// key value lines, # and ! comments, backslash line continuation and the
+// \t \n \r \f \uXXXX escapes. Later keys win.
+func ParseProperties(r io.Reader) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	lineNo := 0
+	var logical strings.Builder
+	start := 0
+	for sc.Scan() {
+		lineNo++
+		line := sc.Text()
+		if logical.Len() == 0 {
+			line = strings.TrimLeft(line, " \t\f")
+			if line == "" || line[0] == '#' || line[0] == '!' {
+				continue
+			}
+			start = lineNo
+		} else {
+			line = strings.TrimLeft(line, " \t\f")
+		}
+		if continues(line) {
+			logical.WriteString(line[:len(line)-1])
+			continue
+		}
+		logical.WriteString(line)
+		k, v, err := splitProperty(logical.String())
+		logical.Reset()
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", start, err)
+		}
+		out[k] = v
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if logical.Len() > 0 {
+		k, v, err := splitProperty(logical.String())
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", start, err)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// continues reports whether a line ends in an odd number of backslashes.
+func continues(line string) bool {
+	n := 0
+	for i := len(line) - 1; i >= 0 && line[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+func splitProperty(s string) (key, value string, err error) {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		if c == '=' || c == ':' || c == ' ' || c == '\t' || c == '\f' {
+			break
+		}
+		i++
+	}
+	rawKey := s[:min(i, len(s))]
+	rest := ""
+	if i < len(s) {
+		rest = strings.TrimLeft(s[i:], " \t\f")
+		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+			rest = strings.TrimLeft(rest[1:], " \t\f")
+		}
+	}
+	key, err = unescapeProperty(rawKey)
+	if err != nil {
+		return "", "", err
+	}
+	value, err = unescapeProperty(rest)
+	if err != nil {
+		// Never quote the value: it may be a password.
+		return "", "", fmt.Errorf("%s: %v", key, err)
+	}
+	return key, value, nil
+}
+
+func unescapeProperty(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+5 > len(s) {
+				return "", errors.New(`malformed \uXXXX escape`)
+			}
+			n, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+			if err != nil {
+				return "", errors.New(`malformed \uXXXX escape`)
+			}
+			var buf [4]byte
+			b.Write(buf[:utf8.EncodeRune(buf[:], rune(n))])
+			i += 4
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// SplitList splits a comma-separated list, trimming spaces and dropping
+// empty entries: "a:9092, b:9092" -> [a:9092 b:9092].
+func SplitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

@@ -1,0 +1,379 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Reassignment is one partition being reassigned: its replicas (the union
+// of old and new while moving) and the ones being added and removed.
+type Reassignment struct {
+	Topic            string  `json:"topic"`
+	Partition        int32   `json:"partition"`
+	Replicas         []int32 `json:"replicas"`
+	AddingReplicas   []int32 `json:"adding_replicas"`
+	RemovingReplicas []int32 `json:"removing_replicas"`
+}
+
+// ListPartitionReassignments lists the reassignments in progress, for the
+// given topics or all when topics is empty, sorted by topic and partition.
+func (c *Client) ListPartitionReassignments(ctx context.Context, topics []string) ([]Reassignment, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	return c.listReassignments(ctx, topics)
+}
+
+func (c *Client) listReassignments(ctx context.Context, topics []string) ([]Reassignment, error) {
+	var resp *kmsg.ListPartitionReassignmentsResponse
+	if err := retryCall(ctx, "", func(ctx context.Context) error {
+		req := kmsg.NewPtrListPartitionReassignmentsRequest()
+		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
+		// No topics lists every reassignment; filtering here saves
+		// looking up each topic's partitions first.
+		var err error
+		resp, err = req.RequestWith(ctx, c.kgo)
+		if err != nil {
+			return err
+		}
+		if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, ""); e != nil {
+			return e
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := []Reassignment{}
+	for _, t := range resp.Topics {
+		if len(topics) > 0 && !slices.Contains(topics, t.Topic) {
+			continue
+		}
+		for _, p := range t.Partitions {
+			out = append(out, Reassignment{Topic: t.Topic, Partition: p.Partition, Replicas: orEmpty(p.Replicas),
+				AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Reassignment) int { return cmpTP(a.Topic, a.Partition, b.Topic, b.Partition) })
+	return out, nil
+}
+
+// PartitionTarget names a partition and, for a reassignment, its new
+// replicas (nil cancels a reassignment in progress).
+type PartitionTarget struct {
+	Topic     string
+	Partition int32
+	Replicas  []int32
+}
+
+// ReassignResult is one partition's answer to Alter/Cancel.
+type ReassignResult struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Replicas  []int32 `json:"replicas,omitempty"`
+	Err       *Error  `json:"error,omitempty"`
+}
+
+func (r ReassignResult) Key() string     { return tpKey(r.Topic, r.Partition) }
+func (r ReassignResult) Failure() *Error { return r.Err }
+
+type tp struct {
+	t string
+	p int32
+}
+
+// AlterPartitionReassignments starts moving partitions to new replicas.
+// Sending the same target twice is harmless (Kafka treats it as the same
+// reassignment), so retriable failures, REQUEST_TIMED_OUT included, are
+// sent again.
+func (c *Client) AlterPartitionReassignments(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
+	for _, t := range targets {
+		if len(t.Replicas) == 0 {
+			return nil, Errorf(CodeInvalidArgument, tpKey(t.Topic, t.Partition), "replicas must not be empty")
+		}
+	}
+	return c.reassign(ctx, targets)
+}
+
+// CancelPartitionReassignments cancels reassignments in progress: the
+// partitions go back to their original replicas.
+func (c *Client) CancelPartitionReassignments(ctx context.Context, parts []PartitionTarget) ([]ReassignResult, error) {
+	for i := range parts {
+		parts[i].Replicas = nil
+	}
+	return c.reassign(ctx, parts)
+}
+
+func (c *Client) reassign(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) tp { return tp{t.Topic, t.Partition} })
+	if err != nil {
+		return nil, err
+	}
+	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
+		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
+		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
+		topicIdx := map[string]int{}
+		for _, k := range pending {
+			i, ok := topicIdx[k.t]
+			if !ok {
+				rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
+				rt.Topic = k.t
+				req.Topics = append(req.Topics, rt)
+				i = len(req.Topics) - 1
+				topicIdx[k.t] = i
+			}
+			rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
+			rp.Partition, rp.Replicas = k.p, by[k].Replicas
+			req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+		}
+		resp, err := req.RequestWith(ctx, c.kgo)
+		if err != nil {
+			return nil, err
+		}
+		if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, ""); e != nil {
+			return nil, e
+		}
+		answers := map[tp]*Error{}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				answers[tp{t.Topic, p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, tpKey(t.Topic, p.Partition))
+			}
+		}
+		return answers, nil
+	})
+	out := make([]ReassignResult, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, ReassignResult{Topic: k.t, Partition: k.p, Replicas: by[k].Replicas, Err: errs[k]})
+	}
+	return out, nil
+}
+
+// CheckReassignTargets is the dry run of a reassignment (Kafka has no
+// validate-only for it): each partition must exist and each broker be in
+// the cluster. Nothing changes.
+func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTarget, cancelling bool) ([]ReassignResult, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var topics []string
+	for _, t := range targets {
+		topics = append(topics, t.Topic)
+	}
+	m, err := c.metadata(ctx, dedupSorted(topics))
+	if err != nil {
+		return nil, err
+	}
+	var moving map[tp]bool
+	if cancelling {
+		list, err := c.listReassignments(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		moving = map[tp]bool{}
+		for _, r := range list {
+			moving[tp{r.Topic, r.Partition}] = true
+		}
+	}
+	out := []ReassignResult{}
+	for _, t := range targets {
+		r := ReassignResult{Topic: t.Topic, Partition: t.Partition, Replicas: t.Replicas}
+		key := tpKey(t.Topic, t.Partition)
+		td, ok := m.Topics[t.Topic]
+		_, pok := td.Partitions[t.Partition]
+		switch {
+		case !ok || td.Err != nil || !pok:
+			r.Err = AsError(kerr.UnknownTopicOrPartition, key)
+		case cancelling && !moving[tp{t.Topic, t.Partition}]:
+			r.Err = AsError(kerr.NoReassignmentInProgress, key)
+		}
+		for _, b := range t.Replicas {
+			if r.Err == nil && !slices.Contains(m.Brokers.NodeIDs(), b) {
+				r.Err = &Error{Code: "INVALID_REPLICA_ASSIGNMENT", Resource: key, Message: fmt.Sprintf("broker %d is not in the cluster", b)}
+			}
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b ReassignResult) int { return cmpTP(a.Topic, a.Partition, b.Topic, b.Partition) })
+	return out, nil
+}
+
+// PlanOptions say what PlanReassignmentOn spreads over.
+type PlanOptions struct {
+	Topics  []string
+	Brokers []int32          // nil: every broker in the cluster
+	Racks   map[int32]string // nil: the brokers' racks from the cluster
+}
+
+// PlanReassignmentOn reads the topics' current assignment (and the brokers
+// and racks when not given) and plans a balanced reassignment.
+func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (ReassignmentPlan, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	if len(o.Topics) == 0 {
+		return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
+	}
+	m, err := c.metadata(ctx, dedupSorted(o.Topics))
+	if err != nil {
+		return ReassignmentPlan{}, err
+	}
+	in := PlanInput{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
+	for _, t := range dedupSorted(o.Topics) {
+		td, ok := m.Topics[t]
+		if !ok || td.Err != nil {
+			err := td.Err
+			if err == nil {
+				err = kerr.UnknownTopicOrPartition
+			}
+			return ReassignmentPlan{}, AsError(err, t)
+		}
+		in.Current[t] = map[int32][]int32{}
+		for p, pd := range td.Partitions {
+			in.Current[t][p] = slices.Clone(pd.Replicas)
+		}
+	}
+	known := m.Brokers.NodeIDs()
+	if in.Brokers == nil {
+		in.Brokers = known
+	}
+	for _, b := range in.Brokers {
+		if !slices.Contains(known, b) {
+			return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "broker %d is not in the cluster (brokers: %v)", b, known)
+		}
+	}
+	if in.Racks == nil {
+		in.Racks = map[int32]string{}
+		for _, b := range m.Brokers {
+			if b.Rack != nil {
+				in.Racks[b.NodeID] = *b.Rack
+			}
+		}
+	}
+	return PlanReassignment(in)
+}
+
+// WaitOptions modify WaitReassignments.
+type WaitOptions struct {
+	Topics   []string      // only these topics; all when empty
+	Timeout  time.Duration // give up after this long (TIMEOUT)
+	Interval time.Duration // between polls; 1s when zero
+	// Progress, when set, is called after each poll with the partitions
+	// still moving and how many have finished.
+	Progress func(moving []Reassignment, finished int, elapsed time.Duration)
+}
+
+// FinishedReassignment is a partition whose reassignment ended while
+// waiting; Replicas are its replicas once done.
+type FinishedReassignment struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Replicas  []int32 `json:"replicas"`
+}
+
+// WaitReassignments polls until no reassignment (of the given topics) is in
+// progress and returns the partitions that finished meanwhile. When the
+// timeout passes first it fails with TIMEOUT naming what is still moving.
+// The wait is bounded by o.Timeout, not by the client's request timeout.
+func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]FinishedReassignment, error) {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	seen := map[tp]Reassignment{}
+	var moving []Reassignment
+	finished := func() []FinishedReassignment {
+		now := map[tp]bool{}
+		for _, r := range moving {
+			now[tp{r.Topic, r.Partition}] = true
+		}
+		out := []FinishedReassignment{}
+		for k, r := range seen {
+			if !now[k] {
+				final := slices.DeleteFunc(slices.Clone(r.Replicas), func(b int32) bool { return slices.Contains(r.RemovingReplicas, b) })
+				out = append(out, FinishedReassignment{Topic: k.t, Partition: k.p, Replicas: orEmpty(final)})
+			}
+		}
+		slices.SortFunc(out, func(a, b FinishedReassignment) int { return cmpTP(a.Topic, a.Partition, b.Topic, b.Partition) })
+		return out
+	}
+	for {
+		pollCtx, cancel := c.callCtx(ctx)
+		list, err := c.listReassignments(pollCtx, o.Topics)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, c.waitTimeout(ctx, moving)
+			}
+			return nil, err
+		}
+		moving = list
+		for _, r := range list {
+			seen[tp{r.Topic, r.Partition}] = r
+		}
+		done := finished()
+		if o.Progress != nil {
+			o.Progress(moving, len(done), time.Since(start))
+		}
+		if len(moving) == 0 {
+			return done, nil
+		}
+		t := time.NewTimer(o.Interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, c.waitTimeout(ctx, moving)
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error {
+	e := AsError(ctx.Err(), "")
+	if e.Code != CodeTimeout {
+		return e
+	}
+	var names []string
+	for _, r := range moving {
+		names = append(names, tpKey(r.Topic, r.Partition))
+	}
+	e.Message = fmt.Sprintf("reassignments still in progress after the timeout: %s", strings.Join(names, ", "))
+	if len(names) == 0 {
+		e.Message = "timed out before the first listing"
+	}
+	return e
+}
+
+// uniqueTPs indexes items by partition, in topic and partition order; a
+// partition given twice is an INVALID_ARGUMENT.
+func uniqueTPs[T any](items []T, key func(T) tp) (map[tp]T, []tp, error) {
+	by := map[tp]T{}
+	var keys []tp
+	for _, it := range items {
+		k := key(it)
+		if _, dup := by[k]; dup {
+			return nil, nil, Errorf(CodeInvalidArgument, tpKey(k.t, k.p), "partition given twice")
+		}
+		by[k] = it
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tp) int { return cmpTP(a.t, a.p, b.t, b.p) })
+	return by, keys, nil
+}
+
+func tpKey(t string, p int32) string { return fmt.Sprintf("%s[%d]", t, p) }
+
+func cmpTP(at string, ap int32, bt string, bp int32) int {
+	if c := strings.Compare(at, bt); c != 0 {
+		return c
+	}
+	return int(ap) - int(bp)
+}

@@ -1,0 +1,60 @@
+package luaapi
+
+import (
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+func init() {
+	register(
+		&Func{Name: "describe_quorum", Area: "brokers", Args: "()",
+			Returns: "{leader=, epoch=, high_watermark=, voters={{id=, directory_id=, log_end_offset=, lag=, last_fetch_timestamp=, last_caught_up_timestamp=}...}, observers={...}}",
+			Summary: "The KRaft metadata quorum: leader, epoch, and how far each voter and observer lags.",
+			Doc: `Like kafka-metadata-quorum describe --status --replication. lag is high_watermark minus the replica's log_end_offset; timestamps are Unix milliseconds, -1 when unknown. Voters are the controllers, observers the brokers (and controllers not voting), each sorted by id.
+Needs a KRaft cluster (Kafka 3.3+); the embedded demo cluster does not implement it (UNSUPPORTED_VERSION).`,
+			Example: `local ok, q = pcall(describe_quorum)
+if ok then print(q.leader, q.epoch, #q.voters) else print(q.code) end`,
+			Run: func(c *Call) (any, error) {
+				cl, err := c.Client()
+				if err != nil {
+					return nil, err
+				}
+				return cl.DescribeQuorum(c.Ctx())
+			}},
+		&Func{Name: "unregister_broker", Area: "brokers", Mutating: true, Destructive: true, Args: "(id)",
+			Returns: "{broker=}",
+			Summary: "Remove a decommissioned broker's registration from the cluster metadata.",
+			Doc: `For a broker shut down for good (KIP-500): its id stops being listed and its replicas can be reassigned. A broker that is still running registers again; Kafka answers BROKER_ID_NOT_REGISTERED for an unknown id.
+Under --dry-run nothing changes; the plan says whether the broker is currently registered (live). Needs a KRaft cluster (Kafka 3.3+); the embedded demo cluster does not implement it.`,
+			Example: `local ok, err = pcall(unregister_broker, 99)
+print(ok or err.code)`,
+			Run: unregisterBroker},
+	)
+}
+
+func unregisterBroker(c *Call) (any, error) {
+	v := c.Arg(1)
+	id, ok := toInt(v)
+	if !ok || id < 0 || id > 1<<31-1 {
+		return nil, argErr("id", "must be a broker id (a non-negative integer), got %s", describe(v))
+	}
+	if c.NArgs() > 1 {
+		return nil, argErr("", "takes one broker id, got %d arguments", c.NArgs())
+	}
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	if c.DryRun() {
+		live, err := cl.BrokerRegistered(c.Ctx(), int32(id))
+		if err != nil {
+			return nil, err
+		}
+		state := "not in the cluster metadata now"
+		if live {
+			state = "registered and live now: a running broker registers again"
+		}
+		c.Plan("unregister broker %d (%s)", id, state)
+		return &engine.UnregisteredBroker{Broker: int32(id)}, nil
+	}
+	return cl.UnregisterBroker(c.Ctx(), int32(id))
+}

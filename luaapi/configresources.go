@@ -1,0 +1,32 @@
+package luaapi
+
+func init() {
+	register(
+		&Func{Name: "list_config_resources", Area: "configresources", Args: "([types])",
+			Returns: "{{type=, name=}...}",
+			Summary: "List the resources that have configs: topics, brokers, broker loggers, client metrics, groups.",
+			Doc: `types is a type or an array of types among "topic", "broker", "broker_logger", "client_metrics", "group"; none means every type. Rows are sorted by type then name; the names feed describe_configs.
+Brokers before Kafka 4.1 only list client_metrics resources (the API was ListClientMetricsResources).`,
+			Example: `for _, r in ipairs(list_config_resources("topic")) do print(r.type, r.name) end`,
+			Run:     listConfigResources},
+	)
+}
+
+func listConfigResources(c *Call) (any, error) {
+	types, err := c.Strings(1, "types", true)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range types {
+		switch t {
+		case "topic", "broker", "broker_logger", "client_metrics", "group":
+		default:
+			return nil, argErr("types", "#%d: unknown type %q (topic, broker, broker_logger, client_metrics, group)", i+1, t)
+		}
+	}
+	_, cl, err := c.optionsAndClient(2)
+	if err != nil {
+		return nil, err
+	}
+	return cl.ListConfigResources(c.Ctx(), types)
+}

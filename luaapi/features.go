@@ -1,0 +1,96 @@
+package luaapi
+
+import (
+	"fmt"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+func init() {
+	register(
+		&Func{Name: "api_versions", Area: "features", Args: "()",
+			Returns: "{{broker=, api=, name=, min_version=, max_version=}...}",
+			Summary: "The API versions each broker supports: a row per broker and API key.",
+			Doc: `Rows are sorted by broker then API key; name is the request name ("Produce", "DescribeQuorum", ...). One row per broker and key keeps it greppable and easy to compare across brokers during a rolling upgrade.
+A broker that cannot be asked gets one row with api -1 and its error.`,
+			Example: `for _, v in ipairs(api_versions()) do
+  if v.broker == 0 and v.name == "Fetch" then print(v.min_version, v.max_version) end
+end`,
+			Run: func(c *Call) (any, error) {
+				cl, err := c.Client()
+				if err != nil {
+					return nil, err
+				}
+				return cl.APIVersions(c.Ctx())
+			}},
+		&Func{Name: "describe_features", Area: "features", Args: "()",
+			Returns: "{{feature=, finalized_level=, supported_min=, supported_max=, epoch=}...}",
+			Summary: "The cluster's features (KIP-584): finalized level and supported range, a row per feature.",
+			Doc:     `feature is e.g. "metadata.version", "kraft.version", "transaction.version", "group.version". finalized_level is the level in force (0 when not finalized); supported_min/supported_max the range the brokers support; epoch the finalized features' epoch (the same on every row). Read from a broker's ApiVersions answer, as the Java admin client does.`,
+			Example: `for _, f in ipairs(describe_features()) do print(f.feature, f.finalized_level, f.supported_max) end`,
+			Run: func(c *Call) (any, error) {
+				cl, err := c.Client()
+				if err != nil {
+					return nil, err
+				}
+				return cl.DescribeFeatures(c.Ctx())
+			}},
+		&Func{Name: "update_features", Area: "features", Mutating: true, Destructive: true,
+			Args:    `(updates[, {validate_only=, partial=}])`,
+			Returns: "{{feature=, max_version_level=, error=}...}",
+			Summary: "Change finalized feature levels (upgrade metadata.version, ...).",
+			Doc: `updates is one update or an array of updates {feature=, max_version_level=, [upgrade_type=]}; upgrade_type is "upgrade" (the default), "safe_downgrade" or "unsafe_downgrade" (lossy). max_version_level 0 removes the feature.
+Declared destructive: an upgrade of metadata.version cannot be undone without a lossy downgrade, so the REPL asks first unless --yes. validate_only=true (and --dry-run) asks the controller to check without changing anything. Brokers answering UpdateFeatures v2 give one error for the whole request: every feature then carries it.`,
+			Example: `local fs = describe_features()
+for _, f in ipairs(fs) do
+  if f.feature == "transaction.version" then
+    print(update_features({{feature = f.feature, max_version_level = f.supported_max}}, {validate_only = true})[1].error)
+  end
+end`,
+			Run: updateFeatures},
+	)
+}
+
+func updateFeatures(c *Call) (any, error) {
+	list, err := recordList(c.Arg(1), "updates")
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, argErr("updates", "must name at least one feature")
+	}
+	var ups []engine.FeatureUpdate
+	for i, item := range list {
+		f := newFields(item, fmt.Sprintf("update #%d", i+1), "feature", "max_version_level", "upgrade_type")
+		u := engine.FeatureUpdate{Feature: f.str("feature", true), MaxVersionLevel: int16(f.integer("max_version_level", 0, -1)),
+			UpgradeType: f.str("upgrade_type", false)}
+		if f.err == nil && !f.has("max_version_level") {
+			f.fail("max_version_level", "is required")
+		}
+		if _, ok := engine.UpgradeTypes[u.UpgradeType]; f.err == nil && u.UpgradeType != "" && !ok {
+			f.fail("upgrade_type", `must be "upgrade", "safe_downgrade" or "unsafe_downgrade", got %q`, u.UpgradeType)
+		}
+		if f.err == nil && u.Feature == "" {
+			f.fail("feature", "must not be empty")
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		ups = append(ups, u)
+	}
+	validate, cl, err := c.validateOnlyAndClient()
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range ups {
+		c.Plan("set %s to level %d (%s)", u.Feature, u.MaxVersionLevel, orUpgrade(u.UpgradeType))
+	}
+	return cl.UpdateFeatures(c.Ctx(), ups, validate)
+}
+
+func orUpgrade(s string) string {
+	if s == "" {
+		return "upgrade"
+	}
+	return s
+}
