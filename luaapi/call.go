@@ -17,6 +17,7 @@ type Call struct {
 	h       *clientHandle
 	base    int  // stack index of the first argument (2 for method calls)
 	partial bool // {partial=true}: return failed items instead of raising
+	dryRun  bool // this call asked for a dry run (Func.DryRunKey)
 	plan    []string
 }
 
@@ -38,7 +39,7 @@ func (c *Call) NArgs() int { return max(c.L.GetTop()-c.base+1, 0) }
 func (c *Call) Arg(n int) lua.LValue { return c.L.Get(c.base + n - 1) }
 
 // DryRun reports whether mutations must change nothing.
-func (c *Call) DryRun() bool { return c.rt.dryRun }
+func (c *Call) DryRun() bool { return c.rt.dryRun || c.dryRun }
 
 // Plan adds a line to the dry-run plan printed on stderr.
 func (c *Call) Plan(format string, args ...any) {

@@ -31,6 +31,9 @@ func (r *Runtime) bind(h *clientHandle, f *Func, self lua.LValue) *lua.LFunction
 // dispatch runs one call with the shared conventions around it.
 func (r *Runtime) dispatch(c *Call) int {
 	f, L := c.Fn, c.L
+	if t, ok := c.Arg(1).(*lua.LTable); ok && f.DryRunKey != "" && lua.LVAsBool(t.RawGetString(f.DryRunKey)) {
+		c.dryRun = true
+	}
 	if f.Destructive && !c.DryRun() && r.opts.Confirm != nil {
 		if !r.opts.Confirm(r.confirmPrompt(c)) {
 			raise(L, f.Name, &engine.Error{Code: engine.CodeCanceled, Message: "not confirmed; nothing was changed"}, nil)

@@ -20,6 +20,9 @@ type Func struct {
 	Destructive bool     // deletes or resets: the REPL asks first unless --yes
 	Aliases     []string // other names (kafka-python's) bound to the same function
 	SecretArgs  []int    // positions (1-based) of arguments that are secrets: never audited or shown
+	// DryRunKey, when set, is a key of the first argument's table that asks
+	// for a dry run of this call alone: reset_offsets{..., dry_run=true}.
+	DryRunKey string
 	// Run does the work. It returns a Go value (structs with json tags,
 	// slices, maps, scalars) that the dispatcher converts to Lua; a slice of
 	// engine.Item gets batch-error handling.

@@ -1,0 +1,176 @@
+package luaapi
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+func init() {
+	register(
+		&Func{Name: "reset_offsets", Area: "groups", Mutating: true, Destructive: true, DryRunKey: "dry_run",
+			Args:    "{group=, to=[, topics=, dry_run=, force=, partial=]}",
+			Returns: "{{topic=, partition=, current=, target=, clamped=, error=}...}",
+			Summary: "Reset a group's offsets: to earliest, latest, an offset, a shift, a time, another group's, a file's.",
+			Doc: `to is one of:
+  "earliest": the log start offset; "latest": the end (high watermark);
+  "current": the committed offset (the end where nothing is committed, as kafka-consumer-groups does);
+  {offset=N}: offset N on every partition; {shift=N}: the committed offset moved by N (negative goes back; a partition without a commit fails);
+  {timestamp=ms}: the first offset whose record is at or after ms (milliseconds since the epoch); the end where no record is that recent;
+  {datetime="2026-11-30T10:00:00Z"}: the same for an RFC 3339 time (the zone is required);
+  {duration="-1h"}: the same for now minus a duration, in Go's syntax ("-1h30m", "90m") or ISO-8601's ("PT1H", "P1DT2H"); the sign is optional and the time is always in the past, as kafka-consumer-groups --by-duration;
+  {group="other-group"}: the other group's committed offsets;
+  {file="offsets.csv"}: a CSV of topic,partition,offset lines (kafka-consumer-groups --export output; an optional header line, # comments). A relative path is relative to the current directory.
+topics is a topic name, or an array of names (all their partitions) and/or {topic=, partition=} records. Without topics: the partitions in the other group or the file for {group=} and {file=}, else the partitions the group has committed offsets for. Every partition in scope needs a target: one missing from the file or the other group fails with NOT_FOUND.
+Every target is clamped to the partition's [earliest, latest] (clamped=true says it was). current is the committed offset before the reset (-1 where none); target is -1 where none could be worked out (see the row's error).
+The plan is worked out completely before anything changes; if any row has no target, nothing is committed and the call raises that row's error (with partial=true it returns the plan instead, the failed rows carrying their error). Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
+A group with live members is refused with NON_EMPTY_GROUP before anything is worked out (under dry-run too): Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses as well. force=true removes the members first (as remove_group_members(group) does), waits until the group is empty, then commits. It is meant for members whose consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms). Consumers still running learn of their removal at their next heartbeat, their commits under the old member id are refused, and they rejoin and resume from the reset offsets, dropping whatever they were processing; one that rejoins before the commit makes the call fail (TIMEOUT waiting for the group to empty, or UNKNOWN_MEMBER_ID on the commit). Stopping the consumers first remains the safe way.`,
+			Example: `-- billing is empty: rewind it on payments by 5 records, then look at the plan for "earliest" without committing.
+for _, r in ipairs(reset_offsets{group = "billing", topics = "payments", to = {shift = -5}}) do
+  print(r.topic, r.partition, r.current, "->", r.target, r.clamped and "(clamped)" or "")
+end
+local plan = reset_offsets{group = "billing", to = "earliest", dry_run = true}
+print(#plan, plan[1].target)
+-- Copy billing's offsets to a new group.
+reset_offsets{group = "billing-replay", to = {group = "billing"}}
+print(fetch_offsets("billing-replay")[1].offset)`,
+			Run: resetOffsets},
+	)
+}
+
+// resetTargets names the forms of reset_offsets' to=, for errors.
+const resetTargets = `earliest, latest, current, {offset=}, {shift=}, {timestamp=}, {datetime=}, {duration=}, {group=}, {file=}`
+
+func resetOffsets(c *Call) (any, error) {
+	if c.NArgs() > 1 {
+		return nil, argErr("", "takes one table: reset_offsets{group=, to=, topics=, ...}, got %d arguments", c.NArgs())
+	}
+	f := newFields(c.Arg(1), "argument #1", "group", "topics", "to", "dry_run", "force", "partial")
+	if f.err != nil {
+		return nil, f.err
+	}
+	o := engine.ResetOptions{Group: f.str("group", true), Force: f.boolean("force"), DryRun: c.DryRun()}
+	c.partial = f.boolean("partial")
+	f.boolean("dry_run")
+	if f.err == nil && o.Group == "" {
+		f.fail("group", "must be a non-empty string")
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.has("topics") {
+		var err error
+		if o.Topics, o.Partitions, err = topicsOrPartitions(f.get("topics"), "topics"); err != nil {
+			return nil, err
+		}
+	}
+	to, err := resetTarget(f.get("to"))
+	if err != nil {
+		return nil, err
+	}
+	o.To = to
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	res, err := cl.ResetOffsets(c.Ctx(), o)
+	if err != nil {
+		return nil, err
+	}
+	if first, failed := engine.FirstFailure(res.Rows); first != nil && !res.Committed && !c.partial {
+		// No row was committed: say so, rather than let the batch error
+		// list the rows with a target as applied.
+		e := *first
+		e.Message = fmt.Sprintf("%s (%d of %d partitions have no target; nothing was committed: pass partial=true for the plan)", e.Message, failed, len(res.Rows))
+		return nil, &e
+	}
+	if c.DryRun() {
+		if res.Members > 0 {
+			c.Plan("remove the %d live member(s) of group %s first (force=true)", res.Members, o.Group)
+		}
+		for _, r := range res.Rows {
+			if r.Err == nil {
+				clamped := ""
+				if r.Clamped {
+					clamped = " (clamped)"
+				}
+				c.Plan("reset %s %s: %d -> %d%s", o.Group, r.Key(), r.Current, r.Target, clamped)
+			}
+		}
+	}
+	return res.Rows, nil
+}
+
+// resetTarget reads to=.
+func resetTarget(v lua.LValue) (engine.ResetTarget, error) {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return engine.ResetTarget{}, argErr("to", "is required (want %s)", resetTargets)
+	case lua.LString:
+		switch k := strings.ToLower(string(v)); k {
+		case engine.ResetToEarliest, engine.ResetToLatest, engine.ResetToCurrent:
+			return engine.ResetTarget{Kind: k}, nil
+		}
+		return engine.ResetTarget{}, argErr("to", "unknown target %s (want %s)", describe(v), resetTargets)
+	case *lua.LTable:
+		f := newFields(v, "to", "offset", "shift", "timestamp", "datetime", "duration", "group", "file")
+		if f.err != nil {
+			return engine.ResetTarget{}, f.err
+		}
+		n := 0
+		v.ForEach(func(lua.LValue, lua.LValue) { n++ })
+		if n != 1 {
+			return engine.ResetTarget{}, argErr("to", "must have exactly one of offset=, shift=, timestamp=, datetime=, duration=, group=, file=, got %d keys", n)
+		}
+		var t engine.ResetTarget
+		switch {
+		case f.has("offset"):
+			t = engine.ResetTarget{Kind: engine.ResetToOffset, Offset: f.integer("offset", 0, 0)}
+		case f.has("shift"):
+			t = engine.ResetTarget{Kind: engine.ResetShift, Offset: f.integer("shift", -1<<53, 0)}
+		case f.has("timestamp"):
+			t = engine.ResetTarget{Kind: engine.ResetToTimestamp, Timestamp: f.integer("timestamp", 0, 0)}
+		case f.has("datetime"):
+			s := f.str("datetime", true)
+			at, err := time.Parse(time.RFC3339Nano, s)
+			if f.err == nil && err != nil {
+				f.fail("datetime", "must be an RFC 3339 time with a zone like \"2026-11-30T10:00:00Z\", got %q", s)
+			}
+			t = engine.ResetTarget{Kind: engine.ResetToTimestamp, Timestamp: at.UnixMilli()}
+		case f.has("duration"):
+			s := f.str("duration", true)
+			d, err := engine.ParseRelativeDuration(s)
+			if f.err == nil && err != nil {
+				f.fail("duration", "%v", err)
+			}
+			t = engine.ResetTarget{Kind: engine.ResetToTimestamp, Timestamp: time.Now().Add(d).UnixMilli()}
+		case f.has("group"):
+			t = engine.ResetTarget{Kind: engine.ResetToGroup, Group: f.str("group", true)}
+			if f.err == nil && t.Group == "" {
+				f.fail("group", "must be a non-empty string")
+			}
+		case f.has("file"):
+			name := f.str("file", true)
+			if f.err != nil {
+				return t, f.err
+			}
+			fh, err := os.Open(name)
+			if err != nil {
+				return t, argErr("to", "file: %v", err)
+			}
+			defer fh.Close()
+			offsets, err := engine.ParseOffsetsCSV(fh, name)
+			if err != nil {
+				return t, argErr("to", "file: %s", err.Error())
+			}
+			t = engine.ResetTarget{Kind: engine.ResetToExplicit, Source: name, Offsets: offsets}
+		}
+		return t, f.err
+	}
+	return engine.ResetTarget{}, argErr("to", "unknown target %s (want %s)", describe(v), resetTargets)
+}
