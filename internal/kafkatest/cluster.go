@@ -117,8 +117,12 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 }
 
 func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *Cluster, err error) {
-	dir, err := os.MkdirTemp("", "kadmin-kafka-")
+	sweepStale()
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("kafkatest: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, fmt.Errorf("kafkatest: %w", err)
 	}
 	c := &Cluster{
@@ -186,6 +190,28 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 		return nil, err
 	}
 	return c, nil
+}
+
+const (
+	dirPrefix = "kadmin-kafka-"
+	ownerFile = "owner.pid" // pid of the test process that owns the dir
+)
+
+// sweepStale removes cluster dirs left in the temp dir by test processes that
+// died without Close (timeout, Ctrl-C; their JVMs died with them).
+func sweepStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil {
+			continue // being created, kept (KADMIN_KAFKA_KEEP) or not ours
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(d)
+	}
 }
 
 // newClusterID returns a random KRaft cluster id (a base64url Uuid).
@@ -625,6 +651,7 @@ func (c *Cluster) Close() error {
 			}
 		}
 		if os.Getenv(EnvKeep) == "1" {
+			_ = os.Remove(filepath.Join(c.Dir, ownerFile)) // keep it from sweepStale too
 			fmt.Fprintf(os.Stderr, "kafkatest: keeping %s\n", c.Dir)
 		} else if err := os.RemoveAll(c.Dir); err != nil {
 			errs = append(errs, err)

@@ -62,3 +62,9 @@ func lockFile(path string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// processAlive reports whether a process with this pid exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

@@ -18,3 +18,5 @@ func startProcess(cmd *exec.Cmd) error { return errUnsupported }
 func signalGroup(pid int, sig syscall.Signal) error { return errUnsupported }
 
 func lockFile(path string) (func(), error) { return func() {}, nil }
+
+func processAlive(pid int) bool { return true }
