@@ -1,0 +1,21 @@
+// Command fetchjars fills the kafkatest jar cache ahead of the tests (CI
+// calls it through internal/kafkatest/fetch-jars.sh) and prints the
+// directory holding the broker classpath. It honours the same environment
+// as the tests: KADMIN_KAFKA_VERSION, KADMIN_KAFKA_JARS, XDG_CACHE_HOME.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
+)
+
+func main() {
+	dir, err := kafkatest.JarsDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(dir)
+}

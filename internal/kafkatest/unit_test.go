@@ -1,0 +1,93 @@
+package kafkatest
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// These run under -short: they check what the harness renders, not Kafka.
+
+func props(t *testing.T, s string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		require.True(t, ok, line)
+		_, dup := m[k]
+		require.False(t, dup, "duplicate key %s", k)
+		m[k] = v
+	}
+	return m
+}
+
+func testCluster(size int, sasl bool) *Cluster {
+	c := &Cluster{Size: size, Protocol: ProtoPlain, Dir: "/tmp/x"}
+	if sasl {
+		c.Protocol = ProtoSASL
+		c.Mechanisms = []string{MechPlain, MechScram256, MechScram512}
+		c.Users = map[string]string{AdminUser: AdminPassword, AliceUser: AlicePassword}
+	}
+	for i := 0; i < size; i++ {
+		c.nodes = append(c.nodes, &node{id: int32(i + 1), port: 40000 + 2*i, cport: 40001 + 2*i, dir: "/tmp/x/n"})
+	}
+	return c
+}
+
+func TestServerPropertiesSingleSASL(t *testing.T) {
+	c := testCluster(1, true)
+	p := props(t, c.serverProperties(c.nodes[0]))
+	require.Equal(t, "broker,controller", p["process.roles"])
+	require.Equal(t, "1@127.0.0.1:40001", p["controller.quorum.voters"])
+	require.Equal(t, "SASL_PLAINTEXT://127.0.0.1:40000,CONTROLLER://127.0.0.1:40001", p["listeners"])
+	require.Equal(t, "SASL_PLAINTEXT://127.0.0.1:40000", p["advertised.listeners"])
+	require.Equal(t, "CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT", p["listener.security.protocol.map"])
+	require.Equal(t, "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512", p["sasl.enabled.mechanisms"])
+	require.Equal(t, "User:admin;User:ANONYMOUS", p["super.users"])
+	require.Equal(t, "1", p["offsets.topic.replication.factor"])
+	require.Contains(t, p["listener.name.sasl_plaintext.plain.sasl.jaas.config"], `user_alice="alice-secret"`)
+	require.True(t, strings.HasSuffix(p["listener.name.sasl_plaintext.plain.sasl.jaas.config"], ";"))
+}
+
+func TestServerPropertiesThree(t *testing.T) {
+	c := testCluster(3, false)
+	for _, n := range c.nodes {
+		p := props(t, c.serverProperties(n))
+		require.Equal(t, "1@127.0.0.1:40001,2@127.0.0.1:40003,3@127.0.0.1:40005", p["controller.quorum.voters"])
+		require.Equal(t, "3", p["default.replication.factor"])
+		require.Equal(t, "2", p["min.insync.replicas"])
+		require.Equal(t, "3", p["offsets.topic.replication.factor"])
+		require.Empty(t, p["super.users"])
+		require.Contains(t, p["listeners"], "PLAINTEXT://127.0.0.1:")
+	}
+}
+
+func TestFreePortsAndClusterID(t *testing.T) {
+	ports, err := freePorts(6)
+	require.NoError(t, err)
+	seen := map[int]bool{}
+	for _, p := range ports {
+		require.False(t, seen[p])
+		seen[p] = true
+		require.NotContains(t, []int{9092, 9093, 9094, 19092, 19093, 19094}, p)
+	}
+	id := newClusterID()
+	require.Len(t, id, 22)
+	_, err = base64.RawURLEncoding.DecodeString(id)
+	require.NoError(t, err)
+}
+
+func TestSkipReason(t *testing.T) {
+	t.Setenv(EnvSkip, "1")
+	require.Equal(t, "KADMIN_SKIP_KAFKA=1", SkipReason())
+	t.Setenv(EnvSkip, "")
+	if testing.Short() {
+		require.Equal(t, "go test -short", SkipReason())
+	} else {
+		require.Empty(t, SkipReason())
+	}
+}
