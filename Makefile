@@ -1,8 +1,11 @@
 # kadmin-lua: `make demo` starts the REPL on an embedded cluster; `make test`
 # runs everything CI runs (unit tests with -race, then real-Kafka tests).
+SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin/kadmin-lua
 PKGS    := ./...
+# Packages that start real Kafka brokers (JVMs); everything else runs on kfake.
+KAFKA_PKGS := ./internal/kafkatest/ $(wildcard ./integration/*/)
 
 .PHONY: build demo test unit integration docs lint bench clean
 
@@ -17,12 +20,16 @@ unit:
 	$(GO) test -race -short -count=1 $(PKGS)
 
 # Tests against real Apache Kafka 4.x brokers started from Maven Central jars.
+# The full -v log goes to integration.log; the console shows each suite's
+# banner (which Kafka, how many nodes), test log lines, failures and results.
 integration:
-	$(GO) test -race -count=1 -timeout 25m ./internal/kafkatest/ ./integration/...
+	@set -o pipefail; $(GO) test -race -count=1 -timeout 25m -v $(KAFKA_PKGS) 2>&1 | tee integration.log | \
+	  grep -E --line-buffered '^(Apache Kafka|--- FAIL|FAIL|ok |panic:)|^ +[A-Za-z0-9_]+\.go:[0-9]+:'
 
-# Everything: unit, API, examples, cross-checks and the real-Kafka suites.
+# Everything: unit, API, examples, cross-checks, then the real-Kafka suites.
 test: lint
-	$(GO) test -race -count=1 -timeout 28m $(PKGS)
+	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v -e /integration/ -e /internal/kafkatest)
+	$(MAKE) --no-print-directory integration
 
 # Regenerate docs/api.md from the declarations (TestAPIDocIsFresh fails when stale).
 docs:
