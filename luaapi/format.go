@@ -110,7 +110,8 @@ func keyRank(k string) int {
 func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 	var flat, nested []string
 	for _, c := range cols {
-		if holdsRecords(rows, c) {
+		// One level of sub-tables; deeper ones are summarized in a cell.
+		if indent == "" && holdsRecords(rows, c) {
 			nested = append(nested, c)
 		} else {
 			flat = append(flat, c)
@@ -154,7 +155,7 @@ func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 			if !ok {
 				continue
 			}
-			if subRows, subCols, ok := recordRows(sub); ok {
+			if subRows, subCols, ok := subTable(sub); ok {
 				b.WriteString(renderTable(subRows, subCols, indent+"  "))
 			}
 		}
@@ -166,16 +167,53 @@ func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 // of records.
 func holdsRecords(rows []*lua.LTable, c string) bool {
 	for _, row := range rows {
-		if t, ok := row.RawGetString(c).(*lua.LTable); ok && t.Len() > 0 {
+		if t, ok := row.RawGetString(c).(*lua.LTable); ok {
 			if _, isErr := t.RawGetString("code").(lua.LString); isErr {
 				continue
 			}
-			if _, _, ok := recordRows(t); ok && !isTopicPartitions(t) {
+			if _, _, ok := subTable(t); ok && !isTopicPartitions(t) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// subTable reads a nested value as rows: an array of records as it is, or a
+// map of records (describe_configs' configs) as rows sorted by key, the key
+// in a first column named "name".
+func subTable(t *lua.LTable) ([]*lua.LTable, []string, bool) {
+	if t.Len() > 0 {
+		return recordRows(t)
+	}
+	var keys []string
+	allRecords := true
+	t.ForEach(func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		rec, isTable := v.(*lua.LTable)
+		if !ok || !isTable || (isArray(rec) && rec.Len() > 0) {
+			allRecords = false
+			return
+		}
+		keys = append(keys, string(ks))
+	})
+	if !allRecords || len(keys) == 0 {
+		return nil, nil, false
+	}
+	slices.Sort(keys)
+	arr := &lua.LTable{}
+	for _, k := range keys {
+		src := t.RawGetString(k).(*lua.LTable)
+		row := &lua.LTable{Metatable: src.Metatable}
+		src.ForEach(func(kk, vv lua.LValue) { row.RawSet(kk, vv) })
+		row.RawSetString("name", lua.LString(k))
+		arr.Append(row)
+	}
+	rows, cols, ok := recordRows(arr)
+	if ok {
+		cols = append([]string{"name"}, slices.DeleteFunc(cols, func(c string) bool { return c == "name" })...)
+	}
+	return rows, cols, ok
 }
 
 // isTopicPartitions: an array of {topic=, partition=} only (an assignment),
