@@ -177,7 +177,7 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 					continue
 				}
 				answers[r] = nil
-				got[r] = describedConfigs(r, rr.Configs)
+				got[r] = describedConfigs(r, rr.Configs, o.Synonyms)
 			}
 		}
 		return answers, nil
@@ -197,7 +197,9 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 	return out, nil
 }
 
-func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResourceConfig) DescribedConfigs {
+// describedConfigs maps a response; synonyms are kept only when asked for
+// (some brokers send them regardless).
+func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResourceConfig, synonyms bool) DescribedConfigs {
 	d := DescribedConfigs{Type: r.Type, Name: r.Name, Configs: make(map[string]ConfigEntry, len(cfgs))}
 	for _, rc := range cfgs {
 		e := ConfigEntry{Value: rc.Value, Source: rc.Source.String(), Sensitive: rc.IsSensitive, ReadOnly: rc.ReadOnly}
@@ -205,6 +207,9 @@ func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResou
 			e.Source = kmsg.ConfigSourceDefaultConfig.String() // DescribeConfigs v0
 		}
 		for _, s := range rc.ConfigSynonyms {
+			if !synonyms {
+				break
+			}
 			e.Synonyms = append(e.Synonyms, ConfigSynonym{Name: s.Name, Value: s.Value, Source: s.Source.String()})
 		}
 		if e.Sensitive {

@@ -275,6 +275,9 @@ func cell(v lua.LValue) string {
 			for i := 1; i <= v.Len(); i++ {
 				e := v.RawGetInt(i)
 				if _, nested := e.(*lua.LTable); nested {
+					if v.Len() == 1 {
+						return "[1 item]"
+					}
 					return fmt.Sprintf("[%d items]", v.Len())
 				}
 				parts = append(parts, cell(e))
