@@ -104,6 +104,9 @@ function M.parse(spec)
     M.usage_error(string.format("expected %s argument%s, got %d", spec.max == spec.min and tostring(spec.min)
       or ("at least " .. spec.min), spec.min == 1 and "" or "s", #out))
   end
+  if spec.max == 0 and #out > 0 then
+    M.usage_error(string.format("takes no arguments, got %d (%s)", #out, table.concat(out, " ")))
+  end
   if spec.max and #out > spec.max then
     M.usage_error(string.format("expected at most %d argument%s, got %d (%s)", spec.max, spec.max == 1 and "" or "s",
       #out, table.concat(out, " ")))
