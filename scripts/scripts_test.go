@@ -1,0 +1,523 @@
+package scripts_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
+)
+
+// env is a fresh demo cluster (docs/demo.md) and an independent kadm client
+// for checking what the runbooks really did.
+type env struct {
+	t   *testing.T
+	c   *demo.Cluster
+	adm *kadm.Client
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := demo.Start(ctx)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs...))
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return &env{t: t, c: c, adm: kadm.NewClient(cl)}
+}
+
+// result is how one `kadmin-lua [--dry-run] run scripts/NAME.lua ARGS...`
+// ended: the error (nil, or a *luaapi.RunError whose Kind gives the exit
+// code), the failed checks (exit 4 when there are any), the returned value as
+// -o json prints it, and what went to stdout and stderr.
+type result struct {
+	err    *luaapi.RunError
+	checks []string
+	json   string
+	rows   []map[string]any
+	stdout string
+	stderr string
+}
+
+// run runs a script the way the CLI's `run` command does: a new runtime bound
+// to the cluster, DoFile with the arguments, the values formatted per -o json.
+func (e *env) run(dryRun bool, script string, args ...string) result {
+	e.t.Helper()
+	var stdout, stderr bytes.Buffer
+	rt := luaapi.New(luaapi.Options{
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second},
+		Stdout: &stdout, Stderr: &stderr, DryRun: dryRun, Output: "json",
+	})
+	defer rt.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	vals, err := rt.DoFile(ctx, script, args)
+	var r result
+	if err != nil {
+		re, ok := err.(*luaapi.RunError)
+		require.True(e.t, ok, "want *luaapi.RunError, got %T: %v", err, err)
+		r.err = re
+	} else if len(vals) > 0 {
+		out, ferr := rt.Format(vals, "json")
+		require.NoError(e.t, ferr)
+		r.json = out
+		_ = json.Unmarshal([]byte(out), &r.rows) // runbooks return arrays of records
+	}
+	r.checks = rt.CheckFailures()
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	return r
+}
+
+// ok runs a script that must not raise and returns its result.
+func (e *env) ok(dryRun bool, script string, args ...string) result {
+	e.t.Helper()
+	r := e.run(dryRun, script, args...)
+	require.Nil(e.t, r.err, "%s %v: %+v\nstderr: %s", script, args, r.err, r.stderr)
+	return r
+}
+
+// usage runs a script with bad arguments: it must end with kafka.fail (exit
+// 1), name the problem and give the usage line.
+func (e *env) usage(script string, want string, args ...string) {
+	e.t.Helper()
+	r := e.run(false, script, args...)
+	require.NotNil(e.t, r.err, "%s %v should have failed", script, args)
+	assert.Equal(e.t, luaapi.KindScript, r.err.Kind)
+	assert.Contains(e.t, r.err.Message, want)
+	assert.Contains(e.t, r.err.Message, "usage: "+script)
+}
+
+func (e *env) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	e.t.Cleanup(cancel)
+	return ctx
+}
+
+// topics lists topics through a brand-new client (a kgo client that listed
+// before may answer from its cache).
+func (e *env) topics() kadm.TopicDetails {
+	e.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.c.Addrs...))
+	require.NoError(e.t, err)
+	defer cl.Close()
+	td, err := kadm.NewClient(cl).ListTopics(e.ctx())
+	require.NoError(e.t, err)
+	return td
+}
+
+func (e *env) partitions(topic string) int {
+	e.t.Helper()
+	td, ok := e.topics()[topic]
+	require.True(e.t, ok, "topic %s should exist", topic)
+	return len(td.Partitions)
+}
+
+func (e *env) config(topic, key string) string {
+	e.t.Helper()
+	rc, err := e.adm.DescribeTopicConfigs(e.ctx(), topic)
+	require.NoError(e.t, err)
+	c, err := rc.On(topic, nil)
+	require.NoError(e.t, err)
+	for _, kv := range c.Configs {
+		if kv.Key == key {
+			return kv.MaybeValue()
+		}
+	}
+	return ""
+}
+
+// committed gives a group's committed offsets on topic by partition.
+func (e *env) committed(group, topic string) map[int32]int64 {
+	e.t.Helper()
+	out := map[int32]int64{}
+	os, err := e.adm.FetchOffsets(e.ctx(), group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return out
+	}
+	require.NoError(e.t, err)
+	for p, o := range os[topic] {
+		out[p] = o.At
+	}
+	return out
+}
+
+func num(v any) int { f, _ := v.(float64); return int(f) }
+
+// Every runbook has a test and a usage comment, and docs/runbooks.md lists it.
+func TestEveryScriptIsTestedAndDocumented(t *testing.T) {
+	scripts, err := filepath.Glob("*.lua")
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+
+	tests := map[string]bool{}
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		require.NoError(t, err)
+		for name, obj := range af.Scope.Objects {
+			if obj.Kind == ast.Fun && strings.HasPrefix(name, "Test") {
+				tests[name] = true
+			}
+		}
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "docs", "runbooks.md"))
+	require.NoError(t, err)
+
+	for _, s := range scripts {
+		name := strings.TrimSuffix(s, ".lua")
+		var camel strings.Builder
+		for _, part := range strings.Split(name, "-") {
+			camel.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+		assert.True(t, tests["Test"+camel.String()], "%s has no test: write Test%s in scripts_test.go", s, camel.String())
+
+		src, err := os.ReadFile(s)
+		require.NoError(t, err)
+		text := string(src)
+		assert.True(t, strings.HasPrefix(text, "-- "+s+": "), "%s must start with a comment \"-- %s: what it does\"", s, s)
+		header := text[:strings.Index(text, "\nlocal ")]
+		for _, want := range []string{"-- Usage:    kadmin-lua run scripts/" + s, "-- Arguments:", "-- Exit codes:", "-- Example:"} {
+			assert.Contains(t, header, want, "%s's header comment", s)
+		}
+		assert.Contains(t, string(docs), "scripts/"+s, "docs/runbooks.md should list %s", s)
+	}
+}
+
+func TestHelpPrintsTheHeader(t *testing.T) {
+	e := &env{t: t, c: &demo.Cluster{Addrs: []string{"127.0.0.1:1"}}} // --help never connects
+	r := e.ok(false, "add-partitions.lua", "--help")
+	assert.True(t, strings.HasPrefix(r.stdout, "add-partitions.lua: raise a topic to COUNT partitions."), r.stdout)
+	assert.Contains(t, r.stdout, "Exit codes:")
+	assert.Empty(t, r.json)
+}
+
+func TestAddPartitions(t *testing.T) {
+	e := newEnv(t)
+	const s = "add-partitions.lua"
+
+	r := e.ok(true, s, "orders", "12")
+	assert.Equal(t, 6, e.partitions("orders"), "dry-run changed nothing")
+	require.Len(t, r.rows, 1)
+	assert.Equal(t, true, r.rows[0]["dry_run"])
+	assert.Equal(t, 12, num(r.rows[0]["after"]))
+	assert.Contains(t, r.stderr, "dry-run: create_partitions: raise orders to 12 partitions")
+
+	r = e.ok(false, s, "orders", "12")
+	assert.Equal(t, 12, e.partitions("orders"))
+	assert.Equal(t, map[string]any{"topic": "orders", "before": 6.0, "after": 12.0, "changed": true, "dry_run": false}, r.rows[0])
+	assert.Contains(t, r.stderr, "INFO orders: 6 -> 12 partitions")
+
+	r = e.ok(false, s, "orders", "12") // already there: nothing to do
+	assert.Equal(t, false, r.rows[0]["changed"])
+	assert.Equal(t, 12, e.partitions("orders"))
+
+	r = e.run(false, s, "orders", "3")
+	require.NotNil(t, r.err)
+	assert.Equal(t, luaapi.KindScript, r.err.Kind)
+	assert.Contains(t, r.err.Message, "orders has 12 partitions; Kafka cannot lower a partition count (asked for 3)")
+	assert.Equal(t, 12, e.partitions("orders"))
+
+	r = e.run(false, s, "no-such-topic", "3")
+	require.NotNil(t, r.err)
+	assert.Equal(t, luaapi.KindKafka, r.err.Kind)
+	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", r.err.Code)
+
+	e.usage(s, `COUNT must be a positive integer, got "x"`, "orders", "x")
+	e.usage(s, `COUNT must be a positive integer, got "0"`, "orders", "0")
+	e.usage(s, "expected 2 arguments, got 1", "orders")
+	e.usage(s, "unknown flag --max", "orders", "12", "--max", "3")
+	assert.Equal(t, 12, e.partitions("orders"))
+}
+
+func writeSpec(t *testing.T, spec string) string {
+	p := filepath.Join(t.TempDir(), "topics.json")
+	require.NoError(t, os.WriteFile(p, []byte(spec), 0o600))
+	return p
+}
+
+func TestEnsureTopics(t *testing.T) {
+	e := newEnv(t)
+	const s = "ensure-topics.lua"
+	spec := writeSpec(t, `[
+  {"name": "orders", "partitions": 12, "configs": {"retention.ms": 86400000, "cleanup.policy": "delete"}},
+  {"name": "payments", "replication_factor": 3, "configs": {"cleanup.policy": ["compact"]}},
+  {"name": "audit-log", "partitions": 1, "replication_factor": 2},
+  {"name": "shipments", "partitions": 4, "replication_factor": 3, "configs": {"retention.ms": 604800000}}
+]`)
+	status := func(r result) map[string]string {
+		out := map[string]string{}
+		for _, row := range r.rows {
+			out[row["name"].(string)] = row["status"].(string)
+		}
+		return out
+	}
+	want := map[string]string{"orders": "update", "payments": "ok", "audit-log": "drift", "shipments": "create"}
+
+	// --dry-run: the diff, nothing changed, the drift fails a check.
+	r := e.ok(true, s, spec)
+	assert.Equal(t, want, status(r))
+	assert.NotContains(t, e.topics(), "shipments")
+	assert.Equal(t, 6, e.partitions("orders"))
+	assert.Equal(t, "259200000", e.config("orders", "retention.ms"))
+	assert.Equal(t, []string{"audit-log has replication factor 3, the spec says 2 (plan_reassignment can move it)"}, r.checks)
+	assert.Contains(t, r.json, `"setting": "retention.ms"`)
+	assert.Contains(t, r.stderr, "dry-run: alter_configs: topic:orders: set retention.ms=86400000")
+
+	// For real: created, raised, altered; the drift still fails its check.
+	r = e.ok(false, s, spec)
+	assert.Equal(t, want, status(r))
+	assert.Equal(t, 4, e.partitions("shipments"))
+	assert.Equal(t, "604800000", e.config("shipments", "retention.ms"))
+	assert.Equal(t, 12, e.partitions("orders"))
+	assert.Equal(t, "86400000", e.config("orders", "retention.ms"))
+	assert.Equal(t, "lz4", e.config("orders", "compression.type"), "configs the spec does not name are kept")
+	assert.Equal(t, "compact", e.config("payments", "cleanup.policy"))
+	assert.Len(t, r.checks, 1)
+	assert.Contains(t, r.stderr, "4 topics: 1 created, 1 updated, 1 in sync, 1 with drift to fix by hand")
+
+	// Again: converged, only the drift is left.
+	r = e.ok(false, s, spec)
+	assert.Equal(t, map[string]string{"orders": "ok", "payments": "ok", "audit-log": "drift", "shipments": "ok"}, status(r))
+	assert.Len(t, r.checks, 1)
+
+	// Fewer partitions than the topic has is drift, never a change.
+	r = e.ok(false, s, writeSpec(t, `[{"name": "orders", "partitions": 3}]`))
+	assert.Equal(t, map[string]string{"orders": "drift"}, status(r))
+	assert.Equal(t, []string{"orders has 12 partitions, the spec says 3 (Kafka cannot lower a partition count)"}, r.checks)
+	assert.Equal(t, 12, e.partitions("orders"))
+
+	// A mistake anywhere in the file changes nothing, not even the good specs before it.
+	for _, c := range []struct{ spec, want string }{
+		{`[{"name": "fresh-1"}, {"name": "fresh-2", "partitions": "x"}]`, `topic #2 (fresh-2): partitions must be a positive integer, got "x"`},
+		{`[{"name": "fresh-1"}, {"name": "fresh-2", "partition": 3}]`, `topic #2 (fresh-2): unknown key "partition"`},
+		{`[{"name": "fresh-1"}, {"partitions": 3}]`, `topic #2: name must be a non-empty string`},
+		{`[{"name": "fresh-1"}, {"name": "fresh-1"}]`, `topic #2 (fresh-1): listed twice (also topic #1)`},
+		{`[{"name": "fresh-1", "configs": {"retention.ms": {"a": 1}}}]`, `config retention.ms must be a string, number, boolean or array of strings`},
+		{`{"name": "fresh-1"}`, `must be a JSON array of topic specs`},
+		{`[{"name": "fresh-1"`, `not valid JSON`},
+	} {
+		r := e.run(false, s, writeSpec(t, c.spec))
+		require.NotNil(t, r.err, c.spec)
+		assert.Equal(t, luaapi.KindScript, r.err.Kind, c.spec)
+		assert.Contains(t, r.err.Message, c.want, c.spec)
+	}
+	assert.NotContains(t, e.topics(), "fresh-1")
+	e.usage(s, "cannot read", filepath.Join(t.TempDir(), "missing.json"))
+	e.usage(s, "expected 1 argument, got 0")
+}
+
+func TestCheckLag(t *testing.T) {
+	e := newEnv(t)
+	const s = "check-lag.lua"
+
+	r := e.ok(false, s, "--max", "20")
+	assert.Equal(t, []string{"orders-processor: lags 56 records (max 20)"}, r.checks)
+	require.Len(t, r.rows, 2)
+	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "total_lag": 15.0, "max": 20.0, "ok": true}, r.rows[0])
+	assert.Equal(t, false, r.rows[1]["ok"])
+	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records or unreadable: orders-processor")
+
+	r = e.ok(false, s, "--max=100")
+	assert.Empty(t, r.checks)
+	assert.Contains(t, r.stderr, "2 groups within 100 records of the end")
+
+	r = e.ok(false, s, "billing", "no-such-group", "--max", "15")
+	assert.Equal(t, []string{"no-such-group: GROUP_ID_NOT_FOUND: The group id does not exist."}, r.checks)
+	require.Len(t, r.rows, 2)
+	assert.Equal(t, true, r.rows[0]["ok"])
+
+	e.usage(s, "--max is required")
+	e.usage(s, `--max must be a non-negative integer, got "-1"`, "--max", "-1")
+	e.usage(s, "--max needs a value", "--max")
+}
+
+func TestResetOffsets(t *testing.T) {
+	e := newEnv(t)
+	const s = "reset-offsets.lua"
+	before := map[int32]int64{0: 28, 1: 25, 2: 52}
+	require.Equal(t, before, e.committed("billing", "payments"))
+
+	r := e.ok(true, s, "billing", "earliest")
+	assert.Equal(t, before, e.committed("billing", "payments"), "dry-run commits nothing")
+	require.Len(t, r.rows, 3)
+	assert.Equal(t, true, r.rows[0]["dry_run"])
+	assert.Contains(t, r.stderr, "dry-run: billing: would reset 3 partitions to earliest: 3 moved, 105 records rewound, 0 skipped")
+
+	e.ok(false, s, "billing", "shift:-5", "payments:1")
+	assert.Equal(t, map[int32]int64{0: 28, 1: 20, 2: 52}, e.committed("billing", "payments"))
+
+	e.ok(false, s, "billing", "shift:+3", "payments")
+	assert.Equal(t, map[int32]int64{0: 31, 1: 23, 2: 52}, e.committed("billing", "payments"), "clamped at the end")
+
+	r = e.ok(false, s, "billing", "earliest")
+	assert.Equal(t, map[int32]int64{0: 0, 1: 0, 2: 0}, e.committed("billing", "payments"))
+	assert.Equal(t, 31.0, r.rows[0]["current"])
+
+	e.ok(false, s, "billing", "offset:10", "payments")
+	assert.Equal(t, map[int32]int64{0: 10, 1: 10, 2: 10}, e.committed("billing", "payments"))
+
+	// A time in the future: every partition goes to its end.
+	e.ok(false, s, "billing", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	assert.Equal(t, map[int32]int64{0: 32, 1: 36, 2: 52}, e.committed("billing", "payments"))
+
+	// An hour and a half ago is before every demo record: the start.
+	e.ok(false, s, "billing", "duration:-90m")
+	assert.Equal(t, map[int32]int64{0: 0, 1: 0, 2: 0}, e.committed("billing", "payments"))
+
+	r = e.run(false, s, "orders-processor", "earliest")
+	require.NotNil(t, r.err)
+	assert.Equal(t, luaapi.KindKafka, r.err.Kind)
+	assert.Equal(t, "NON_EMPTY_GROUP", r.err.Code)
+
+	e.usage(s, `TO must be earliest, latest, current`, "billing", "yesterday")
+	e.usage(s, `shift must be an integer, got "x"`, "billing", "shift:x")
+	e.usage(s, `offset must be a non-negative integer, got "-1"`, "billing", "offset:-1")
+	e.usage(s, `TOPIC must be a topic name or TOPIC:PARTITION, got "payments:x"`, "billing", "latest", "payments:x")
+	e.usage(s, "expected at least 2 arguments, got 1", "billing")
+	assert.Equal(t, map[int32]int64{0: 0, 1: 0, 2: 0}, e.committed("billing", "payments"))
+}
+
+func TestCopyGroupOffsets(t *testing.T) {
+	e := newEnv(t)
+	const s = "copy-group-offsets.lua"
+
+	r := e.ok(true, s, "billing", "billing-v2")
+	assert.Empty(t, e.committed("billing-v2", "payments"), "dry-run commits nothing")
+	require.Len(t, r.rows, 3)
+
+	r = e.ok(false, s, "billing", "billing-v2")
+	assert.Equal(t, e.committed("billing", "payments"), e.committed("billing-v2", "payments"))
+	assert.Equal(t, -1.0, r.rows[0]["current"])
+	assert.Contains(t, r.stderr, "billing-v2: copied 3 partition offsets from billing")
+
+	e.ok(false, s, "orders-processor", "orders-replay", "orders")
+	assert.Equal(t, map[int32]int64{0: 40, 1: 51, 2: 23, 3: 63, 4: 29, 5: 38}, e.committed("orders-replay", "orders"))
+
+	r = e.run(false, s, "no-such-group", "x")
+	require.NotNil(t, r.err)
+	assert.Equal(t, luaapi.KindScript, r.err.Kind)
+	assert.Contains(t, r.err.Message, "no-such-group has no committed offsets (does it exist?); nothing changed")
+	r = e.run(false, s, "billing", "billing-v3", "orders")
+	require.NotNil(t, r.err)
+	assert.Contains(t, r.err.Message, "billing has no committed offsets on orders; nothing changed")
+	assert.Empty(t, e.committed("billing-v3", "orders"))
+
+	e.usage(s, "FROM and TO are the same group (billing)", "billing", "billing")
+	e.usage(s, "expected at least 2 arguments, got 1", "billing")
+}
+
+func TestClusterHealth(t *testing.T) {
+	e := newEnv(t)
+	const s = "cluster-health.lua"
+
+	r := e.ok(false, s)
+	assert.Empty(t, r.checks)
+	require.Len(t, r.rows, 1)
+	assert.Equal(t, "kadmin-lua-demo", r.rows[0]["cluster_id"])
+	assert.Equal(t, 3, num(r.rows[0]["brokers"]))
+	assert.Equal(t, 10, num(r.rows[0]["partitions"]))
+	assert.Equal(t, []any{}, r.rows[0]["problems"])
+	assert.Contains(t, r.stderr, "kadmin-lua-demo: 3 brokers")
+
+	r = e.ok(false, s, "--brokers", "5")
+	assert.Equal(t, []string{"3 of 5 brokers are up"}, r.checks)
+
+	// kfake always reports full ISRs and a leader: answer Metadata with a
+	// cluster in trouble instead. orders[0] has no leader, orders[1] one
+	// replica in sync (below min.insync.replicas=2), payments[2] one replica
+	// offline.
+	sick := e.sickMetadata(func(t *kmsg.MetadataResponseTopic) {
+		for i := range t.Partitions {
+			p := &t.Partitions[i]
+			switch {
+			case *t.Topic == "orders" && p.Partition == 0:
+				p.Leader, p.ISR = -1, nil
+			case *t.Topic == "orders" && p.Partition == 1:
+				p.ISR = p.Replicas[:1]
+			case *t.Topic == "payments" && p.Partition == 2:
+				p.ISR, p.OfflineReplicas = p.Replicas[:2], p.Replicas[2:]
+			}
+		}
+	})
+	r = e.ok(false, s)
+	require.Positive(t, sick.Load(), "the script read the doctored metadata")
+	assert.Equal(t, []string{
+		"1 partition without a leader: orders[0]",
+		"2 partitions under-replicated: orders[1], payments[2]",
+		"1 partition below min.insync.replicas: orders[1]",
+	}, r.checks)
+	row := r.rows[0]
+	assert.Equal(t, []int{1, 2, 1}, []int{num(row["offline"]), num(row["under_replicated"]), num(row["under_min_isr"])})
+	problems := row["problems"].([]any)
+	require.Len(t, problems, 4)
+	assert.Equal(t, "offline: no leader", problems[0].(map[string]any)["problem"])
+	assert.Equal(t, "under-replicated: 2 of 3 replicas in sync, 1 replica(s) offline", problems[3].(map[string]any)["problem"])
+
+	e.usage(s, "takes no arguments, got 1 (x)", "x")
+	e.usage(s, `--brokers must be a positive integer, got "0"`, "--brokers", "0")
+}
+
+// sickMetadata makes every Metadata request from now on answered with the
+// cluster's real metadata passed through doctor, and counts the answers.
+func (e *env) sickMetadata(doctor func(*kmsg.MetadataResponseTopic)) *atomic.Int64 {
+	e.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.c.Addrs...))
+	require.NoError(e.t, err)
+	defer cl.Close()
+	full, err := kmsg.NewPtrMetadataRequest().RequestWith(e.ctx(), cl)
+	require.NoError(e.t, err)
+	byName := map[string]kmsg.MetadataResponseTopic{}
+	for _, t := range full.Topics {
+		t.Partitions = append([]kmsg.MetadataResponseTopicPartition(nil), t.Partitions...)
+		doctor(&t)
+		byName[*t.Topic] = t
+	}
+	var hits atomic.Int64
+	fake := e.c.Fake()
+	fake.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		mreq := req.(*kmsg.MetadataRequest)
+		resp := *full
+		resp.Topics = nil
+		if mreq.Topics == nil {
+			for _, t := range full.Topics {
+				resp.Topics = append(resp.Topics, byName[*t.Topic])
+			}
+		}
+		for _, rt := range mreq.Topics {
+			for _, t := range full.Topics {
+				if (rt.Topic != nil && *rt.Topic == *t.Topic) || (rt.Topic == nil && rt.TopicID == t.TopicID) {
+					resp.Topics = append(resp.Topics, byName[*t.Topic])
+				}
+			}
+		}
+		resp.SetVersion(req.GetVersion())
+		hits.Add(1)
+		return &resp, nil, true
+	})
+	return &hits
+}
