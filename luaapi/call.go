@@ -17,6 +17,9 @@ type Call struct {
 	h       *clientHandle
 	base    int  // stack index of the first argument (2 for method calls)
 	partial bool // {partial=true}: return failed items instead of raising
+	// validateOnly: {validate_only=true} asked the broker to check without
+	// applying, so nothing is written to the audit log.
+	validateOnly bool
 	dryRun  bool // this call asked for a dry run (Func.DryRunKey)
 	plan    []string
 }
@@ -58,6 +61,7 @@ func (c *Call) Options(n int, allowed ...string) (*fields, error) {
 	}
 	f := newFields(v, "options", append(allowed, "partial")...)
 	c.partial = f.boolean("partial")
+	c.validateOnly = f.has("validate_only") && lua.LVAsBool(f.get("validate_only"))
 	return f, f.err
 }
 

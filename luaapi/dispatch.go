@@ -55,7 +55,7 @@ func (r *Runtime) dispatch(c *Call) int {
 		if c.DryRun() {
 			markDryRun(lv)
 			r.printPlan(c, items)
-		} else {
+		} else if !c.validateOnly {
 			r.audit(c, items, nil)
 		}
 	}

@@ -3,7 +3,9 @@ package luaapi
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -230,11 +232,50 @@ func (r *Runtime) DoFile(ctx context.Context, path string, args []string) ([]lua
 	if err != nil {
 		return nil, &RunError{Kind: KindScript, Message: "cannot read script: " + err.Error()}
 	}
-	text := string(src)
+	r.setPackagePath(filepath.Dir(path))
+	return r.runScript(ctx, path, string(src), args)
+}
+
+// DoFS runs a script from fsys (the runbooks built into the binary) the
+// way DoFile runs one from disk; require finds modules in fsys next to it.
+func (r *Runtime) DoFS(ctx context.Context, fsys fs.FS, path string, args []string) ([]lua.LValue, error) {
+	src, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, &RunError{Kind: KindScript, Message: "cannot read script: " + err.Error()}
+	}
+	r.addFSLoader(fsys, pathpkg.Dir(path))
+	return r.runScript(ctx, path, string(src), args)
+}
+
+// addFSLoader lets require("a.b") find dir/a/b.lua in fsys, after the
+// usual searchers.
+func (r *Runtime) addFSLoader(fsys fs.FS, dir string) {
+	loaders, ok := r.L.GetField(r.L.GetGlobal("package"), "loaders").(*lua.LTable)
+	if !ok {
+		return
+	}
+	loaders.Append(r.L.NewFunction(func(L *lua.LState) int {
+		name := pathpkg.Join(dir, strings.ReplaceAll(L.CheckString(1), ".", "/")+".lua")
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			L.Push(lua.LString("\n\tno built-in file '" + name + "'"))
+			return 1
+		}
+		fn, err := L.Load(strings.NewReader(string(src)), name)
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(fn)
+		return 1
+	}))
+}
+
+// runScript compiles and runs a script with lua.c's `arg` and `...`.
+func (r *Runtime) runScript(ctx context.Context, name, text string, args []string) ([]lua.LValue, error) {
 	if strings.HasPrefix(text, "#!") { // allow a shebang line, as lua.c does
 		text = "--" + text
 	}
-	r.setPackagePath(filepath.Dir(path))
+	path := name
 	fn, err := r.Compile(path, text)
 	if err != nil {
 		return nil, err

@@ -196,6 +196,7 @@ func TestAuditLogOneLinePerMutationWithoutSecrets(t *testing.T) {
 	c.env["KADMIN_SASL_PASSWORD"] = "secret"
 	code := c.run("-b", cl.addrs, "--sasl-mechanism", "PLAIN", "--sasl-username", "admin", "--audit-log", audit, "-e", `
 		local n = #list_topics()
+		create_topics({"checked-only"}, {validate_only=true}) -- changes nothing: not audited
 		create_topics({{name="new1", partitions=2}, {name="taken"}}, {partial=true})
 		delete_topics{"new1"}
 		return n`)
@@ -224,6 +225,7 @@ func TestAuditLogOneLinePerMutationWithoutSecrets(t *testing.T) {
 	assert.Equal(t, map[string]string{"new1": "ok", "taken": "TOPIC_ALREADY_EXISTS"}, outcomes)
 	assert.Equal(t, "delete_topics", entries[1]["op"])
 	assert.NotContains(t, topicNames(t, adm), "new1")
+	assert.NotContains(t, string(b), "checked-only")
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -260,4 +262,25 @@ func TestTerminalStdinIsNeverRunAsAScript(t *testing.T) {
 	code := c.run()
 	assert.NotEqual(t, ExitCheck, code)
 	assert.NotContains(t, c.stderr.String(), "kadmin-lua: 1 check failed")
+}
+
+func TestRunBuiltInRunbookWhenNoSuchFile(t *testing.T) {
+	cl := newCluster(t)
+	adm := cl.admin(t)
+	_, err := adm.CreateTopic(ctx(t), 2, 3, nil, "grow-me")
+	require.NoError(t, err)
+	c := newCLI(t)
+	// No add-partitions.lua in the working directory: the built-in runbook
+	// runs, and its require("lib.args") is found in the binary too.
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "-o", "json", "run", "add-partitions.lua", "grow-me", "5"), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), `"after": 5`)
+	td, err := adm.ListTopics(ctx(t), "grow-me")
+	require.NoError(t, err)
+	assert.Len(t, td["grow-me"].Partitions, 5)
+}
+
+func TestRunBuiltInRunbookBadArgumentsExit1(t *testing.T) {
+	c := newCLI(t)
+	require.Equal(t, ExitScript, c.run("run", "add-partitions", "only-a-topic"))
+	assert.Contains(t, c.stderr.String(), "usage")
 }
