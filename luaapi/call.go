@@ -20,8 +20,8 @@ type Call struct {
 	// validateOnly: {validate_only=true} asked the broker to check without
 	// applying, so nothing is written to the audit log.
 	validateOnly bool
-	dryRun  bool // this call asked for a dry run (Func.DryRunKey)
-	plan    []string
+	dryRun       bool // this call asked for a dry run (Func.DryRunKey)
+	plan         []string
 }
 
 // Ctx is the call's context: Ctrl-C cancels it.
