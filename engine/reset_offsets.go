@@ -115,7 +115,7 @@ func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult,
 	res.Members = members
 	if members > 0 && !o.Force {
 		return res, &Error{Code: kerr.NonEmptyGroup.Message, Resource: o.Group,
-			Message: fmt.Sprintf("group %s has %d live member(s): stop its consumers first (or force=true removes the members)", o.Group, members)}
+			Message: fmt.Sprintf("group %s has %d live member(s): stop its consumers first (or force it: force=true in reset_offsets, --force in the runbooks, removes the members)", o.Group, members)}
 	}
 
 	commits, ferr := c.fetchOffsets(ctx, o.Group)
