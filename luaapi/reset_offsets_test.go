@@ -228,7 +228,7 @@ func TestResetOffsetsLiveGroup(t *testing.T) {
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "NON_EMPTY_GROUP", re.Code, src)
-		assert.Contains(t, re.Message, "group live has 1 live member(s): stop its consumers first (or force=true removes the members)", src)
+		assert.Contains(t, re.Message, "group live has 1 live member(s): stop its consumers first (or force it: force=true in reset_offsets, --force in the runbooks, removes the members)", src)
 	}
 	assert.Equal(t, "events[0]=5 events[1]=5", committed(t, e, "live"))
 
