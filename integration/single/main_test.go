@@ -144,14 +144,20 @@ type lrt struct {
 // kafka.connect.
 func runtimeAs(t *testing.T, mech, user, password string) *lrt {
 	t.Helper()
+	return runtimeWith(t, engine.Config{
+		Brokers: cluster.Brokers(),
+		Timeout: 20 * time.Second,
+		SASL:    &engine.SASLConfig{Mechanism: mech, Username: user, Password: engine.Secret(password)},
+	}, map[string]string{engine.PasswordEnv: password})
+}
+
+// runtimeWith builds a runtime for cfg whose kafka.env (and so the password
+// kafka.connect reads) is env.
+func runtimeWith(t *testing.T, cfg engine.Config, env map[string]string) *lrt {
+	t.Helper()
 	r := &lrt{t: t, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
-	env := map[string]string{engine.PasswordEnv: password}
 	r.rt = luaapi.New(luaapi.Options{
-		Config: engine.Config{
-			Brokers: cluster.Brokers(),
-			Timeout: 20 * time.Second,
-			SASL:    &engine.SASLConfig{Mechanism: mech, Username: user, Password: engine.Secret(password)},
-		},
+		Config: cfg,
 		Stdout: r.stdout,
 		Stderr: r.stderr,
 		Env:    func(k string) string { return env[k] },
