@@ -125,7 +125,7 @@ func TestClientQuotas(t *testing.T) {
 		return out
 	}
 	want := map[string]map[string]float64{
-		"user=" + user: {"producer_byte_rate": 1048576, "consumer_byte_rate": 2097152},
+		"user=" + user:                     {"producer_byte_rate": 1048576, "consumer_byte_rate": 2097152},
 		"client-id=reporting,user=" + user: {"request_percentage": 50},
 	}
 	var got map[string]map[string]float64
