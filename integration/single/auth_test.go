@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -53,16 +54,6 @@ func TestWrongPassword(t *testing.T) {
 			assert.NotContains(t, r.stdout.String()+r.stderr.String(), wrong)
 		})
 	}
-}
-
-type aclRow struct {
-	Principal    string `json:"principal"`
-	Host         string `json:"host"`
-	Operation    string `json:"operation"`
-	Permission   string `json:"permission"`
-	ResourceType string `json:"resource_type"`
-	ResourceName string `json:"resource_name"`
-	PatternType  string `json:"pattern_type"`
 }
 
 // aliceACLs lists alice's ACLs through the independent client.
@@ -117,7 +108,7 @@ func TestAuthorization(t *testing.T) {
 	}
 
 	// Grant through kadmin-lua.
-	var created []aclRow
+	var created []engine.ACL
 	admin.json(fmt.Sprintf(`return create_acls{
 		{principal="User:alice", operation="describe", resource_type="topic", resource_name=%q},
 	}`, topic), &created)
@@ -141,7 +132,7 @@ func TestAuthorization(t *testing.T) {
 
 	// Revoke through kadmin-lua.
 	var deleted []struct {
-		Deleted []aclRow `json:"deleted"`
+		Deleted []engine.ACL `json:"deleted"`
 	}
 	admin.json(`return delete_acls{{principal="User:alice"}}`, &deleted)
 	require.Len(t, deleted, 1)
@@ -176,7 +167,7 @@ func TestDescribeACLsPatterns(t *testing.T) {
 	t.Cleanup(func() { r.run(fmt.Sprintf(`delete_acls{{principal=%q}}`, bob)) })
 
 	describe := func(filter string) []string {
-		var rows []aclRow
+		var rows []engine.ACL
 		r.json(`return describe_acls`+filter, &rows)
 		var out []string
 		for _, a := range rows {
