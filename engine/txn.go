@@ -383,6 +383,13 @@ func (c *Client) FenceProducers(ctx context.Context, ids []string) ([]FencedProd
 				return err
 			}
 			if e := kafkaErr(resp.ErrorCode, nil, id); e != nil {
+				// kerr calls CONCURRENT_TRANSACTIONS final; it is not
+				// (Java's is a RetriableException): a real broker answers
+				// it while it aborts the fenced producer's open
+				// transaction, and the retry then bumps the epoch.
+				if resp.ErrorCode == kerr.ConcurrentTransactions.Code {
+					e.Retriable = true
+				}
 				return e
 			}
 			f.ProducerID, f.ProducerEpoch = resp.ProducerID, resp.ProducerEpoch

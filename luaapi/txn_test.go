@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -164,4 +165,21 @@ func TestFindHangingTransactions(t *testing.T) {
 	assert.Equal(t, `[]`, e.json(fmt.Sprintf(`return find_hanging_transactions{max_age_ms = 0, brokers = {%d}}`, leader+100)))
 	re := e.runErr(`find_hanging_transactions{max_age_ms = -1}`)
 	assert.Contains(t, re.Message, `find_hanging_transactions: options: max_age_ms must be a non-negative integer, got -1`)
+}
+
+// Real Kafka answers InitProducerId with CONCURRENT_TRANSACTIONS while it
+// aborts the open transaction of the producer being fenced (seen on 4.1.2,
+// integration/single): fence_producers retries it.
+func TestFenceProducersRetriesConcurrentTransactions(t *testing.T) {
+	e := newEnv(t)
+	e.run(`create_topics{{name = "tx", partitions = 1}}`)
+	openTxn(e, "tx-busy", "tx")
+	e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.InitProducerID}, Err: kerr.ConcurrentTransactions, Count: 2})
+	e.run(`
+		local r = fence_producers("tx-busy")
+		assert(#r == 1 and r[1].error == nil and r[1].producer_epoch >= 0)
+	`)
+	d, err := e.adm.DescribeTransactions(e.ctx(), "tx-busy")
+	require.NoError(t, err)
+	assert.Greater(t, d["tx-busy"].ProducerEpoch, int16(0))
 }

@@ -322,6 +322,8 @@ func (c *Cluster) serverProperties(n *node) string {
 			// ANONYMOUS: the PLAINTEXT controller listener authorizes broker
 			// registration (CLUSTER_ACTION) as User:ANONYMOUS.
 			{"super.users", "User:" + AdminUser + ";User:ANONYMOUS"},
+			// Enables delegation tokens (they need SASL, which this listener has).
+			{"delegation.token.secret.key", "kadmin-lua-test-token-key"},
 		}...)
 	}
 	var b strings.Builder
