@@ -197,15 +197,22 @@ type partState struct {
 	Err      int16
 }
 
+// rawClient is a brand-new client for one raw request, a context bounding
+// it, and a func closing both.
+func rawClient(t *testing.T) (*kgo.Client, context.Context, func()) {
+	t.Helper()
+	cl, err := need(t).Client(kgo.DialTimeout(2 * time.Second))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return cl, ctx, func() { cancel(); cl.Close() }
+}
+
 // metadata asks the cluster directly (a raw kmsg.MetadataRequest through a
 // brand-new client, so nothing comes from a cache) for topic's partitions.
 func metadata(t *testing.T, topic string) (map[int32]partState, error) {
 	t.Helper()
-	cl, err := need(t).Client(kgo.DialTimeout(2 * time.Second))
-	require.NoError(t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	cl, ctx, done := rawClient(t)
+	defer done()
 	req := kmsg.NewPtrMetadataRequest()
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr(topic)

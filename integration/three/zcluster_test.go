@@ -4,7 +4,6 @@ package three
 // restarts a node, so it runs after the others.
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -235,11 +233,8 @@ func TestUnregisterBroker(t *testing.T) {
 // DescribeCluster with IncludeFencedBrokers (v2, Kafka 4.0+).
 func registered(t *testing.T) (live, fenced []int32) {
 	t.Helper()
-	cl, err := need(t).Client(kgo.DialTimeout(2 * time.Second))
-	require.NoError(t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	cl, ctx, done := rawClient(t)
+	defer done()
 	req := kmsg.NewPtrDescribeClusterRequest()
 	req.Version = 2
 	req.IncludeFencedBrokers = true
