@@ -74,7 +74,9 @@ func (t TopicDescription) Failure() *Error { return t.Err }
 
 // DescribeTopics describes the named topics (all topics when names is empty),
 // in name order. A missing topic gets UNKNOWN_TOPIC_OR_PARTITION; a topic
-// still being created (LEADER_NOT_AVAILABLE) is retried until the deadline.
+// still being created (LEADER_NOT_AVAILABLE) is retried until the deadline;
+// an offline partition (no leader, offline replicas) is leader -1 with its
+// error on the partition, not a failure of the topic.
 func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDescription, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
@@ -116,8 +118,11 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 				pi := PartitionInfo{Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
 					Replicas: orEmpty(p.Replicas), ISR: orEmpty(p.ISR), OfflineReplicas: orEmpty(p.OfflineReplicas)}
 				pi.Err = AsError(p.Err, fmt.Sprintf("%s[%d]", n, p.Partition))
-				if pi.Err != nil && pi.Err.Retriable && p.Leader < 0 {
-					// A new topic whose leaders are not elected yet: ask again.
+				if pi.Err != nil && pi.Err.Retriable && p.Leader < 0 && len(p.OfflineReplicas) == 0 {
+					// A new topic whose leaders are not elected yet: ask
+					// again. An offline partition (Kafka answers
+					// LEADER_NOT_AVAILABLE, leader -1 and the replicas on
+					// dead brokers as offline) is described as it is.
 					answers[n] = pi.Err
 				}
 				d.Partitions = append(d.Partitions, pi)

@@ -23,7 +23,7 @@ if ok then print(q.leader, q.epoch, #q.voters) else print(q.code) end`,
 		&Func{Name: "unregister_broker", Area: "brokers", Mutating: true, Destructive: true, Args: "(id)",
 			Returns: "{broker=}",
 			Summary: "Remove a decommissioned broker's registration from the cluster metadata.",
-			Doc: `For a broker shut down for good (KIP-500): its id stops being listed and its replicas can be reassigned. A broker that is still running registers again; Kafka answers BROKER_ID_NOT_REGISTERED for an unknown id.
+			Doc: `For a broker shut down for good (KIP-500): its id stops being listed and its replicas can be reassigned. Kafka does not refuse a running broker: Apache Kafka 4.1 drops its registration, and the broker process goes on running unregistered (its heartbeats get STALE_BROKER_EPOCH) until it is restarted, so unregister only brokers that are shut down. Kafka answers BROKER_ID_NOT_REGISTERED for an id it does not know, including one already unregistered.
 Under --dry-run nothing changes; the plan says whether the broker is currently registered (live). Needs a KRaft cluster (Kafka 3.3+); the embedded demo cluster does not implement it.`,
 			Example: `local ok, err = pcall(unregister_broker, 99)
 print(ok or err.code)`,
@@ -51,7 +51,7 @@ func unregisterBroker(c *Call) (any, error) {
 		}
 		state := "not in the cluster metadata now"
 		if live {
-			state = "registered and live now: a running broker registers again"
+			state = "registered and live now: a running broker stays unregistered until it is restarted"
 		}
 		c.Plan("unregister broker %d (%s)", id, state)
 		return &engine.UnregisteredBroker{Broker: int32(id)}, nil

@@ -1,0 +1,187 @@
+package three
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type configEntry struct {
+	Value     *string `json:"value"`
+	Source    string  `json:"source"`
+	Sensitive bool    `json:"sensitive"`
+	ReadOnly  bool    `json:"read_only"`
+	Synonyms  []struct {
+		Name   string  `json:"name"`
+		Value  *string `json:"value"`
+		Source string  `json:"source"`
+	} `json:"synonyms"`
+}
+
+type configResource struct {
+	Type    string                 `json:"type"`
+	Name    string                 `json:"name"`
+	Configs map[string]configEntry `json:"configs"`
+}
+
+func describeBroker(t *testing.T, e *env, broker string, keys ...string) configResource {
+	t.Helper()
+	opts := "{synonyms = true}"
+	if len(keys) > 0 {
+		opts = "{synonyms = true, keys = {"
+		for _, k := range keys {
+			opts += fmt.Sprintf("%q,", k)
+		}
+		opts += "}}"
+	}
+	var res []configResource
+	e.decode(fmt.Sprintf(`return describe_configs({broker = %s}, %s)`, broker, opts), &res)
+	require.Len(t, res, 1)
+	return res[0]
+}
+
+func val(c configEntry) string { return deref(c.Value) }
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// describe_configs on a real broker returns its full config set with
+// sources; alter_configs on one broker and on the cluster default shows up
+// as DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG.
+func TestBrokerConfigs(t *testing.T) {
+	e := newEnv(t)
+	b := describeBroker(t, e, "2")
+	assert.Equal(t, "broker", b.Type)
+	assert.Equal(t, "2", b.Name)
+	assert.Greater(t, len(b.Configs), 100, "a real broker describes all its configs")
+	sources := map[string]int{}
+	for _, c := range b.Configs {
+		sources[c.Source]++
+	}
+	t.Logf("broker 2: %d configs by source: %v", len(b.Configs), sources)
+	assert.Greater(t, sources["DEFAULT_CONFIG"], 100)
+	assert.Greater(t, sources["STATIC_BROKER_CONFIG"], 10)
+
+	for key, want := range map[string][2]string{
+		"node.id": {"2", "STATIC_BROKER_CONFIG"},
+		// Kafka 4.x controllers write the static min.insync.replicas as the
+		// cluster-wide dynamic default when the cluster is formatted
+		// (KIP-966, eligible leader replicas).
+		"min.insync.replicas":        {"2", "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+		"log.dirs":                   {"", "STATIC_BROKER_CONFIG"},
+		"default.replication.factor": {"3", "STATIC_BROKER_CONFIG"},
+		"broker.session.timeout.ms":  {"4000", "STATIC_BROKER_CONFIG"},
+		"auto.create.topics.enable":  {"false", "STATIC_BROKER_CONFIG"},
+		"num.network.threads":        {"3", "DEFAULT_CONFIG"},
+		"log.retention.hours":        {"168", "DEFAULT_CONFIG"},
+		"message.max.bytes":          {"1048588", "DEFAULT_CONFIG"},
+	} {
+		c, ok := b.Configs[key]
+		if assert.True(t, ok, key) {
+			if want[0] != "" {
+				assert.Equal(t, want[0], val(c), key)
+			}
+			assert.Equal(t, want[1], c.Source, key)
+		}
+	}
+	// Synonyms, highest precedence first.
+	var syns []string
+	for _, s := range b.Configs["min.insync.replicas"].Synonyms {
+		syns = append(syns, s.Name+"="+deref(s.Value)+" "+s.Source)
+	}
+	assert.Equal(t, []string{
+		"min.insync.replicas=2 DYNAMIC_DEFAULT_BROKER_CONFIG",
+		"min.insync.replicas=2 STATIC_BROKER_CONFIG",
+		"min.insync.replicas=1 DEFAULT_CONFIG",
+	}, syns)
+	assert.True(t, b.Configs["node.id"].ReadOnly)
+	assert.False(t, b.Configs["message.max.bytes"].ReadOnly, "message.max.bytes is a dynamic config")
+
+	// The cluster-wide default resource has only dynamic defaults: so far
+	// only the min.insync.replicas the controller wrote.
+	d := describeBroker(t, e, `"default"`)
+	assert.Equal(t, "", d.Name)
+	assert.Equal(t, "2", val(d.Configs["min.insync.replicas"]))
+	for k, c := range d.Configs {
+		assert.Equal(t, "DYNAMIC_DEFAULT_BROKER_CONFIG", c.Source, k)
+	}
+
+	// Alter broker 2 and the cluster default.
+	t.Cleanup(func() {
+		e.run(`alter_configs{{broker = 2, delete = {"log.cleaner.backoff.ms"}},
+			{broker = "default", delete = {"message.max.bytes"}}}`)
+	})
+	e.run(`return alter_configs{{broker = 2, set = {["log.cleaner.backoff.ms"] = 16000}},
+		{broker = "default", set = {["message.max.bytes"] = 2000000}}}`)
+
+	// A broker applies dynamic configs when it reads them from the metadata
+	// log, so the describe may see the old value for a moment: poll.
+	var b1, b2 configResource
+	waitFor(t, "dynamic configs visible", time.Minute, func() (bool, string) {
+		b1 = describeBroker(t, e, "1", "message.max.bytes", "log.cleaner.backoff.ms")
+		b2 = describeBroker(t, e, "2", "message.max.bytes", "log.cleaner.backoff.ms")
+		s := fmt.Sprintf("b1 %s/%s %s/%s; b2 %s/%s %s/%s",
+			val(b1.Configs["message.max.bytes"]), b1.Configs["message.max.bytes"].Source,
+			val(b1.Configs["log.cleaner.backoff.ms"]), b1.Configs["log.cleaner.backoff.ms"].Source,
+			val(b2.Configs["message.max.bytes"]), b2.Configs["message.max.bytes"].Source,
+			val(b2.Configs["log.cleaner.backoff.ms"]), b2.Configs["log.cleaner.backoff.ms"].Source)
+		return val(b1.Configs["message.max.bytes"]) == "2000000" && val(b2.Configs["message.max.bytes"]) == "2000000" &&
+			val(b2.Configs["log.cleaner.backoff.ms"]) == "16000", s
+	})
+	assert.Equal(t, "DYNAMIC_DEFAULT_BROKER_CONFIG", b1.Configs["message.max.bytes"].Source)
+	assert.Equal(t, "DYNAMIC_DEFAULT_BROKER_CONFIG", b2.Configs["message.max.bytes"].Source)
+	assert.Equal(t, "DYNAMIC_BROKER_CONFIG", b2.Configs["log.cleaner.backoff.ms"].Source)
+	assert.Equal(t, "DEFAULT_CONFIG", b1.Configs["log.cleaner.backoff.ms"].Source, "only broker 2 was altered")
+	syn := b2.Configs["message.max.bytes"].Synonyms
+	require.Len(t, syn, 2)
+	assert.Equal(t, "DYNAMIC_DEFAULT_BROKER_CONFIG", syn[0].Source)
+	assert.Equal(t, "DEFAULT_CONFIG", syn[1].Source)
+	d = describeBroker(t, e, `"default"`)
+	assert.Equal(t, "2000000", val(d.Configs["message.max.bytes"]))
+	assert.Equal(t, "DYNAMIC_DEFAULT_BROKER_CONFIG", d.Configs["message.max.bytes"].Source)
+
+	// A separate client sees the same.
+	adm := admin(t)
+	rc, err := adm.DescribeBrokerConfigs(ctxFor(t, time.Minute), 2)
+	require.NoError(t, err)
+	r, err := rc.On("2", nil)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, c := range r.Configs {
+		if c.Key == "message.max.bytes" || c.Key == "log.cleaner.backoff.ms" {
+			got[c.Key] = c.MaybeValue() + " " + c.Source.String()
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"message.max.bytes":      "2000000 DYNAMIC_DEFAULT_BROKER_CONFIG",
+		"log.cleaner.backoff.ms": "16000 DYNAMIC_BROKER_CONFIG",
+	}, got)
+
+	// Deleting goes back to the static/default value.
+	e.run(`alter_configs{{broker = 2, delete = {"log.cleaner.backoff.ms"}},
+		{broker = "default", delete = {"message.max.bytes"}}}`)
+	waitFor(t, "dynamic configs removed", time.Minute, func() (bool, string) {
+		b2 = describeBroker(t, e, "2", "message.max.bytes", "log.cleaner.backoff.ms")
+		s := fmt.Sprintf("%s/%s %s/%s", val(b2.Configs["message.max.bytes"]), b2.Configs["message.max.bytes"].Source,
+			val(b2.Configs["log.cleaner.backoff.ms"]), b2.Configs["log.cleaner.backoff.ms"].Source)
+		return b2.Configs["message.max.bytes"].Source == "DEFAULT_CONFIG" &&
+			b2.Configs["log.cleaner.backoff.ms"].Source == "DEFAULT_CONFIG", s
+	})
+
+	// Real Kafka refuses a static (read-only) broker config.
+	re := e.runErr(`alter_configs{broker = 1, set = {["node.id"] = 7}}`)
+	assert.Equal(t, "INVALID_REQUEST", re.Code, re.Message)
+	re = e.runErr(`describe_configs{broker = 99}`)
+	assert.Equal(t, "BROKER_NOT_AVAILABLE", re.Code, re.Message)
+	// validate_only changes nothing.
+	e.run(`alter_configs({broker = 1, set = {["log.cleaner.backoff.ms"] = 17000}}, {validate_only = true})`)
+	b1 = describeBroker(t, e, "1", "log.cleaner.backoff.ms")
+	assert.Equal(t, "DEFAULT_CONFIG", b1.Configs["log.cleaner.backoff.ms"].Source)
+}
