@@ -93,3 +93,13 @@ func (c *Call) Table(n int, what string) (*lua.LTable, error) {
 	}
 	return t, nil
 }
+
+// clientAfterOptions checks the options table at argument n (a function
+// whose only option is partial) and returns the client: the common start
+// of most functions' Run.
+func (c *Call) clientAfterOptions(n int) (*engine.Client, error) {
+	if _, err := c.Options(n); err != nil {
+		return nil, err
+	}
+	return c.Client()
+}

@@ -125,10 +125,7 @@ func deleteGroupOffsets(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(3); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(3)
 	if err != nil {
 		return nil, err
 	}

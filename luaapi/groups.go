@@ -100,10 +100,7 @@ func describeGroups(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(2)
 	if err != nil {
 		return nil, err
 	}
@@ -168,10 +165,7 @@ func commitOffsets(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(3); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(3)
 	if err != nil {
 		return nil, err
 	}

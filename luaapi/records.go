@@ -31,10 +31,7 @@ func deleteRecords(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(2)
 	if err != nil {
 		return nil, err
 	}

@@ -59,10 +59,7 @@ func namesCall(c *Call, what string, optional bool, fn func(*engine.Client, []st
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(2); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(2)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +96,7 @@ func alterShareGroupOffsets(c *Call) (any, error) {
 	if len(offsets) == 0 {
 		return nil, argErr("offsets", "must name at least one partition")
 	}
-	if _, err := c.Options(3); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(3)
 	if err != nil {
 		return nil, err
 	}
@@ -124,10 +118,7 @@ func deleteShareGroupOffsets(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Options(3); err != nil {
-		return nil, err
-	}
-	cl, err := c.Client()
+	cl, err := c.clientAfterOptions(3)
 	if err != nil {
 		return nil, err
 	}
