@@ -44,7 +44,9 @@ func (r *Runtime) dispatch(c *Call) int {
 		err = nil // a typed nil *engine.Error returned as error is no error
 	}
 	if err != nil {
-		if f.Mutating && !c.DryRun() {
+		// A call that failed as a whole is audited, unless it never ran:
+		// bad arguments, a dry run, a validate-only request.
+		if f.Mutating && !c.DryRun() && !c.validateOnly && toEngineError(L, err).Code != engine.CodeInvalidArgument {
 			r.audit(c, nil, err)
 		}
 		raise(L, f.Name, err, nil)
