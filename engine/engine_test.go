@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
 	"errors"
 	"testing"
 	"time"
@@ -119,4 +122,15 @@ func TestAsErrorCodes(t *testing.T) {
 	e := AsError(kerr.SaslAuthenticationFailed, "")
 	assert.Contains(t, e.Message, "authentication failed")
 	assert.Equal(t, "t: TOPIC_ALREADY_EXISTS: x", (&Error{Code: "TOPIC_ALREADY_EXISTS", Message: "x", Resource: "t"}).Error())
+}
+
+func TestTLSErrorsAreFinal(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("unable to dial: %w", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}),
+		fmt.Errorf("unable to dial: %w", tls.AlertError(42)),
+	} {
+		e := AsError(err, "")
+		assert.Equal(t, CodeTLS, e.Code, err.Error())
+		assert.False(t, e.Retriable, "a rejected certificate is rejected again: no retry until the deadline")
+	}
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +22,7 @@ const (
 	CodeTimeout         = "TIMEOUT"
 	CodeNetwork         = "NETWORK"
 	CodeAuth            = "AUTH"
+	CodeTLS             = "TLS"
 	CodeCanceled        = "CANCELED"
 	CodeDryRun          = "DRY_RUN"
 	CodeNotFound        = "NOT_FOUND"
@@ -106,6 +109,11 @@ func AsError(err error, resource string) *Error {
 		// the request at all (too old, or not KRaft for quorum requests).
 		out.Code = kerr.UnsupportedVersion.Message
 		out.Message = "the broker does not support this request (it does not advertise the API: too old, or not KRaft?)"
+	case isTLSErr(err):
+		// A certificate the client rejects (or a handshake the broker
+		// refuses) fails the same way every time: say so at once.
+		out.Code = CodeTLS
+		out.Message = "TLS handshake failed: " + err.Error()
 	case isAuthErr(err):
 		out.Code = CodeAuth
 		out.Message = "authentication failed: " + err.Error()
@@ -125,6 +133,21 @@ func isAuthCode(ke *kerr.Error) bool {
 func isAuthErr(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "SASL") && (strings.Contains(s, "authentication") || strings.Contains(s, "auth"))
+}
+
+func isTLSErr(err error) bool {
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	var ae tls.AlertError
+	var rh tls.RecordHeaderError
+	if errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci) ||
+		errors.As(err, &ae) || errors.As(err, &rh) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "tls: ") || strings.Contains(s, "x509: ")
 }
 
 func isNetErr(err error) bool {
