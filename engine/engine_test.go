@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
