@@ -18,25 +18,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while the CLI writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = kafkatest.SyncBuffer
 
 // cli is the CLI behind a fake process State: buffers for the streams, a
 // map for the environment, a channel for signals, a recorded exit.

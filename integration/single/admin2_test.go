@@ -23,8 +23,8 @@ func TestConfigsOnARealBroker(t *testing.T) {
 	r := adminRT(t, kafkatest.MechScram256)
 
 	// Broker 1: hundreds of configs, with static, default and dynamic sources.
-	r.run(`alter_configs{{broker=1, set={["log.cleaner.backoff.ms"]="16000"}}}`)
-	t.Cleanup(func() { r.run(`alter_configs{{broker=1, delete={"log.cleaner.backoff.ms"}}}`) })
+	r.Run(`alter_configs{{broker=1, set={["log.cleaner.backoff.ms"]="16000"}}}`)
+	t.Cleanup(func() { r.Run(`alter_configs{{broker=1, delete={"log.cleaner.backoff.ms"}}}`) })
 	var b engine.DescribedConfigs
 	require.Eventually(t, func() bool {
 		var dc []engine.DescribedConfigs
@@ -61,14 +61,14 @@ func TestConfigsOnARealBroker(t *testing.T) {
 	assert.Equal(t, "DYNAMIC_BROKER_CONFIG", syn[0].Source)
 	assert.Equal(t, "DEFAULT_CONFIG", syn[len(syn)-1].Source)
 	res := runBin(t, kafkatest.MechPlain, kafkatest.AdminUser, kafkatest.AdminPassword, "-o", "json", "-e", `return describe_configs{broker=1}`)
-	assert.Equal(t, 0, res.code)
-	assert.NotContains(t, res.stdout+res.stderr, kafkatest.AdminPassword)
-	assert.NotContains(t, res.stdout+res.stderr, kafkatest.AlicePassword)
+	assert.Equal(t, 0, res.Code)
+	assert.NotContains(t, res.Stdout+res.Stderr, kafkatest.AdminPassword)
+	assert.NotContains(t, res.Stdout+res.Stderr, kafkatest.AlicePassword)
 
 	// Broker loggers.
 	const logger = "kafka.server.ReplicaManager"
-	r.run(fmt.Sprintf(`alter_configs{{broker_logger=1, set={[%q]="DEBUG"}}}`, logger))
-	t.Cleanup(func() { r.run(fmt.Sprintf(`alter_configs{{broker_logger=1, delete={%q}}}`, logger)) })
+	r.Run(fmt.Sprintf(`alter_configs{{broker_logger=1, set={[%q]="DEBUG"}}}`, logger))
+	t.Cleanup(func() { r.Run(fmt.Sprintf(`alter_configs{{broker_logger=1, delete={%q}}}`, logger)) })
 	var lg []engine.DescribedConfigs
 	r.json(`return describe_configs{broker_logger=1}`, &lg)
 	require.Len(t, lg, 1)
@@ -81,10 +81,10 @@ func TestConfigsOnARealBroker(t *testing.T) {
 	// append/subtract on a list config: real Kafka starts from the default
 	// ("delete") and de-duplicates.
 	topic := unique("cfg-list")
-	r.run(fmt.Sprintf(`create_topics(%q)`, topic))
+	r.Run(fmt.Sprintf(`create_topics(%q)`, topic))
 	step := func(op, want string) {
 		t.Helper()
-		r.run(fmt.Sprintf(`alter_configs{{topic=%q, %s}}`, topic, op))
+		r.Run(fmt.Sprintf(`alter_configs{{topic=%q, %s}}`, topic, op))
 		eventuallyConfig(t, adm, topic, "cleanup.policy", want, "DYNAMIC_TOPIC_CONFIG")
 	}
 	step(`append={["cleanup.policy"]="compact"}`, "delete,compact")
@@ -93,9 +93,9 @@ func TestConfigsOnARealBroker(t *testing.T) {
 	step(`subtract={["cleanup.policy"]="delete"}`, "compact")
 	step(`append={["cleanup.policy"]="delete"}`, "compact,delete")
 	step(`subtract={["cleanup.policy"]={"compact", "delete"}}`, "")
-	re := r.runErr(fmt.Sprintf(`alter_configs{{topic=%q, append={["retention.ms"]="5"}}}`, topic))
+	re := r.RunErr(fmt.Sprintf(`alter_configs{{topic=%q, append={["retention.ms"]="5"}}}`, topic))
 	assert.Equal(t, "INVALID_CONFIG", re.Code, "append to a non-list config: %s", re.Message)
-	re = r.runErr(fmt.Sprintf(`alter_configs{{topic=%q, set={["no.such.config"]="5"}}}`, topic))
+	re = r.RunErr(fmt.Sprintf(`alter_configs{{topic=%q, set={["no.such.config"]="5"}}}`, topic))
 	assert.Equal(t, "INVALID_CONFIG", re.Code, "unknown config name: %s", re.Message)
 
 	// list_config_resources.
@@ -123,7 +123,7 @@ func TestRecordsAndOffsetsOnARealBroker(t *testing.T) {
 	adm := admin(t)
 	r := adminRT(t, kafkatest.MechScram512)
 	topic := unique("records")
-	r.run(fmt.Sprintf(`create_topics{{name=%q, partitions=1}}`, topic))
+	r.Run(fmt.Sprintf(`create_topics{{name=%q, partitions=1}}`, topic))
 	cl, err := cluster.Client(kgo.DefaultProduceTopic(topic))
 	require.NoError(t, err)
 	defer cl.Close()
@@ -157,7 +157,7 @@ func TestRecordsAndOffsetsOnARealBroker(t *testing.T) {
 	so, _ := start.Lookup(topic, 0)
 	assert.Equal(t, int64(4), so.Offset)
 	// Beyond the high watermark: OFFSET_OUT_OF_RANGE.
-	re := r.runErr(fmt.Sprintf(`delete_records{{topic=%q, partition=0, offset=100}}`, topic))
+	re := r.RunErr(fmt.Sprintf(`delete_records{{topic=%q, partition=0, offset=100}}`, topic))
 	assert.Equal(t, "OFFSET_OUT_OF_RANGE", re.Code)
 	// -1: up to the high watermark.
 	r.json(fmt.Sprintf(`return delete_records{{topic=%q, partition=0, offset=-1}}`, topic), &dr)
@@ -172,7 +172,7 @@ func TestTransactionsOnARealBroker(t *testing.T) {
 	r := adminRT(t, kafkatest.MechPlain)
 	topic := unique("txn")
 	txid := unique("txid")
-	r.run(fmt.Sprintf(`create_topics{{name=%q, partitions=1}}`, topic))
+	r.Run(fmt.Sprintf(`create_topics{{name=%q, partitions=1}}`, topic))
 	produce(t, topic, 1, 2) // offsets 0-1, committed (not transactional)
 
 	cl, err := cluster.Client(kgo.TransactionalID(txid), kgo.DefaultProduceTopic(topic),
@@ -247,7 +247,7 @@ func TestTransactionsOnARealBroker(t *testing.T) {
 	// The fenced producer cannot commit.
 	err = cl.EndTransaction(ctx, kgo.TryCommit)
 	assert.Error(t, err, "a fenced producer must not commit")
-	re := r.runErr(`describe_transactions("no-such-txid-` + txid + `")`)
+	re := r.RunErr(`describe_transactions("no-such-txid-` + txid + `")`)
 	assert.Equal(t, "TRANSACTIONAL_ID_NOT_FOUND", re.Code)
 }
 
@@ -259,7 +259,7 @@ func TestGroupAdminOnARealBroker(t *testing.T) {
 	r := adminRT(t, kafkatest.MechScram256)
 	topic, other := unique("ga"), unique("ga-other")
 	group := unique("ga-group")
-	r.run(fmt.Sprintf(`create_topics{{name=%q, partitions=2}, {name=%q, partitions=1}}`, topic, other))
+	r.Run(fmt.Sprintf(`create_topics{{name=%q, partitions=2}, {name=%q, partitions=1}}`, topic, other))
 	produce(t, topic, 2, 10)
 	produce(t, other, 1, 4)
 
@@ -303,7 +303,7 @@ func TestGroupAdminOnARealBroker(t *testing.T) {
 
 	// Offsets on `other` too, committed by an admin (Kafka refuses admin
 	// commits while the group has members).
-	r.run(fmt.Sprintf(`commit_offsets(%q, {{topic=%q, partition=0, offset=2}})`, group, other))
+	r.Run(fmt.Sprintf(`commit_offsets(%q, {{topic=%q, partition=0, offset=2}})`, group, other))
 
 	// reset_offsets: to {shift=-3}, then earliest on one partition.
 	var rows []map[string]any
@@ -325,7 +325,7 @@ func TestGroupAdminOnARealBroker(t *testing.T) {
 	assert.Equal(t, int64(7), o.At)
 
 	// delete_group_offsets now succeeds; the other topic's commit stays.
-	r.run(fmt.Sprintf(`delete_group_offsets(%q, %q)`, group, topic))
+	r.Run(fmt.Sprintf(`delete_group_offsets(%q, %q)`, group, topic))
 	offs, err = adm.FetchOffsets(ctxT(t, 20*time.Second), group)
 	require.NoError(t, err)
 	_, ok := offs.Lookup(topic, 0)

@@ -36,7 +36,7 @@ func TestSCRAMUserLifecycle(t *testing.T) {
 		assert.Equal(t, user, x["user"])
 		assert.Nil(t, x["error"])
 	}
-	assert.NotContains(t, r.stdout.String()+r.stderr.String(), password)
+	assert.NotContains(t, r.Stdout.String()+r.Stderr.String(), password)
 
 	// The independent client sees both credentials.
 	described, err := adm.DescribeUserSCRAMs(ctxT(t, 20*time.Second), user)
@@ -76,17 +76,17 @@ func TestSCRAMUserLifecycle(t *testing.T) {
 	carolEnv.json(login(kafkatest.MechScram256), &got)
 	assert.Equal(t, "ok", got)
 	bin := runBin(t, kafkatest.MechScram512, user, password, "-e", `return #describe_cluster().brokers`)
-	assert.Equal(t, 0, bin.code)
-	assert.Equal(t, "1", strings.TrimSpace(bin.stdout))
+	assert.Equal(t, 0, bin.Code)
+	assert.Equal(t, "1", strings.TrimSpace(bin.Stdout))
 
 	// Delete the SHA-512 credential: that login now fails, SHA-256 still works.
-	r.run(fmt.Sprintf(`alter_user_scram_credentials{delete={{user=%q, mechanism="SCRAM-SHA-512"}}}`, user))
+	r.Run(fmt.Sprintf(`alter_user_scram_credentials{delete={{user=%q, mechanism="SCRAM-SHA-512"}}}`, user))
 	waitLogin(kafkatest.MechScram512, "SASL_AUTHENTICATION_FAILED")
 	carolEnv.json(login(kafkatest.MechScram256), &got)
 	assert.Equal(t, "ok", got)
-	re := r.runErr(fmt.Sprintf(`alter_user_scram_credentials{delete={{user=%q, mechanism="SCRAM-SHA-512"}}}`, user))
+	re := r.RunErr(fmt.Sprintf(`alter_user_scram_credentials{delete={{user=%q, mechanism="SCRAM-SHA-512"}}}`, user))
 	assert.Equal(t, "RESOURCE_NOT_FOUND", re.Code)
-	r.run(fmt.Sprintf(`alter_user_scram_credentials{delete={{user=%q, mechanism="SCRAM-SHA-256"}}}`, user))
+	r.Run(fmt.Sprintf(`alter_user_scram_credentials{delete={{user=%q, mechanism="SCRAM-SHA-256"}}}`, user))
 	described, err = adm.DescribeUserSCRAMs(ctxT(t, 20*time.Second), user)
 	require.NoError(t, err)
 	assert.Error(t, described[user].Err, "no credentials left")
@@ -98,7 +98,7 @@ func TestClientQuotas(t *testing.T) {
 	adm := admin(t)
 	user := unique("quota-user")
 	r := adminRT(t, kafkatest.MechScram256)
-	r.run(fmt.Sprintf(`alter_client_quotas{
+	r.Run(fmt.Sprintf(`alter_client_quotas{
 		{entity={user=%[1]q}, set={producer_byte_rate=1048576, consumer_byte_rate=2097152}},
 		{entity={user=%[1]q, client_id="reporting"}, set={request_percentage=50}},
 	}`, user))
@@ -138,11 +138,11 @@ func TestClientQuotas(t *testing.T) {
 	require.Len(t, described, 1)
 	assert.Equal(t, float64(1048576), described[0].Quotas["producer_byte_rate"])
 
-	r.run(fmt.Sprintf(`alter_client_quotas{{entity={user=%q}, remove={"producer_byte_rate"}}}`, user))
+	r.Run(fmt.Sprintf(`alter_client_quotas{{entity={user=%q}, remove={"producer_byte_rate"}}}`, user))
 	want["user="+user] = map[string]float64{"consumer_byte_rate": 2097152}
 	assert.Eventually(t, func() bool { got = read(); return assert.ObjectsAreEqual(want, got) }, 20*time.Second, 100*time.Millisecond)
 	assert.Equal(t, want, got)
-	re := r.runErr(fmt.Sprintf(`alter_client_quotas{{entity={user=%q}, set={no_such_quota=1}}}`, user))
+	re := r.RunErr(fmt.Sprintf(`alter_client_quotas{{entity={user=%q}, set={no_such_quota=1}}}`, user))
 	assert.Equal(t, "INVALID_REQUEST", re.Code)
 }
 
@@ -158,7 +158,7 @@ func TestDelegationTokens(t *testing.T) {
 	assert.Equal(t, "User:admin", tok.Owner)
 	assert.Greater(t, tok.ExpiryMs, tok.IssuedMs)
 	assert.GreaterOrEqual(t, tok.MaxMs, tok.ExpiryMs)
-	assert.NotContains(t, r.stdout.String()+r.stderr.String(), tok.HMAC)
+	assert.NotContains(t, r.Stdout.String()+r.Stderr.String(), tok.HMAC)
 
 	// kadm sees it (the broker learns it from the metadata log: poll).
 	listed := func() bool {
@@ -200,8 +200,8 @@ func TestDelegationTokens(t *testing.T) {
 	var expired engine.TokenExpiry
 	r.json(fmt.Sprintf(`return expire_delegation_token(%q)`, tok.HMAC), &expired)
 	assert.Eventually(t, func() bool { return !listed() }, 20*time.Second, 200*time.Millisecond, "token still listed after expire")
-	assert.NotContains(t, r.stdout.String()+r.stderr.String(), tok.HMAC)
-	re := r.runErr(fmt.Sprintf(`renew_delegation_token(%q)`, tok.HMAC))
+	assert.NotContains(t, r.Stdout.String()+r.Stderr.String(), tok.HMAC)
+	re := r.RunErr(fmt.Sprintf(`renew_delegation_token(%q)`, tok.HMAC))
 	assert.Equal(t, "DELEGATION_TOKEN_NOT_FOUND", re.Code)
 	assert.NotContains(t, re.Message, tok.HMAC)
 }

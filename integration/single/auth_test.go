@@ -29,29 +29,29 @@ func TestWrongPassword(t *testing.T) {
 			topic := unique("wrongpw")
 			res := runBin(t, mech, kafkatest.AliceUser, wrong, "--audit-log", audit,
 				"-e", fmt.Sprintf(`create_topics(%q)`, topic))
-			assert.Equal(t, 3, res.code)
-			assert.Contains(t, strings.ToLower(res.stderr), "authentication failed")
-			assert.Contains(t, res.stderr, "SASL_AUTHENTICATION_FAILED")
-			assert.NotContains(t, res.stdout, wrong)
-			assert.NotContains(t, res.stderr, wrong)
+			assert.Equal(t, 3, res.Code)
+			assert.Contains(t, strings.ToLower(res.Stderr), "authentication failed")
+			assert.Contains(t, res.Stderr, "SASL_AUTHENTICATION_FAILED")
+			assert.NotContains(t, res.Stdout, wrong)
+			assert.NotContains(t, res.Stderr, wrong)
 			if b, err := os.ReadFile(audit); err == nil {
 				assert.NotContains(t, string(b), wrong)
 			}
 			// Not retried until the --timeout (that would say TIMEOUT): an
 			// authentication failure is final.
-			assert.NotContains(t, res.stderr, "TIMEOUT")
+			assert.NotContains(t, res.Stderr, "TIMEOUT")
 			assert.NotContains(t, topics(t), topic)
 
 			// In-process: the Lua error value says so too.
 			r := runtimeAs(t, mech, kafkatest.AliceUser, wrong)
-			r.run(`
+			r.Run(`
 				local ok, err = pcall(list_topics)
 				assert(not ok, "list_topics should fail")
 				assert(err.code == "SASL_AUTHENTICATION_FAILED", tostring(err.code))
 				assert(err.retriable == false)
 				assert(tostring(err):find("authentication failed"), tostring(err))
 			`)
-			assert.NotContains(t, r.stdout.String()+r.stderr.String(), wrong)
+			assert.NotContains(t, r.Stdout.String()+r.Stderr.String(), wrong)
 		})
 	}
 }
@@ -103,8 +103,8 @@ func TestAuthorization(t *testing.T) {
 
 	for _, mech := range mechanisms {
 		res := runBin(t, mech, kafkatest.AliceUser, kafkatest.AlicePassword, "-e", fmt.Sprintf(`return describe_topics(%q)`, topic))
-		assert.Equal(t, 3, res.code, mech)
-		assert.Contains(t, res.stderr, "TOPIC_AUTHORIZATION_FAILED", mech)
+		assert.Equal(t, 3, res.Code, mech)
+		assert.Contains(t, res.Stderr, "TOPIC_AUTHORIZATION_FAILED", mech)
 	}
 
 	// Grant through kadmin-lua.
@@ -120,15 +120,15 @@ func TestAuthorization(t *testing.T) {
 		Partitions []any  `json:"partitions"`
 	}
 	require.Eventually(t, func() bool {
-		_, err := alice.rt.DoString(ctxT(t, 20*time.Second), "probe", fmt.Sprintf(`describe_topics(%q)`, topic))
+		_, err := alice.RT.DoString(ctxT(t, 20*time.Second), "probe", fmt.Sprintf(`describe_topics(%q)`, topic))
 		return err == nil
 	}, 20*time.Second, 100*time.Millisecond)
 	alice.json(fmt.Sprintf(`return describe_topics(%q)`, topic), &desc)
 	require.Len(t, desc, 1)
 	assert.Len(t, desc[0].Partitions, 2)
 	res := runBin(t, kafkatest.MechPlain, kafkatest.AliceUser, kafkatest.AlicePassword, "-o", "json", "-e", fmt.Sprintf(`return list_offsets(%q)`, topic))
-	assert.Equal(t, 0, res.code)
-	assert.Contains(t, res.stdout, topic)
+	assert.Equal(t, 0, res.Code)
+	assert.Contains(t, res.Stdout, topic)
 
 	// Revoke through kadmin-lua.
 	var deleted []struct {
@@ -140,13 +140,13 @@ func TestAuthorization(t *testing.T) {
 	assert.Equal(t, topic, deleted[0].Deleted[0].ResourceName)
 	assert.Empty(t, aliceACLs(t, adm))
 	require.Eventually(t, func() bool {
-		_, err := alice.rt.DoString(ctxT(t, 20*time.Second), "probe", fmt.Sprintf(`describe_topics(%q)`, topic))
+		_, err := alice.RT.DoString(ctxT(t, 20*time.Second), "probe", fmt.Sprintf(`describe_topics(%q)`, topic))
 		return err != nil
 	}, 20*time.Second, 100*time.Millisecond)
 	alice.json(denied, &code)
 	assert.Equal(t, "TOPIC_AUTHORIZATION_FAILED", code)
 	res = runBin(t, kafkatest.MechScram512, kafkatest.AliceUser, kafkatest.AlicePassword, "-e", fmt.Sprintf(`return describe_topics(%q)`, topic))
-	assert.Equal(t, 3, res.code)
+	assert.Equal(t, 3, res.Code)
 }
 
 // TestDescribeACLsPatterns: describe_acls with pattern_type "prefixed" and
@@ -157,14 +157,14 @@ func TestDescribeACLsPatterns(t *testing.T) {
 	r := adminRT(t, kafkatest.MechPlain)
 	bob := "User:" + unique("bob")
 	prefix := unique("pfx") + "-"
-	r.run(fmt.Sprintf(`create_acls{
+	r.Run(fmt.Sprintf(`create_acls{
 		{principal=%[1]q, operation="read", resource_type="topic", resource_name=%[2]q, pattern_type="prefixed"},
 		{principal=%[1]q, operation="write", resource_type="topic", resource_name=%[3]q},
 		{principal=%[1]q, operation="describe", resource_type="topic", resource_name="*"},
 		{principal=%[1]q, operation="read", resource_type="topic", resource_name="unrelated-topic"},
 		{principal=%[1]q, operation="read", resource_type="group", resource_name=%[2]q, pattern_type="prefixed"},
 	}`, bob, prefix, prefix+"one"))
-	t.Cleanup(func() { r.run(fmt.Sprintf(`delete_acls{{principal=%q}}`, bob)) })
+	t.Cleanup(func() { r.Run(fmt.Sprintf(`delete_acls{{principal=%q}}`, bob)) })
 
 	describe := func(filter string) []string {
 		var rows []engine.ACL

@@ -126,12 +126,12 @@ func TestCoreFunctions(t *testing.T) {
 			assert.Len(t, topics(t)[topic].Partitions, 4)
 
 			// alter_configs, then describe_configs sees it
-			r.run(fmt.Sprintf(`alter_configs{{topic=%q, set={["retention.ms"]="7200000", ["cleanup.policy"]="compact"}}}`, topic))
+			r.Run(fmt.Sprintf(`alter_configs{{topic=%q, set={["retention.ms"]="7200000", ["cleanup.policy"]="compact"}}}`, topic))
 			// The broker applies the change from the metadata log, after
 			// the controller acknowledged it: poll.
 			eventuallyConfig(t, adm, topic, "retention.ms", "7200000", "DYNAMIC_TOPIC_CONFIG")
 			eventuallyConfig(t, adm, topic, "cleanup.policy", "compact", "DYNAMIC_TOPIC_CONFIG")
-			r.run(fmt.Sprintf(`alter_configs{{topic=%q, delete={"cleanup.policy"}}}`, topic))
+			r.Run(fmt.Sprintf(`alter_configs{{topic=%q, delete={"cleanup.policy"}}}`, topic))
 			eventuallyConfig(t, adm, topic, "cleanup.policy", "delete", "DEFAULT_CONFIG")
 			var dc []engine.DescribedConfigs
 			r.json(fmt.Sprintf(`return describe_configs{{topic=%q}}`, topic), &dc)
@@ -149,7 +149,7 @@ func TestCoreFunctions(t *testing.T) {
 			require.Len(t, del, 1)
 			assert.Nil(t, del[0].Err)
 			assert.NotContains(t, topics(t), topic)
-			re := r.runErr(fmt.Sprintf(`delete_topics(%q)`, topic))
+			re := r.RunErr(fmt.Sprintf(`delete_topics(%q)`, topic))
 			assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 
 			// describe_cluster
@@ -254,10 +254,10 @@ func TestCoreFunctions(t *testing.T) {
 			groups, err := adm.ListGroups(ctxT(t, 20*time.Second))
 			require.NoError(t, err)
 			assert.NotContains(t, groups.Groups(), group)
-			re = r.runErr(fmt.Sprintf(`delete_groups(%q)`, group))
+			re = r.RunErr(fmt.Sprintf(`delete_groups(%q)`, group))
 			assert.Equal(t, "GROUP_ID_NOT_FOUND", re.Code)
 			// A live group cannot be deleted.
-			re = r.runErr(fmt.Sprintf(`delete_groups(%q)`, live))
+			re = r.RunErr(fmt.Sprintf(`delete_groups(%q)`, live))
 			assert.Equal(t, "NON_EMPTY_GROUP", re.Code)
 
 			// delete_records on a topic of our own
@@ -291,13 +291,13 @@ func TestBinaryLogsInWithEachMechanism(t *testing.T) {
 		t.Run(mech, func(t *testing.T) {
 			res := runBin(t, mech, kafkatest.AdminUser, kafkatest.AdminPassword, "-o", "json",
 				"-e", fmt.Sprintf(`return list_topics{match=%q}`, "^"+topic+"$"))
-			require.Equal(t, 0, res.code, res.stderr)
+			require.Equal(t, 0, res.Code, res.Stderr)
 			var got []engine.TopicSummary
-			require.NoError(t, json.Unmarshal([]byte(res.stdout), &got), res.stdout)
+			require.NoError(t, json.Unmarshal([]byte(res.Stdout), &got), res.Stdout)
 			require.Len(t, got, 1)
 			assert.Equal(t, topic, got[0].Name)
 			assert.Equal(t, 2, got[0].Partitions)
-			assert.NotContains(t, res.stdout+res.stderr, kafkatest.AdminPassword)
+			assert.NotContains(t, res.Stdout+res.Stderr, kafkatest.AdminPassword)
 		})
 	}
 }

@@ -30,7 +30,7 @@ func TestCrossCheckKcat(t *testing.T) {
 	kcat := tool(t, "kcat")
 	a, b := unique("kcat-a"), unique("kcat-b")
 	r := adminRT(t, kafkatest.MechScram256)
-	r.run(fmt.Sprintf(`create_topics{{name=%q, partitions=5}, {name=%q, partitions=1}}; create_partitions{[%q]=3}`, a, b, b))
+	r.Run(fmt.Sprintf(`create_topics{{name=%q, partitions=5}, {name=%q, partitions=1}}; create_partitions{[%q]=3}`, a, b, b))
 
 	var md struct {
 		Topics []struct {
@@ -65,7 +65,7 @@ func TestCrossCheckKcat(t *testing.T) {
 	assert.Equal(t, 5, got[a], "kcat sees %v", got)
 	assert.Equal(t, 3, got[b], "kcat sees %v", got)
 
-	r.run(fmt.Sprintf(`delete_topics{%q}`, a))
+	r.Run(fmt.Sprintf(`delete_topics{%q}`, a))
 	assert.Eventually(t, func() bool { _, ok := counts()[a]; return !ok }, 20*time.Second, 200*time.Millisecond)
 }
 
@@ -76,12 +76,12 @@ func TestCrossCheckPythonKafka(t *testing.T) {
 	py := tool(t, "/usr/bin/python3") // Debian's, which has python3-kafka; not the pyenv one on PATH
 	topic := unique("py")
 	r := adminRT(t, kafkatest.MechScram512)
-	r.run(fmt.Sprintf(`
+	r.Run(fmt.Sprintf(`
 		create_topics{{name=%q, partitions=2, configs={["retention.ms"]="123456"}}}
 		alter_configs{{topic=%q, set={["max.message.bytes"]="65536", ["cleanup.policy"]="compact"}}}
 		alter_configs{{broker=1, set={["log.cleaner.threads"]="2"}}}
 	`, topic, topic))
-	t.Cleanup(func() { r.run(`alter_configs{{broker=1, delete={"log.cleaner.threads"}}}`) })
+	t.Cleanup(func() { r.Run(`alter_configs{{broker=1, delete={"log.cleaner.threads"}}}`) })
 
 	const script = `
 import json, sys

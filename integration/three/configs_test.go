@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 type configEntry struct {
@@ -124,7 +126,7 @@ func TestBrokerConfigs(t *testing.T) {
 	// A broker applies dynamic configs when it reads them from the metadata
 	// log, so the describe may see the old value for a moment: poll.
 	var b1, b2 configResource
-	waitFor(t, "dynamic configs visible", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "dynamic configs visible", time.Minute, func() (bool, string) {
 		b1 = describeBroker(t, e, "1", "message.max.bytes", "log.cleaner.backoff.ms")
 		b2 = describeBroker(t, e, "2", "message.max.bytes", "log.cleaner.backoff.ms")
 		s := fmt.Sprintf("b1 %s/%s %s/%s; b2 %s/%s %s/%s",
@@ -167,7 +169,7 @@ func TestBrokerConfigs(t *testing.T) {
 	// Deleting goes back to the static/default value.
 	e.run(`alter_configs{{broker = 2, delete = {"log.cleaner.backoff.ms"}},
 		{broker = "default", delete = {"message.max.bytes"}}}`)
-	waitFor(t, "dynamic configs removed", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "dynamic configs removed", time.Minute, func() (bool, string) {
 		b2 = describeBroker(t, e, "2", "message.max.bytes", "log.cleaner.backoff.ms")
 		s := fmt.Sprintf("%s/%s %s/%s", val(b2.Configs["message.max.bytes"]), b2.Configs["message.max.bytes"].Source,
 			val(b2.Configs["log.cleaner.backoff.ms"]), b2.Configs["log.cleaner.backoff.ms"].Source)
@@ -176,9 +178,9 @@ func TestBrokerConfigs(t *testing.T) {
 	})
 
 	// Real Kafka refuses a static (read-only) broker config.
-	re := e.runErr(`alter_configs{broker = 1, set = {["node.id"] = 7}}`)
+	re := e.RunErr(`alter_configs{broker = 1, set = {["node.id"] = 7}}`)
 	assert.Equal(t, "INVALID_REQUEST", re.Code, re.Message)
-	re = e.runErr(`describe_configs{broker = 99}`)
+	re = e.RunErr(`describe_configs{broker = 99}`)
 	assert.Equal(t, "BROKER_NOT_AVAILABLE", re.Code, re.Message)
 	// validate_only changes nothing.
 	e.run(`alter_configs({broker = 1, set = {["log.cleaner.backoff.ms"] = 17000}}, {validate_only = true})`)

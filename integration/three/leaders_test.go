@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 type electRow struct {
@@ -33,7 +35,7 @@ func TestPreferredLeaderElection(t *testing.T) {
 	// leader back between the restart and our election; then do it again.
 	for attempt := 1; ; attempt++ {
 		require.NoError(t, c.StopNode(ctxFor(t, time.Minute), 2))
-		waitFor(t, "leadership moves off broker 2", time.Minute, func() (bool, string) {
+		kafkatest.WaitFor(t, "leadership moves off broker 2", time.Minute, func() (bool, string) {
 			m, err := metadata(t, topic)
 			if err != nil {
 				return false, err.Error()
@@ -50,7 +52,7 @@ func TestPreferredLeaderElection(t *testing.T) {
 	}
 
 	// Preferred election on an unknown topic: a row with partition -1.
-	re := e.runErr(`elect_leaders{topics = "it3-no-such-topic"}`)
+	re := e.RunErr(`elect_leaders{topics = "it3-no-such-topic"}`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code, re.Message)
 
 	var rows []electRow
@@ -59,7 +61,7 @@ func TestPreferredLeaderElection(t *testing.T) {
 	assert.Nil(t, rows[0].Error)
 	assert.False(t, rows[0].NotNeeded)
 	assert.Equal(t, int32(2), rows[0].Leader)
-	waitFor(t, "broker 2 leads again", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "broker 2 leads again", time.Minute, func() (bool, string) {
 		m, err := metadata(t, topic)
 		if err != nil {
 			return false, err.Error()

@@ -2,7 +2,6 @@ package three
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,12 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // lossScript loops until the stop file exists: each iteration creates a
@@ -100,7 +100,7 @@ func TestBrokerLoss(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "-b", c.Bootstrap(), "--timeout", "5s", "run", script, prefix, rf1, stop)
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	var stderr syncBuffer
+	var stderr kafkatest.SyncBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -160,13 +160,13 @@ func TestBrokerLoss(t *testing.T) {
 	// The same through -e while the broker is down: without partial the run
 	// exits 3 naming the partition; with partial=true the two live
 	// partitions are listed and the dead one carries its error.
-	stdout, errOut, code := runBinary(ctxFor(t, 2*time.Minute), t, "", "--timeout", "3s", "-e",
+	res := runBinary(ctxFor(t, 2*time.Minute), t, "--timeout", "3s", "-e",
 		fmt.Sprintf(`list_offsets(%q)`, rf1))
-	assert.Equal(t, 3, code, "stdout:\n%s\nstderr:\n%s", stdout, errOut)
-	assert.Contains(t, errOut, rf1)
-	stdout, errOut, code = runBinary(ctxFor(t, 2*time.Minute), t, "", "--timeout", "3s", "-o", "json", "-e",
+	assert.Equal(t, 3, res.Code, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	assert.Contains(t, res.Stderr, rf1)
+	res = runBinary(ctxFor(t, 2*time.Minute), t, "--timeout", "3s", "-o", "json", "-e",
 		fmt.Sprintf(`list_offsets(%q, "latest", {partial = true})`, rf1))
-	require.Equal(t, 0, code, "stderr:\n%s", errOut)
+	require.Equal(t, 0, res.Code, "stderr:\n%s", res.Stderr)
 	var rows []struct {
 		Partition int32 `json:"partition"`
 		Offset    int64 `json:"offset"`
@@ -174,8 +174,8 @@ func TestBrokerLoss(t *testing.T) {
 			Code string `json:"code"`
 		} `json:"error"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &rows), stdout)
-	require.Len(t, rows, 3, stdout)
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &rows), res.Stdout)
+	require.Len(t, rows, 3, res.Stdout)
 	assert.Nil(t, rows[0].Error)
 	assert.Equal(t, int64(records), rows[0].Offset)
 	assert.NotNil(t, rows[1].Error, "partition 1 has no live replica")
@@ -259,22 +259,4 @@ func (m *offsetMap) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return json.Unmarshal(b, (*map[string]int64)(m))
-}
-
-// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

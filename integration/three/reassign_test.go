@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // produce writes n records of size bytes to every partition of topic
@@ -128,7 +130,7 @@ func TestReassignmentMovesReplicas(t *testing.T) {
 		} `json:"partitions"`
 	}
 	// Every replica, the two copied to broker 3 included, holds the data.
-	waitFor(t, "the data on every replica", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "the data on every replica", time.Minute, func() (bool, string) {
 		e.decode(fmt.Sprintf(`return describe_log_dirs{topics = %q}`, topic), &dirs)
 		got := map[int32][]int32{}
 		sizes := map[int32]map[int64]bool{}
@@ -176,7 +178,7 @@ func TestReassignmentThrottledCancel(t *testing.T) {
 			{topic = %q, set = {["leader.replication.throttled.replicas"] = "*", ["follower.replication.throttled.replicas"] = "*"}}}`, topic))
 	// Brokers apply dynamic configs from the metadata log: wait until all
 	// three report the throttle before starting the move.
-	waitFor(t, "throttles applied", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "throttles applied", time.Minute, func() (bool, string) {
 		var res []configResource
 		e.decode(`return describe_configs({{broker = 1}, {broker = 2}, {broker = 3}}, {keys = {"leader.replication.throttled.rate"}})`, &res)
 		var got []string
@@ -199,7 +201,7 @@ func TestReassignmentThrottledCancel(t *testing.T) {
 	require.Contains(t, lr, topic)
 	assert.Equal(t, []int32{3}, lr[topic][0].AddingReplicas)
 
-	re := e.runErr(fmt.Sprintf(`wait_reassignments{topics = %q, timeout = 1500, interval_ms = 200}`, topic))
+	re := e.RunErr(fmt.Sprintf(`wait_reassignments{topics = %q, timeout = 1500, interval_ms = 200}`, topic))
 	assert.Equal(t, "TIMEOUT", re.Code, re.Message)
 	assert.Contains(t, re.Message, topic)
 
@@ -211,7 +213,7 @@ func TestReassignmentThrottledCancel(t *testing.T) {
 	e.decode(fmt.Sprintf(`return cancel_partition_reassignments{{topic = %q, partition = 0}}`, topic), &cancelled)
 	require.Len(t, cancelled, 1)
 	assert.Nil(t, cancelled[0].Error)
-	waitFor(t, "back to the original replicas", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "back to the original replicas", time.Minute, func() (bool, string) {
 		m, err := metadata(t, topic)
 		if err != nil {
 			return false, err.Error()
@@ -220,6 +222,6 @@ func TestReassignmentThrottledCancel(t *testing.T) {
 	})
 	e.decode(fmt.Sprintf(`return list_partition_reassignments(%q)`, topic), &moving)
 	assert.Empty(t, moving)
-	re = e.runErr(fmt.Sprintf(`cancel_partition_reassignments{{topic = %q, partition = 0}}`, topic))
+	re = e.RunErr(fmt.Sprintf(`cancel_partition_reassignments{{topic = %q, partition = 0}}`, topic))
 	assert.Equal(t, "NO_REASSIGNMENT_IN_PROGRESS", re.Code, re.Message)
 }

@@ -85,9 +85,9 @@ func TestReplicatedTopic(t *testing.T) {
 
 	// Real Kafka (unlike kfake) checks replication factors against live
 	// brokers and topic config names against the ones it knows.
-	re := e.runErr(`return create_topics{{name = "it3-rf4", replication_factor = 4}}`)
+	re := e.RunErr(`return create_topics{{name = "it3-rf4", replication_factor = 4}}`)
 	assert.Equal(t, "INVALID_REPLICATION_FACTOR", re.Code, re.Message)
-	re = e.runErr(`return create_topics{{name = "it3-badcfg", configs = {["no.such.config"] = 1}}}`)
+	re = e.RunErr(`return create_topics{{name = "it3-badcfg", configs = {["no.such.config"] = 1}}}`)
 	assert.Equal(t, "INVALID_CONFIG", re.Code, re.Message)
 	names := topicNames(t)
 	assert.NotContains(t, names, "it3-rf4")

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // describe_quorum: the three combined nodes are the voters; one leads.
@@ -83,7 +85,7 @@ func TestDescribeLogDirs(t *testing.T) {
 		Error any `json:"error"`
 	}
 	var rows []dirRow
-	waitFor(t, "replicas sized on every broker", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "replicas sized on every broker", time.Minute, func() (bool, string) {
 		e.decode(fmt.Sprintf(`return describe_log_dirs{topics = %q}`, topic), &rows)
 		ok := len(rows) == 3
 		for _, r := range rows {
@@ -117,7 +119,7 @@ func TestDescribeLogDirs(t *testing.T) {
 	dir := rows[0].Dir
 	e.decode(`return describe_log_dirs{brokers = 1}`, &rows)
 	dir = rows[0].Dir
-	re := e.runErr(fmt.Sprintf(`alter_replica_log_dirs{{topic = %q, partition = 0, broker = 1, dir = %q}}`, topic, dir+"-elsewhere"))
+	re := e.RunErr(fmt.Sprintf(`alter_replica_log_dirs{{topic = %q, partition = 0, broker = 1, dir = %q}}`, topic, dir+"-elsewhere"))
 	t.Logf("move to a dir broker 1 lacks: %s: %s", re.Code, re.Message)
 	assert.Equal(t, "LOG_DIR_NOT_FOUND", re.Code, re.Message)
 	// Moving to the dir it is already in is accepted and changes nothing.
@@ -173,11 +175,11 @@ func TestAPIVersions(t *testing.T) {
 func TestUnregisterBroker(t *testing.T) {
 	c := need(t)
 	e := newEnv(t)
-	re := e.runErr(`unregister_broker(99)`)
+	re := e.RunErr(`unregister_broker(99)`)
 	assert.Equal(t, "BROKER_ID_NOT_REGISTERED", re.Code, re.Message)
 
 	require.NoError(t, c.StopNode(ctxFor(t, time.Minute), 3))
-	waitFor(t, "broker 3 fenced but registered", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "broker 3 fenced but registered", time.Minute, func() (bool, string) {
 		live, fenced := registered(t)
 		return !slices.Contains(live, 3) && slices.Contains(fenced, 3), fmt.Sprintf("live %v fenced %v", live, fenced)
 	})
@@ -186,15 +188,15 @@ func TestUnregisterBroker(t *testing.T) {
 	}
 	e.decode(`return unregister_broker(3)`, &res)
 	assert.Equal(t, int32(3), res.Broker)
-	waitFor(t, "broker 3 no longer registered", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "broker 3 no longer registered", time.Minute, func() (bool, string) {
 		live, fenced := registered(t)
 		return !slices.Contains(live, 3) && !slices.Contains(fenced, 3), fmt.Sprintf("live %v fenced %v", live, fenced)
 	})
-	re = e.runErr(`unregister_broker(3)`)
+	re = e.RunErr(`unregister_broker(3)`)
 	assert.Equal(t, "BROKER_ID_NOT_REGISTERED", re.Code, re.Message)
 
 	require.NoError(t, c.StartNode(ctxFor(t, 2*time.Minute), 3))
-	waitFor(t, "broker 3 registered again", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "broker 3 registered again", time.Minute, func() (bool, string) {
 		live, fenced := registered(t)
 		return slices.Contains(live, 3), fmt.Sprintf("live %v fenced %v", live, fenced)
 	})
@@ -208,7 +210,7 @@ func TestUnregisterBroker(t *testing.T) {
 	}
 	e.decode(`return unregister_broker(2)`, &res2)
 	assert.Equal(t, int32(2), res2.Broker)
-	waitFor(t, "broker 2 unregistered while running", time.Minute, func() (bool, string) {
+	kafkatest.WaitFor(t, "broker 2 unregistered while running", time.Minute, func() (bool, string) {
 		live, fenced := registered(t)
 		return !slices.Contains(live, 2) && !slices.Contains(fenced, 2), fmt.Sprintf("live %v fenced %v", live, fenced)
 	})

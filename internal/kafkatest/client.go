@@ -1,10 +1,15 @@
 package kafkatest
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -68,4 +73,46 @@ func (c *Cluster) AdminAs(mech, user, password string, opts ...kgo.Opt) (*kadm.C
 // Admin is Client wrapped in a kadm client.
 func (c *Cluster) Admin(opts ...kgo.Opt) (*kadm.Client, error) {
 	return c.AdminAs(MechPlain, AdminUser, AdminPassword, opts...)
+}
+
+// PartitionState is one partition as a broker reports it in Metadata.
+type PartitionState struct {
+	Leader   int32
+	Epoch    int32
+	Replicas []int32 // sorted
+	ISR      []int32 // sorted
+	Err      int16   // the partition's error code
+}
+
+// Partitions asks the cluster afresh (a raw kmsg.MetadataRequest through a
+// brand-new client, so nothing comes from a metadata cache; see
+// LiveBrokers) for topic's partitions, by partition id.
+func (c *Cluster) Partitions(ctx context.Context, topic string) (map[int32]PartitionState, error) {
+	cl, err := c.Client(kgo.DialTimeout(2 * time.Second))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Topics) != 1 {
+		return nil, fmt.Errorf("kafkatest: %d topics in the metadata of %s", len(resp.Topics), topic)
+	}
+	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
+		return nil, fmt.Errorf("kafkatest: topic %s: %w", topic, err)
+	}
+	out := map[int32]PartitionState{}
+	for _, p := range resp.Topics[0].Partitions {
+		out[p.Partition] = PartitionState{
+			Leader: p.Leader, Epoch: p.LeaderEpoch, Err: p.ErrorCode,
+			Replicas: slices.Sorted(slices.Values(p.Replicas)), ISR: slices.Sorted(slices.Values(p.ISR)),
+		}
+	}
+	return out, nil
 }

@@ -19,29 +19,24 @@
 //		...
 //	}
 //
-// One cluster for a whole package:
+// One cluster for a whole package, with the kadmin-lua binary built while
+// it starts (RunSuite):
 //
-//	var cluster *kafkatest.Cluster
+//	var (
+//		cluster *kafkatest.Cluster
+//		binary  string
+//	)
 //
 //	func TestMain(m *testing.M) {
-//		flag.Parse()
-//		if r := kafkatest.SkipReason(); r == "" {
-//			c, err := kafkatest.StartThree(context.Background())
-//			if err != nil {
-//				fmt.Fprintln(os.Stderr, err)
-//				os.Exit(1)
-//			}
-//			fmt.Println(c.Banner())
-//			cluster = c
-//		}
-//		code := m.Run()
-//		if cluster != nil {
-//			cluster.Close()
-//		}
-//		os.Exit(code)
+//		os.Exit(kafkatest.RunSuite(m, "integration/three", kafkatest.StartThree,
+//			func(c *kafkatest.Cluster, bin string) { cluster, binary = c, bin }))
 //	}
 //
-// (tests then call kafkatest.Require(t) or skip when cluster is nil.)
+// (tests then skip when cluster is nil: RunSuite fails the run when they
+// must run and cannot.) The tests' helpers: WaitFor polls a state until it
+// holds, RunBinary runs the binary and captures its output, AdminT gives a
+// brand-new kadm client, Partitions reads a topic's partitions afresh, and
+// SyncBuffer collects a process's output while it runs.
 //
 // Real-Kafka tests are skipped only with `go test -short` or
 // KADMIN_SKIP_KAFKA=1; otherwise a missing java, mvn or jar fails the test.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
@@ -29,10 +29,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 
 func adminAs(t *testing.T, c *kafkatest.Cluster, mech, user, password string) *kadm.Client {
 	t.Helper()
-	adm, err := c.AdminAs(mech, user, password, kgo.RetryTimeout(10*time.Second))
-	require.NoError(t, err)
-	t.Cleanup(adm.Close)
-	return adm
+	return c.AdminAsT(t, mech, user, password, kgo.RetryTimeout(10*time.Second))
 }
 
 // rssKiB reads VmRSS of pid from /proc.
@@ -128,28 +125,6 @@ func TestSingleSASL(t *testing.T) {
 	}
 }
 
-// waitFor polls state every 200ms until it returns ok, logging each new
-// state so a failure shows how far the cluster got.
-func waitFor(t *testing.T, what string, timeout time.Duration, state func() (ok bool, desc string)) {
-	t.Helper()
-	began := time.Now()
-	last := ""
-	for {
-		ok, desc := state()
-		if desc != last {
-			t.Logf("%s: %s (after %s)", what, desc, time.Since(began).Round(10*time.Millisecond))
-			last = desc
-		}
-		if ok {
-			return
-		}
-		if time.Since(began) > timeout {
-			t.Fatalf("%s: not reached in %s; last state: %s", what, timeout, last)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 func TestThreeNodes(t *testing.T) {
 	c := kafkatest.Three(t)
 	require.Equal(t, 3, c.Size)
@@ -174,10 +149,10 @@ func TestThreeNodes(t *testing.T) {
 	_, err = adm.CreateTopic(ctx, 3, -1, nil, topic)
 	require.NoError(t, err)
 
-	// brokers reports the registered brokers; isrs the ISR of each partition.
 	// brokers reports the live brokers; isrs the ISR of each partition.
-	// Both send raw Metadata requests: kadm's Metadata answers from the kgo
-	// client's metadata cache (see Cluster.LiveBrokers).
+	// Both send raw Metadata requests (Cluster.LiveBrokers and
+	// Cluster.Partitions): kadm's Metadata answers from the kgo client's
+	// metadata cache.
 	brokers := func(want ...int32) func() (bool, string) {
 		return func() (bool, string) {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -193,29 +168,16 @@ func TestThreeNodes(t *testing.T) {
 		return func() (bool, string) {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			req := kmsg.NewPtrMetadataRequest()
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(topic)
-			req.Topics = append(req.Topics, rt)
-			resp, err := req.RequestWith(rctx, cl)
-			if err == nil && len(resp.Topics) != 1 {
-				err = fmt.Errorf("%d topics in response", len(resp.Topics))
-			}
-			if err == nil {
-				err = kerr.ErrorForCode(resp.Topics[0].ErrorCode)
-			}
+			parts, err := c.Partitions(rctx, topic)
 			if err != nil {
 				return false, err.Error()
 			}
-			parts := resp.Topics[0].Partitions
-			slices.SortFunc(parts, func(a, b kmsg.MetadataResponseTopicPartition) int { return int(a.Partition - b.Partition) })
 			all := len(parts) == 3
 			var desc []string
-			for _, p := range parts {
+			for _, id := range slices.Sorted(maps.Keys(parts)) {
+				p := parts[id]
 				all = all && ok(p.ISR)
-				isr := slices.Clone(p.ISR)
-				slices.Sort(isr)
-				desc = append(desc, fmt.Sprintf("p%d leader %d isr %v", p.Partition, p.Leader, isr))
+				desc = append(desc, fmt.Sprintf("p%d leader %d isr %v", id, p.Leader, p.ISR))
 			}
 			return all, strings.Join(desc, ", ")
 		}
@@ -225,7 +187,7 @@ func TestThreeNodes(t *testing.T) {
 		return func(isr []int32) bool { return len(isr) == 2 && !slices.Contains(isr, id) }
 	}
 
-	waitFor(t, "rf3 fully replicated", time.Minute, isrs(full))
+	kafkatest.WaitFor(t, "rf3 fully replicated", time.Minute, isrs(full))
 	m, err := adm.Metadata(ctx, topic)
 	require.NoError(t, err)
 	for _, p := range m.Topics[topic].Partitions {
@@ -236,23 +198,23 @@ func TestThreeNodes(t *testing.T) {
 	began := time.Now()
 	require.NoError(t, c.KillNode(2))
 	require.Zero(t, c.PID(2))
-	waitFor(t, "node 2 killed", 2*time.Minute, brokers(1, 3))
-	waitFor(t, "node 2 killed", 2*time.Minute, isrs(without(2)))
+	kafkatest.WaitFor(t, "node 2 killed", 2*time.Minute, brokers(1, 3))
+	kafkatest.WaitFor(t, "node 2 killed", 2*time.Minute, isrs(without(2)))
 	t.Logf("kill node 2: gone from metadata and ISRs after %s", time.Since(began).Round(10*time.Millisecond))
 
 	began = time.Now()
 	require.NoError(t, c.StartNode(ctx, 2))
 	require.NotZero(t, c.PID(2))
 	t.Logf("restart node 2: registered after %s", time.Since(began).Round(10*time.Millisecond))
-	waitFor(t, "node 2 restarted", 2*time.Minute, brokers(1, 2, 3))
-	waitFor(t, "node 2 restarted", 2*time.Minute, isrs(full))
+	kafkatest.WaitFor(t, "node 2 restarted", 2*time.Minute, brokers(1, 2, 3))
+	kafkatest.WaitFor(t, "node 2 restarted", 2*time.Minute, isrs(full))
 
 	// SIGTERM node 3 (controlled shutdown), then bring it back.
 	began = time.Now()
 	require.NoError(t, c.StopNode(ctx, 3))
 	t.Logf("stop node 3 (SIGTERM): exited after %s", time.Since(began).Round(10*time.Millisecond))
-	waitFor(t, "node 3 stopped", 2*time.Minute, brokers(1, 2))
-	waitFor(t, "node 3 stopped", 2*time.Minute, isrs(without(3)))
+	kafkatest.WaitFor(t, "node 3 stopped", 2*time.Minute, brokers(1, 2))
+	kafkatest.WaitFor(t, "node 3 stopped", 2*time.Minute, isrs(without(3)))
 	require.NoError(t, c.StartNode(ctx, 3))
-	waitFor(t, "node 3 restarted", 2*time.Minute, brokers(1, 2, 3))
+	kafkatest.WaitFor(t, "node 3 restarted", 2*time.Minute, brokers(1, 2, 3))
 }
