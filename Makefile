@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/kadmin-lua
 PKGS    := ./...
 # Packages that start real Kafka brokers (JVMs); everything else runs on kfake.
-KAFKA_PKGS := ./internal/kafkatest/ $(wildcard ./integration/*/)
+KAFKA_PKGS := ./internal/kafkatest/ ./integration/...
 
 .PHONY: build demo test unit integration docs lint bench clean
 
