@@ -40,6 +40,15 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 		if rows, cols, ok := recordRows(t); ok {
 			return renderTable(rows, cols, ""), nil
 		}
+		// One result record (describe_cluster, plan_reassignment, ...):
+		// a one-row table, its arrays of records as sub-tables.
+		if len(columns(t)) > 0 && !isArray(t) {
+			wrapped := &lua.LTable{}
+			wrapped.Append(t)
+			if rows, cols, ok := recordRows(wrapped); ok {
+				return renderTable(rows, cols, ""), nil
+			}
+		}
 		return r.luaLiteral(v, "", 0), nil
 	}
 	if v == lua.LNil {
