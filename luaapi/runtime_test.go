@@ -153,3 +153,22 @@ func TestFormatNestedRecordsAsSubTables(t *testing.T) {
 		"  MEMBER_ID  ASSIGNMENT\n"+
 		"  m          t[0,1] u[0]\n", out)
 }
+
+func TestFormatSingleRecordAsOneRowTable(t *testing.T) {
+	e := newEnv(t)
+	vals, err := e.rt.DoString(context.Background(), "t", `return describe_cluster()`)
+	require.NoError(t, err)
+	out, err := e.rt.Format(vals, "table")
+	require.NoError(t, err)
+	lines := splitLines(out)
+	require.Len(t, lines, 6, out)
+	assert.Regexp(t, `^CLUSTER_ID\s+CONTROLLER$`, lines[0])
+	assert.Regexp(t, `^  ID\s+HOST\s+PORT\s+RACK$`, lines[2])
+	assert.Regexp(t, `^  0\s+127\.0\.0\.1\s+\d+`, lines[3])
+	// A user's own table stays Lua.
+	vals, err = e.rt.DoString(context.Background(), "t", `return {a = 1}`)
+	require.NoError(t, err)
+	out, err = e.rt.Format(vals, "table")
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  a = 1,\n}\n", out)
+}
