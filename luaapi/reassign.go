@@ -73,8 +73,9 @@ func partitionRows(v lua.LValue, withReplicas bool) ([]engine.PartitionTarget, e
 	if !ok {
 		return nil, argErr("rows", "must be an array of {topic=, partition=...} rows, got %s", describe(v))
 	}
+	fromPlan := false
 	if parts, ok := t.RawGetString("partitions").(*lua.LTable); ok && t.RawGetString("topic") == lua.LNil {
-		t = parts
+		t, fromPlan = parts, true
 	}
 	if err := onlyArray(t, "rows"); err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func partitionRows(v lua.LValue, withReplicas bool) ([]engine.PartitionTarget, e
 		}
 		out = append(out, pt)
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !fromPlan { // a plan with nothing to change is fine
 		return nil, argErr("rows", "must name at least one partition")
 	}
 	return out, nil
@@ -144,6 +145,10 @@ func reassignCall(c *Call, alter bool) (any, error) {
 	cl, err := c.clientAfterOptions(2)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		c.Plan("the plan changes nothing")
+		return []engine.ReassignResult{}, nil
 	}
 	if c.DryRun() {
 		for _, r := range rows {

@@ -205,6 +205,8 @@ func TestPlanReassignmentFromLuaAndApply(t *testing.T) {
 	require.Len(t, brokers, 3)
 
 	sent, _ := sentReassignments(e)
+	// kfake places replicas at random: the plan may have nothing to do, and
+	// applying an empty plan must then be a no-op.
 	e.run(`
 		plan = plan_reassignment{topics = "skew", brokers = {` + itoa(brokers[0]) + `, ` + itoa(brokers[1]) + `}}
 		local seen = {}
@@ -282,4 +284,14 @@ func TestPlanReassignmentUsesGivenRacks(t *testing.T) {
 			assert(inA == 1, "partition " .. part .. " has no replica in rack a")
 		end
 	`)
+}
+
+func TestApplyingAnEmptyPlanChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	e.run(`
+		local r = alter_partition_reassignments{moves = 0, leader_changes = 0, partitions = {}}
+		assert(#r == 0)
+	`)
+	re := e.runErr(`alter_partition_reassignments{}`)
+	assert.Contains(t, re.Message, "alter_partition_reassignments: rows: must name at least one partition")
 }
