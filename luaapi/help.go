@@ -61,11 +61,13 @@ func (r *Runtime) libHelp(L *lua.LState) int {
 	var text string
 	switch v := L.Get(1).(type) {
 	case *lua.LNilType:
-		text = helpIndex()
+		text = helpIndex() + r.pluginIndex()
 	case *lua.LFunction:
 		f := r.funcOf[v]
 		if f == nil {
 			text = "no help for this function (it is not one of kadmin-lua's)\n"
+		} else if pt, ok := r.pluginHelp(f); ok {
+			text = pt
 		} else {
 			text = FuncHelp(f)
 		}
@@ -75,6 +77,11 @@ func (r *Runtime) libHelp(L *lua.LState) int {
 			f = Lookup("kafka." + string(v))
 		}
 		if f == nil {
+			f = r.pluginFunc(string(v))
+		}
+		if pt, ok := r.pluginHelp(f); ok {
+			text = pt
+		} else if f == nil {
 			text = fmt.Sprintf("no function named %q; help() lists them\n", string(v))
 		} else {
 			text = FuncHelp(f)

@@ -50,6 +50,7 @@ type Runtime struct {
 	dryRun   bool
 	failures []string                 // failed kafka.check messages
 	funcOf   map[*lua.LFunction]*Func // for help(fn)
+	plug     *pluginState             // what LoadPlugins installed; nil before
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
