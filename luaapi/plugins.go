@@ -95,11 +95,14 @@ var (
 	identRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-// LoadPlugins loads every plugin in Options.PluginPath, in name order: each
+// LoadPlugins runs every module in Options.PluginPath, in name order: each
 // NAME.lua, or NAME/init.lua, directly in one of the directories. When two
 // directories hold the same NAME, the first directory's wins (as require
 // finds it). Files and directories whose names start with "_" or "." are
-// not plugins (helpers that plugins require).
+// skipped (helpers that plugins require). A module that returns a table
+// with functions or commands is a plugin; any other module is a library
+// that require returns without running it again (--plugin-path was a
+// require path before it was a plugin path).
 //
 // All plugins are run and checked before any of them is installed: on an
 // error no plugin function or command exists. A plugin's functions become
@@ -122,11 +125,15 @@ func (r *Runtime) LoadPlugins(ctx context.Context) error {
 	st := &pluginState{funcs: map[string]*PluginFunc{}, owner: map[*Func]*Plugin{}, commands: map[string]*PluginCommand{}}
 	funcFrom := map[string]*Plugin{}
 	cmdFrom := map[string]*Plugin{}
-	tables := map[*Plugin]*lua.LTable{}
+	modules := map[string]lua.LValue{} // for package.loaded: plugins and library modules
 	for _, pf := range files {
-		p, t, err := r.loadPlugin(ctx, pf)
+		p, v, err := r.loadPlugin(ctx, pf)
 		if err != nil {
 			return err
+		}
+		modules[pf.name] = v
+		if p == nil {
+			continue
 		}
 		for i := range p.Functions {
 			f := &p.Functions[i]
@@ -150,7 +157,6 @@ func (r *Runtime) LoadPlugins(ctx context.Context) error {
 			cmdFrom[c.Name] = p
 		}
 		st.plugins = append(st.plugins, p)
-		tables[p] = t
 	}
 	// Everything loaded and checked: install.
 	loaded, _ := r.L.GetField(r.L.GetGlobal("package"), "loaded").(*lua.LTable)
@@ -168,8 +174,10 @@ func (r *Runtime) LoadPlugins(ctx context.Context) error {
 			p.Commands[i].plugin = p
 			st.commands[p.Commands[i].Name] = &p.Commands[i]
 		}
-		if loaded != nil {
-			loaded.RawSetString(p.Name, tables[p])
+	}
+	if loaded != nil {
+		for name, v := range modules {
+			loaded.RawSetString(name, v)
 		}
 	}
 	r.plug = st
@@ -281,8 +289,10 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// loadPlugin runs one plugin's module and reads the table it returns.
-func (r *Runtime) loadPlugin(ctx context.Context, pf pluginFile) (*Plugin, *lua.LTable, error) {
+// loadPlugin runs one module of a plugin directory and reads the value it
+// returns. A table with functions or commands is a plugin (p); anything
+// else is a library module that require finds (p is nil).
+func (r *Runtime) loadPlugin(ctx context.Context, pf pluginFile) (p *Plugin, v lua.LValue, err error) {
 	src, err := os.ReadFile(pf.path)
 	if err != nil {
 		return nil, nil, &PluginError{Plugin: pf.name, File: pf.path, Msg: "cannot read: " + err.Error()}
@@ -295,17 +305,16 @@ func (r *Runtime) loadPlugin(ctx context.Context, pf pluginFile) (*Plugin, *lua.
 	if err == nil {
 		var vals []lua.LValue
 		if vals, err = r.Call(ctx, fn, lua.LString(pf.name)); err == nil {
-			v := lua.LValue(lua.LNil)
-			if len(vals) > 0 {
+			v = lua.LTrue // what require stores for a module that returns nothing
+			if len(vals) > 0 && vals[0] != lua.LNil {
 				v = vals[0]
 			}
 			t, ok := v.(*lua.LTable)
-			if !ok {
-				return nil, nil, &PluginError{Plugin: pf.name, File: pf.path,
-					Msg: fmt.Sprintf("the module must return a table {functions = {...}, commands = {...}}, got %s (a helper module? start its name with _ or put it in a subdirectory)", v.Type())}
+			if !ok || (t.RawGetString("functions") == lua.LNil && t.RawGetString("commands") == lua.LNil) {
+				return nil, v, nil
 			}
 			p, err := parsePlugin(pf, text, t)
-			return p, t, err
+			return p, v, err
 		}
 	}
 	var re *RunError
@@ -446,7 +455,7 @@ func parsePlugin(pf pluginFile, src string, t *lua.LTable) (*Plugin, error) {
 		}
 	}
 	if len(p.Functions) == 0 && len(p.Commands) == 0 {
-		return nil, top.errf("", "defines no functions and no commands (a helper module? start its name with _ or put it in a subdirectory)")
+		return nil, top.errf("", "defines no functions and no commands")
 	}
 	return p, nil
 }

@@ -259,25 +259,23 @@ func TestBrokenPluginsNameFileAndLine(t *testing.T) {
 		want string
 		kind ErrorKind // for errors raised by Lua; -1 for shape errors
 	}{
-		"syntax error":          {"local x = 1\nlocal y = = 2\n", "plugin broken: %s:2:11: syntax error near '='", KindSyntax},
-		"runtime error":         {"local x = 1\nerror('no config')\n", "plugin broken: %s:2: no config", KindScript},
-		"kafka error":           {"kafka.fail('refusing')", "plugin broken: %s: refusing", KindScript},
-		"returns nothing":       {"x = 1", "plugin broken: %s: the module must return a table {functions = {...}, commands = {...}}, got nil (a helper module? start its name with _", -1},
-		"returns a string":      {"return 'x'", "got string", -1},
-		"empty table":           {"return {version = '1'}", "plugin broken: %s: defines no functions and no commands", -1},
-		"unknown key":           {"return {\n  functions = {},\n  comands = {},\n}", "plugin broken: %s:3: comands: unknown key (allowed: name, version, description, functions, commands)", -1},
-		"unknown function key":  {"return {functions = {\n  f = {\n    sumary = 'x',\n    fn = print}}}", "plugin broken: %s:3: functions.f.sumary: unknown key (allowed: summary, args, returns, doc, example, fn)", -1},
-		"missing fn":            {"return {functions = {\n  f = {summary = 'x'}}}", "plugin broken: %s:2: functions.f.fn: must be a function, got nil", -1},
-		"fn not a function":     {"return {functions = {f = {fn = 'print'}}}", "plugin broken: %s:1: functions.f.fn: must be a function, got string", -1},
-		"functions not a table": {"return {functions = 'f'}", "plugin broken: %s:1: functions: must be a table, got string", -1},
-		"entry not a function":  {"return {functions = {\n f = 42}}", "plugin broken: %s:2: functions.f: must be a function or {summary=, args=, returns=, doc=, example=, fn=function}, got number", -1},
-		"summary not a string":  {"return {functions = {f = {fn = print, summary = {}}}}", "functions.f.summary: must be a string, got table", -1},
-		"bad function name":     {"return {functions = {['my-fn'] = print}}", "plugin broken: %s:1: functions.my-fn: a function's name must be a Lua name", -1},
-		"keyword function name": {"return {functions = {['end'] = print}}", "functions.end: a function's name must be a Lua name", -1},
-		"array of functions":    {"return {functions = {print}}", "functions: keys must be names, got number 1", -1},
-		"bad command name":      {"return {commands = {['a/b'] = print}}", "commands.a/b: a command's name must be letters, digits, -, _ and .", -1},
-		"command without run":   {"return {commands = {x = {usage = 'X'}}}", "commands.x.run: must be a function, got nil", -1},
-		"wrong name":            {"return {name = 'other', functions = {f = print}}", "plugin broken: %s:1: name: is \"other\" but the file makes it \"broken\"", -1},
+		"syntax error":             {"local x = 1\nlocal y = = 2\n", "plugin broken: %s:2:11: syntax error near '='", KindSyntax},
+		"runtime error":            {"local x = 1\nerror('no config')\n", "plugin broken: %s:2: no config", KindScript},
+		"kafka error":              {"kafka.fail('refusing')", "plugin broken: %s: refusing", KindScript},
+		"no functions or commands": {"return {version = '1', functions = {}, commands = {}}", "plugin broken: %s: defines no functions and no commands", -1},
+		"unknown key":              {"return {\n  functions = {},\n  comands = {},\n}", "plugin broken: %s:3: comands: unknown key (allowed: name, version, description, functions, commands)", -1},
+		"unknown function key":     {"return {functions = {\n  f = {\n    sumary = 'x',\n    fn = print}}}", "plugin broken: %s:3: functions.f.sumary: unknown key (allowed: summary, args, returns, doc, example, fn)", -1},
+		"missing fn":               {"return {functions = {\n  f = {summary = 'x'}}}", "plugin broken: %s:2: functions.f.fn: must be a function, got nil", -1},
+		"fn not a function":        {"return {functions = {f = {fn = 'print'}}}", "plugin broken: %s:1: functions.f.fn: must be a function, got string", -1},
+		"functions not a table":    {"return {functions = 'f'}", "plugin broken: %s:1: functions: must be a table, got string", -1},
+		"entry not a function":     {"return {functions = {\n f = 42}}", "plugin broken: %s:2: functions.f: must be a function or {summary=, args=, returns=, doc=, example=, fn=function}, got number", -1},
+		"summary not a string":     {"return {functions = {f = {fn = print, summary = {}}}}", "functions.f.summary: must be a string, got table", -1},
+		"bad function name":        {"return {functions = {['my-fn'] = print}}", "plugin broken: %s:1: functions.my-fn: a function's name must be a Lua name", -1},
+		"keyword function name":    {"return {functions = {['end'] = print}}", "functions.end: a function's name must be a Lua name", -1},
+		"array of functions":       {"return {functions = {print}}", "functions: keys must be names, got number 1", -1},
+		"bad command name":         {"return {commands = {['a/b'] = print}}", "commands.a/b: a command's name must be letters, digits, -, _ and .", -1},
+		"command without run":      {"return {commands = {x = {usage = 'X'}}}", "commands.x.run: must be a function, got nil", -1},
+		"wrong name":               {"return {name = 'other', functions = {f = print}}", "plugin broken: %s:1: name: is \"other\" but the file makes it \"broken\"", -1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := pluginDir(t, map[string]string{"a.lua": okPlugin, "broken.lua": tc.src, "c.lua": "return {functions = {c_fn = print}}"})
@@ -299,6 +297,26 @@ func TestBrokenPluginsNameFileAndLine(t *testing.T) {
 			requireNotInstalled(t, e, "ok_fn", "c_fn")
 		})
 	}
+}
+
+func TestModulesThatAreNotPluginsAreLibraries(t *testing.T) {
+	// --plugin-path was a require path first: a module that returns no
+	// functions or commands is a library, loaded once and left to require.
+	dir := pluginDir(t, map[string]string{
+		"greet.lua":   `_G.greet_loads = (_G.greet_loads or 0) + 1; return {hello = function(n) return "hello " .. n end, version = "2"}`,
+		"nothing.lua": `_G.nothing_loaded = true`,
+		"str.lua":     `return "a string"`,
+		"p.lua":       okPlugin,
+	})
+	e, err := newPluginEnv(t, dir)
+	require.NoError(t, err)
+	assert.Equal(t, lua.LString("hello ops"), e.run(`return require("greet").hello("ops")`))
+	assert.Equal(t, lua.LNumber(1), e.run(`require("greet"); return greet_loads`), "run once, at start")
+	assert.Equal(t, lua.LTrue, e.run(`return require("nothing") == true and nothing_loaded`))
+	assert.Equal(t, lua.LString("a string"), e.run(`return require("str")`))
+	require.Len(t, e.rt.Plugins(), 1)
+	assert.Equal(t, "p", e.rt.Plugins()[0].Name)
+	assert.Equal(t, lua.LNil, e.rt.L.GetGlobal("hello"), "a library's functions are not globals")
 }
 
 func TestPluginBadFileName(t *testing.T) {

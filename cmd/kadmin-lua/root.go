@@ -84,6 +84,7 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua run FILE [ARGS...]   run a script; ARGS in arg[1..] and in ... (arg[0] = FILE)
   kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
+  kadmin-lua plugins              the plugins loaded, their functions and commands
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
@@ -134,11 +135,11 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
 	pf.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per mutation to this file")
-	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "directories searched by require, comma-separated or repeated")
+	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd())
 	return root
 }
 
@@ -359,6 +360,10 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		}
 	}()
 	f := &a.flags
+	dirs, err := a.pluginDirs()
+	if err != nil {
+		return nil, err
+	}
 	var cfg engine.Config
 	if f.embedded {
 		if s.demo, err = demo.Start(cmd.Context()); err != nil {
@@ -382,8 +387,11 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		Env:        a.st.Env,
 		DryRun:     f.dryRun,
 		Audit:      s.audit,
-		PluginPath: f.pluginPath,
+		PluginPath: dirs,
 		Output:     f.output,
 	})
+	if err := loadPlugins(cmd.Context(), s.rt); err != nil {
+		return nil, err
+	}
 	return s, nil
 }

@@ -24,16 +24,21 @@ gets as ... (as lua.c does). Flags after FILE belong to the script; put
 kadmin-lua's own flags before it. The values the script returns are printed
 per --output. A #! first line is ignored.
 
-FILE may also name a runbook built into kadmin-lua when no such file exists
-here: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md).`,
+FILE may also name, when no such file exists here, a command a plugin adds
+(kadmin-lua plugins lists them; see docs/plugins.md) or else a runbook built
+into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md).`,
 		Example: `  kadmin-lua -b localhost:9092 run scripts/reset-offsets.lua orders-consumer 2026-11-30T10:00:00Z
   kadmin-lua --profile prod -o json run health.lua --strict`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runScript(cmd, func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
-				// A file on disk wins; otherwise a runbook built into the
-				// binary (scripts/), so `run add-partitions.lua` works anywhere.
+				// A file on disk wins; otherwise a plugin's command; otherwise
+				// a runbook built into the binary (scripts/), so
+				// `run add-partitions.lua` works anywhere.
 				if _, err := os.Stat(args[0]); err != nil && os.IsNotExist(err) {
+					if _, _, ok := rt.Command(args[0]); ok {
+						return rt.RunCommand(ctx, args[0], args[1:])
+					}
 					if name, ok := scripts.Lookup(args[0]); ok {
 						return rt.DoFS(ctx, scripts.FS, name, args[1:])
 					}
