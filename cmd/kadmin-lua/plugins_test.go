@@ -1,0 +1,253 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pluginDir writes one plugin file (name -> Lua) per entry into a fresh
+// directory.
+func pluginDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o600))
+	}
+	return dir
+}
+
+const opsPlugin = `return {
+  version = "1.2",
+  functions = {
+    make_topics = {
+      summary = "Create topics with n partitions.",
+      args = "(n, names...)",
+      fn = function(n, ...)
+        local specs = {}
+        for _, name in ipairs({...}) do specs[#specs + 1] = {name = name, partitions = n} end
+        return create_topics(specs)
+      end,
+    },
+  },
+  commands = {
+    ["make-topics"] = {
+      summary = "Create the topics named on the command line.",
+      usage = "N TOPIC...",
+      run = function(n, ...)
+        make_topics(tonumber(n), ...)
+        return {created = select("#", ...), by = _G.arg[0]}
+      end,
+    },
+    ["fail-check"] = function() kafka.check(false, "not healthy") end,
+  },
+}
+`
+
+func TestPluginFunctionFromEval(t *testing.T) {
+	cl := newCluster(t)
+	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--plugin-path", dir, "-e", `make_topics(4, "pa", "pb")`), c.stderr.String())
+	adm := cl.admin(t)
+	td, err := adm.ListTopics(ctx(t), "pa", "pb")
+	require.NoError(t, err)
+	assert.Len(t, td["pa"].Partitions, 4)
+	assert.Len(t, td["pb"].Partitions, 4)
+}
+
+func TestPluginCommandRun(t *testing.T) {
+	cl := newCluster(t)
+	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--plugin-path", dir, "-o", "json", "run", "make-topics", "2", "c1", "c2", "c3"), c.stderr.String())
+	assert.JSONEq(t, `{"created": 3, "by": "make-topics"}`, c.stdout.String())
+	td, err := cl.admin(t).ListTopics(ctx(t), "c1", "c2", "c3")
+	require.NoError(t, err)
+	require.Len(t, td, 3)
+	assert.Len(t, td["c3"].Partitions, 2)
+
+	// Exit codes as for scripts: a Kafka error 3, a failed check 4.
+	require.Equal(t, ExitKafka, c.run("-b", cl.addrs, "--plugin-path", dir, "run", "make-topics", "2", "c1"))
+	assert.Contains(t, c.stderr.String(), "TOPIC_ALREADY_EXISTS")
+	require.Equal(t, ExitCheck, c.run("--plugin-path", dir, "run", "fail-check"))
+	assert.Contains(t, c.stderr.String(), "not healthy")
+}
+
+func TestRunPrefersFileThenPluginCommandThenRunbook(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"mine.lua": `return {commands = {
+  ["check-lag"] = function() return "plugin check-lag" end,
+  ["local.lua"] = function() return "plugin local.lua" end,
+}}`})
+	work := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(work, "local.lua"), []byte(`return "file local.lua"`), 0o600))
+	t.Chdir(work)
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "run", "local.lua"), c.stderr.String())
+	assert.Equal(t, "file local.lua\n", c.stdout.String(), "a file on disk wins")
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "run", "check-lag"), c.stderr.String())
+	assert.Equal(t, "plugin check-lag\n", c.stdout.String(), "a plugin command wins over the built-in runbook")
+	// The built-in runbook is still there by its file name.
+	require.Equal(t, ExitScript, c.run("--plugin-path", dir, "run", "check-lag.lua"))
+	assert.Contains(t, c.stderr.String(), "usage")
+
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "plugins"), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "(shadows the built-in runbook check-lag; run check-lag.lua for that one)")
+}
+
+func TestPluginPathFromEnvironment(t *testing.T) {
+	a := pluginDir(t, map[string]string{"a.lua": `return {functions = {from_a = function() return "a" end}}`})
+	b := pluginDir(t, map[string]string{"b.lua": `return {functions = {from_b = function() return "b" end}}`})
+	c := newCLI(t)
+	c.env["KADMIN_PLUGIN_PATH"] = a + ":" + b + ":"
+	require.Equal(t, ExitOK, c.run("-e", `return from_a() .. from_b()`), c.stderr.String())
+	assert.Equal(t, "ab\n", c.stdout.String())
+}
+
+func TestPluginDirInConfigHome(t *testing.T) {
+	const plugin = `return {functions = {where = function() return "config" end}}`
+	t.Run("XDG_CONFIG_HOME", func(t *testing.T) {
+		cfg := pluginDir(t, map[string]string{"kadmin-lua/plugins/w.lua": plugin})
+		c := newCLI(t)
+		c.env["XDG_CONFIG_HOME"] = cfg
+		require.Equal(t, ExitOK, c.run("-e", `return where()`), c.stderr.String())
+		assert.Equal(t, "config\n", c.stdout.String())
+	})
+	t.Run("HOME", func(t *testing.T) {
+		c := newCLI(t)
+		dir := filepath.Join(c.env["HOME"], ".config", "kadmin-lua", "plugins")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "w.lua"), []byte(plugin), 0o600))
+		require.Equal(t, ExitOK, c.run("-e", `return where()`), c.stderr.String())
+		assert.Equal(t, "config\n", c.stdout.String())
+	})
+	t.Run("absent", func(t *testing.T) {
+		c := newCLI(t)
+		require.Equal(t, ExitOK, c.run("-e", `return where == nil`), c.stderr.String())
+		assert.Equal(t, "true\n", c.stdout.String(), "a missing config plugin dir is fine")
+	})
+}
+
+func TestPluginDirPrecedence(t *testing.T) {
+	plugin := func(from string) map[string]string {
+		return map[string]string{"p.lua": `return {functions = {from = function() return "` + from + `" end}}`}
+	}
+	flag, env := pluginDir(t, plugin("flag")), pluginDir(t, plugin("env"))
+	cfg := pluginDir(t, map[string]string{"kadmin-lua/plugins/p.lua": `return {functions = {from = function() return "config" end}}`})
+	c := newCLI(t)
+	c.env["XDG_CONFIG_HOME"] = cfg
+	c.env["KADMIN_PLUGIN_PATH"] = env
+	require.Equal(t, ExitOK, c.run("--plugin-path", flag, "-e", `return from()`), c.stderr.String())
+	assert.Equal(t, "flag\n", c.stdout.String())
+	require.Equal(t, ExitOK, c.run("-e", `return from()`), c.stderr.String())
+	assert.Equal(t, "env\n", c.stdout.String())
+
+	require.Equal(t, ExitOK, c.run("--plugin-path", flag, "-o", "json", "plugins"), c.stderr.String())
+	var listing struct {
+		Directories []string `json:"directories"`
+		Plugins     []struct {
+			Name string `json:"name"`
+			File string `json:"file"`
+		} `json:"plugins"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(c.stdout.String()), &listing))
+	assert.Equal(t, []string{flag, env, filepath.Join(cfg, "kadmin-lua", "plugins")}, listing.Directories)
+	require.Len(t, listing.Plugins, 1, "one plugin p: the first directory's")
+	assert.Equal(t, filepath.Join(flag, "p.lua"), listing.Plugins[0].File)
+}
+
+func TestBrokenPluginStopsBeforeAnythingRuns(t *testing.T) {
+	cl := newCluster(t)
+	for name, tc := range map[string]struct {
+		src  string
+		code int
+		want string
+	}{
+		"syntax":    {"return {\n  functions = = {}}\n", ExitUsage, "bad.lua:2:15: syntax error near '='"},
+		"shape":     {"return {\n  functions = {\n    f = {summary = 'x'}}}\n", ExitUsage, "bad.lua:3: functions.f.fn: must be a function, got nil"},
+		"shadowing": {"return {functions = {\n  create_topics = function() end}}\n", ExitUsage, "bad.lua:2: function create_topics would shadow the built-in create_topics"},
+		"runtime":   {"local x\nx.y = 1\nreturn {}\n", ExitScript, "bad.lua:2: attempt to index a non-table object(nil)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := pluginDir(t, map[string]string{"bad.lua": tc.src, "good.lua": `return {functions = {good = print}}`})
+			c := newCLI(t)
+			topic := "never-" + name
+			require.Equal(t, tc.code, c.run("-b", cl.addrs, "--plugin-path", dir, "-e", `create_topics{"`+topic+`"}`))
+			assert.True(t, strings.HasPrefix(c.stderr.String(), "kadmin-lua: plugin bad: "+filepath.Join(dir, "bad.lua")+":"), c.stderr.String())
+			assert.Contains(t, c.stderr.String(), tc.want)
+			assert.NotContains(t, c.stderr.String(), "--help", "not a command-line mistake")
+			assert.NotContains(t, topicNames(t, cl.admin(t)), topic, "the chunk never ran")
+			assert.Empty(t, c.stdout.String())
+		})
+	}
+}
+
+func TestMissingPluginDirIsAUsageError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	c := newCLI(t)
+	require.Equal(t, ExitUsage, c.run("--plugin-path", missing, "-e", "return 1"))
+	assert.Contains(t, c.stderr.String(), "--plugin-path: stat "+missing+": no such file or directory")
+	c.env["KADMIN_PLUGIN_PATH"] = missing
+	require.Equal(t, ExitUsage, c.run("-e", "return 1"))
+	assert.Contains(t, c.stderr.String(), "KADMIN_PLUGIN_PATH: stat "+missing)
+	c.env["KADMIN_PLUGIN_PATH"] = writeFile(t, "file.lua", "")
+	require.Equal(t, ExitUsage, c.run("plugins"))
+	assert.Contains(t, c.stderr.String(), "is not a directory")
+}
+
+func TestPluginsCommandLists(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "plugins"), c.stderr.String())
+	assert.Equal(t, `ops 1.2 (`+filepath.Join(dir, "ops.lua")+`)
+  functions:
+    make_topics(n, names...) -> ...
+        Create topics with n partitions.
+  commands:
+    kadmin-lua run fail-check
+    kadmin-lua run make-topics N TOPIC...
+        Create the topics named on the command line.
+
+plugin directories: `+dir+"\n", c.stdout.String())
+
+	require.Equal(t, ExitOK, c.run("plugins"))
+	assert.Equal(t, "no plugins found\nplugin directories: none (use --plugin-path, KADMIN_PLUGIN_PATH or ~/.config/kadmin-lua/plugins)\n", c.stdout.String())
+	require.Equal(t, ExitOK, c.run("-o", "json", "plugins"))
+	assert.JSONEq(t, `{"directories": [], "plugins": []}`, c.stdout.String())
+}
+
+func TestPluginHelpInAScript(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	c := newCLI(t)
+	c.stdin = strings.NewReader("help()\nhelp(make_topics)\n")
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir), c.stderr.String())
+	out := c.stdout.String()
+	assert.Contains(t, out, "\n  ops:\n    make_topics")
+	assert.Contains(t, out, "make_topics(n, names...) -> ...\n\nCreate topics with n partitions.\n")
+	assert.Contains(t, out, "From plugin ops 1.2 ("+filepath.Join(dir, "ops.lua")+").")
+}
+
+// The example plugin shipped in examples/plugins, on the demo cluster.
+func TestExamplePluginOnEmbeddedCluster(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "plugins")
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--embedded", "--plugin-path", dir, "-o", "json", "-e", `topic_sizes{"orders", "payments"}`), c.stderr.String())
+	var sizes []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(c.stdout.String()), &sizes))
+	require.Len(t, sizes, 2)
+	for _, s := range sizes {
+		assert.Contains(t, []any{"orders", "payments"}, s["topic"])
+		assert.Greater(t, s["bytes"].(float64), 0.0)
+	}
+	require.Equal(t, ExitOK, c.run("--embedded", "--plugin-path", dir, "-o", "json", "run", "under-replicated"), c.stderr.String())
+	assert.Equal(t, "[]\n", c.stdout.String())
+	require.Equal(t, ExitKafka, c.run("--embedded", "--plugin-path", dir, "run", "under-replicated", "no-such-topic"))
+	assert.Contains(t, c.stderr.String(), "UNKNOWN_TOPIC_OR_PARTITION")
+}
