@@ -212,15 +212,7 @@ func (r *Runtime) RunCommand(ctx context.Context, name string, args []string) ([
 	if !ok {
 		return nil, &RunError{Kind: KindScript, Message: fmt.Sprintf("no plugin command named %q", name)}
 	}
-	argt := r.L.NewTable()
-	argt.RawSetInt(0, lua.LString(name))
-	vals := make([]lua.LValue, len(args))
-	for i, a := range args {
-		argt.RawSetInt(i+1, lua.LString(a))
-		vals[i] = lua.LString(a)
-	}
-	r.L.SetGlobal("arg", argt)
-	return r.Call(ctx, c.run, vals...)
+	return r.Call(ctx, c.run, r.setArg(name, args)...)
 }
 
 // findPlugins lists the plugins in dirs, sorted by name; the first

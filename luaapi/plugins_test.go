@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,20 +16,8 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
 )
-
-// pluginDir writes files (name -> content; names may hold a "/") into a
-// fresh directory and returns it.
-func pluginDir(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		path := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-	}
-	return dir
-}
 
 // newPluginEnv is newEnv with plugins loaded from dirs.
 func newPluginEnv(t *testing.T, dirs ...string) (*env, error) {
@@ -81,7 +68,7 @@ return {
 `
 
 func TestPluginFunctionIsAGlobalUsingTheDefaultClient(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"ensure.lua": ensurePlugin})
+	dir := testfiles.Tree(t, map[string]string{"ensure.lua": ensurePlugin})
 	e, err := newPluginEnv(t, dir)
 	require.NoError(t, err)
 
@@ -106,7 +93,7 @@ func TestPluginFunctionIsAGlobalUsingTheDefaultClient(t *testing.T) {
 }
 
 func TestPluginCommandRunsWithArgs(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"ensure.lua": ensurePlugin})
+	dir := testfiles.Tree(t, map[string]string{"ensure.lua": ensurePlugin})
 	e, err := newPluginEnv(t, dir)
 	require.NoError(t, err)
 
@@ -132,7 +119,7 @@ func TestPluginCommandRunsWithArgs(t *testing.T) {
 }
 
 func TestPluginHelp(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"ensure.lua": ensurePlugin})
+	dir := testfiles.Tree(t, map[string]string{"ensure.lua": ensurePlugin})
 	e, err := newPluginEnv(t, dir)
 	require.NoError(t, err)
 
@@ -157,7 +144,7 @@ func TestPluginHelp(t *testing.T) {
 }
 
 func TestPluginsLoadInNameOrderFirstDirectoryWins(t *testing.T) {
-	first := pluginDir(t, map[string]string{
+	first := testfiles.Tree(t, map[string]string{
 		"b.lua":          `table.insert(_G.order, "b1"); return {functions = {from_b = function() return "first" end}}`,
 		"a/init.lua":     `table.insert(_G.order, "a"); return {functions = {from_a = function() return require("a.util").x end}}`,
 		"a/util.lua":     `return {x = "util"}`,
@@ -170,7 +157,7 @@ func TestPluginsLoadInNameOrderFirstDirectoryWins(t *testing.T) {
 		".ignored.lua":   `error("never loaded")`,
 		"_private/x.lua": `error("never loaded")`,
 	})
-	second := pluginDir(t, map[string]string{"b.lua": `error("shadowed by the first directory")`})
+	second := testfiles.Tree(t, map[string]string{"b.lua": `error("shadowed by the first directory")`})
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
@@ -237,7 +224,7 @@ func TestPluginShadowingIsRefused(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := pluginDir(t, tc.files)
+			dir := testfiles.Tree(t, tc.files)
 			e, err := newPluginEnv(t, dir)
 			require.Error(t, err)
 			var pe *PluginError
@@ -278,7 +265,7 @@ func TestBrokenPluginsNameFileAndLine(t *testing.T) {
 		"wrong name":               {"return {name = 'other', functions = {f = print}}", "plugin broken: %s:1: name: is \"other\" but the file makes it \"broken\"", -1},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := pluginDir(t, map[string]string{"a.lua": okPlugin, "broken.lua": tc.src, "c.lua": "return {functions = {c_fn = print}}"})
+			dir := testfiles.Tree(t, map[string]string{"a.lua": okPlugin, "broken.lua": tc.src, "c.lua": "return {functions = {c_fn = print}}"})
 			e, err := newPluginEnv(t, dir)
 			require.Error(t, err)
 			path := filepath.Join(dir, "broken.lua")
@@ -302,7 +289,7 @@ func TestBrokenPluginsNameFileAndLine(t *testing.T) {
 func TestModulesThatAreNotPluginsAreLibraries(t *testing.T) {
 	// --plugin-path was a require path first: a module that returns no
 	// functions or commands is a library, loaded once and left to require.
-	dir := pluginDir(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"greet.lua":   `_G.greet_loads = (_G.greet_loads or 0) + 1; return {hello = function(n) return "hello " .. n end, version = "2"}`,
 		"nothing.lua": `_G.nothing_loaded = true`,
 		"str.lua":     `return "a string"`,
@@ -320,14 +307,14 @@ func TestModulesThatAreNotPluginsAreLibraries(t *testing.T) {
 }
 
 func TestPluginBadFileName(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"my.tools.lua": okPlugin})
+	dir := testfiles.Tree(t, map[string]string{"my.tools.lua": okPlugin})
 	_, err := newPluginEnv(t, dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "plugin my.tools: "+filepath.Join(dir, "my.tools.lua")+": a plugin's name (its file name) must be letters, digits, - and _")
 }
 
 func TestPluginFunctionTakesAClient(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"n.lua": `return {functions = {
+	dir := testfiles.Tree(t, map[string]string{"n.lua": `return {functions = {
   topic_count = function(c) return #(c or kafka.default):list_topics() end}}`})
 	e, err := newPluginEnv(t, dir)
 	require.NoError(t, err)

@@ -281,15 +281,21 @@ func (r *Runtime) runScript(ctx context.Context, name, text string, args []strin
 	if err != nil {
 		return nil, err
 	}
+	return r.Call(ctx, fn, r.setArg(path, args)...)
+}
+
+// setArg sets the global arg as lua.c does (arg[0] = name, arg[1..] =
+// args) and returns args as the chunk's ... values.
+func (r *Runtime) setArg(name string, args []string) []lua.LValue {
 	argt := r.L.NewTable()
-	argt.RawSetInt(0, lua.LString(path))
+	argt.RawSetInt(0, lua.LString(name))
 	vals := make([]lua.LValue, len(args))
 	for i, a := range args {
 		argt.RawSetInt(i+1, lua.LString(a))
 		vals[i] = lua.LString(a)
 	}
 	r.L.SetGlobal("arg", argt)
-	return r.Call(ctx, fn, vals...)
+	return vals
 }
 
 // EvalLine is the REPL's evaluation, as lua.c does it: try "return <src>"

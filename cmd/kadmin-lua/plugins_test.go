@@ -9,20 +9,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// pluginDir writes one plugin file (name -> Lua) per entry into a fresh
-// directory.
-func pluginDir(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, src := range files {
-		path := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(src), 0o600))
-	}
-	return dir
-}
+	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
+	"github.com/kadmin-lua/kadmin-lua/repl"
+)
 
 const opsPlugin = `return {
   version = "1.2",
@@ -53,7 +44,7 @@ const opsPlugin = `return {
 
 func TestPluginFunctionFromEval(t *testing.T) {
 	cl := newCluster(t)
-	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--plugin-path", dir, "-e", `make_topics(4, "pa", "pb")`), c.stderr.String())
 	adm := cl.admin(t)
@@ -65,7 +56,7 @@ func TestPluginFunctionFromEval(t *testing.T) {
 
 func TestPluginCommandRun(t *testing.T) {
 	cl := newCluster(t)
-	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--plugin-path", dir, "-o", "json", "run", "make-topics", "2", "c1", "c2", "c3"), c.stderr.String())
 	assert.JSONEq(t, `{"created": 3, "by": "make-topics"}`, c.stdout.String())
@@ -82,7 +73,7 @@ func TestPluginCommandRun(t *testing.T) {
 }
 
 func TestRunPrefersFileThenPluginCommandThenRunbook(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"mine.lua": `return {commands = {
+	dir := testfiles.Tree(t, map[string]string{"mine.lua": `return {commands = {
   ["check-lag"] = function() return "plugin check-lag" end,
   ["local.lua"] = function() return "plugin local.lua" end,
 }}`})
@@ -103,8 +94,8 @@ func TestRunPrefersFileThenPluginCommandThenRunbook(t *testing.T) {
 }
 
 func TestPluginPathFromEnvironment(t *testing.T) {
-	a := pluginDir(t, map[string]string{"a.lua": `return {functions = {from_a = function() return "a" end}}`})
-	b := pluginDir(t, map[string]string{"b.lua": `return {functions = {from_b = function() return "b" end}}`})
+	a := testfiles.Tree(t, map[string]string{"a.lua": `return {functions = {from_a = function() return "a" end}}`})
+	b := testfiles.Tree(t, map[string]string{"b.lua": `return {functions = {from_b = function() return "b" end}}`})
 	c := newCLI(t)
 	c.env["KADMIN_PLUGIN_PATH"] = a + ":" + b + ":"
 	require.Equal(t, ExitOK, c.run("-e", `return from_a() .. from_b()`), c.stderr.String())
@@ -114,7 +105,7 @@ func TestPluginPathFromEnvironment(t *testing.T) {
 func TestPluginDirInConfigHome(t *testing.T) {
 	const plugin = `return {functions = {where = function() return "config" end}}`
 	t.Run("XDG_CONFIG_HOME", func(t *testing.T) {
-		cfg := pluginDir(t, map[string]string{"kadmin-lua/plugins/w.lua": plugin})
+		cfg := testfiles.Tree(t, map[string]string{"kadmin-lua/plugins/w.lua": plugin})
 		c := newCLI(t)
 		c.env["XDG_CONFIG_HOME"] = cfg
 		require.Equal(t, ExitOK, c.run("-e", `return where()`), c.stderr.String())
@@ -139,8 +130,8 @@ func TestPluginDirPrecedence(t *testing.T) {
 	plugin := func(from string) map[string]string {
 		return map[string]string{"p.lua": `return {functions = {from = function() return "` + from + `" end}}`}
 	}
-	flag, env := pluginDir(t, plugin("flag")), pluginDir(t, plugin("env"))
-	cfg := pluginDir(t, map[string]string{"kadmin-lua/plugins/p.lua": `return {functions = {from = function() return "config" end}}`})
+	flag, env := testfiles.Tree(t, plugin("flag")), testfiles.Tree(t, plugin("env"))
+	cfg := testfiles.Tree(t, map[string]string{"kadmin-lua/plugins/p.lua": `return {functions = {from = function() return "config" end}}`})
 	c := newCLI(t)
 	c.env["XDG_CONFIG_HOME"] = cfg
 	c.env["KADMIN_PLUGIN_PATH"] = env
@@ -177,7 +168,7 @@ func TestBrokenPluginStopsBeforeAnythingRuns(t *testing.T) {
 		"kafka":     {"describe_topics('no-such')\n", ExitKafka, "bad.lua: describe_topics: no-such: UNKNOWN_TOPIC_OR_PARTITION"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := pluginDir(t, map[string]string{"bad.lua": tc.src, "good.lua": `return {functions = {good = print}}`})
+			dir := testfiles.Tree(t, map[string]string{"bad.lua": tc.src, "good.lua": `return {functions = {good = print}}`})
 			c := newCLI(t)
 			topic := "never-" + name
 			require.Equal(t, tc.code, c.run("-b", cl.addrs, "--plugin-path", dir, "-e", `create_topics{"`+topic+`"}`))
@@ -204,7 +195,7 @@ func TestMissingPluginDirIsAUsageError(t *testing.T) {
 }
 
 func TestPluginsCommandLists(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "plugins"), c.stderr.String())
 	assert.Equal(t, `ops 1.2 (`+filepath.Join(dir, "ops.lua")+`)
@@ -225,7 +216,7 @@ plugin directories: `+dir+"\n", c.stdout.String())
 }
 
 func TestPluginHelpInAScript(t *testing.T) {
-	dir := pluginDir(t, map[string]string{"ops.lua": opsPlugin})
+	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
 	c := newCLI(t)
 	c.stdin = strings.NewReader("help()\nhelp(make_topics)\n")
 	require.Equal(t, ExitOK, c.run("--plugin-path", dir), c.stderr.String())
@@ -251,4 +242,16 @@ func TestExamplePluginOnEmbeddedCluster(t *testing.T) {
 	assert.Equal(t, "[]\n", c.stdout.String())
 	require.Equal(t, ExitKafka, c.run("--embedded", "--plugin-path", dir, "run", "under-replicated", "no-such-topic"))
 	assert.Contains(t, c.stderr.String(), "UNKNOWN_TOPIC_OR_PARTITION")
+}
+
+func TestREPLCompletesPluginFunctions(t *testing.T) {
+	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
+	rt := luaapi.New(luaapi.Options{PluginPath: []string{dir}, Env: func(string) string { return "" }})
+	defer rt.Close()
+	words, n := repl.Complete(rt.L, "make_", 5)
+	assert.Empty(t, words, "before loading")
+	assert.Equal(t, 5, n)
+	require.NoError(t, rt.LoadPlugins(ctx(t)))
+	words, _ = repl.Complete(rt.L, "make_", 5)
+	assert.Equal(t, []string{"make_topics"}, words)
 }
