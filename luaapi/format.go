@@ -87,6 +87,7 @@ func recordRows(t *lua.LTable) ([]*lua.LTable, []string, bool) {
 			}
 		})
 	}
+	slices.Sort(extra) // map order is random: sort, then put identifying keys first
 	slices.SortStableFunc(extra, func(a, b string) int { return keyRank(a) - keyRank(b) })
 	// Drop declared columns no row has a value for (omitted optional fields).
 	var used []string
@@ -104,7 +105,7 @@ func recordRows(t *lua.LTable) ([]*lua.LTable, []string, bool) {
 // keyRank orders the usual identifying keys first in tables without a
 // declared order; the rest stay sorted.
 func keyRank(k string) int {
-	for i, p := range []string{"name", "group", "topic", "partition", "id"} {
+	for i, p := range []string{"name", "group", "topic", "partition", "id", "member_id", "broker"} {
 		if k == p {
 			return i - 10
 		}
