@@ -46,6 +46,9 @@ func retryCall(ctx context.Context, resource string, fn func(context.Context) er
 // ended: TIMEOUT (or CANCELED), carrying the last error seen.
 func ctxError(ctx context.Context, resource string, last *Error) *Error {
 	e := AsError(ctx.Err(), resource)
+	if last != nil && last.Code == e.Code {
+		return last // already says it timed out (and what it saw before)
+	}
 	if last != nil && last.Code != e.Code {
 		e.Message += "; last error: " + last.Code
 		if last.Message != "" && last.Message != last.Code {
@@ -69,7 +72,11 @@ func retryItems[K comparable](ctx context.Context, keys []K, resource func(K) st
 		var next []K
 		for _, k := range pending {
 			var e *Error
-			if err != nil {
+			if err != nil && ctx.Err() != nil && final[k] != nil {
+				// The deadline ended this attempt: keep what the last
+				// answer said, so the TIMEOUT can name it.
+				e = ctxError(ctx, resource(k), final[k])
+			} else if err != nil {
 				e = AsError(err, resource(k))
 			} else if a, ok := answers[k]; ok {
 				e = a
