@@ -324,6 +324,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 			o.Progress(moving, len(done), time.Since(start))
 		}
 		if len(moving) == 0 {
+			c.awaitReplicas(ctx, done)
 			return done, nil
 		}
 		t := time.NewTimer(o.Interval)
@@ -334,6 +335,83 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		case <-t.C:
 		}
 	}
+}
+
+// awaitReplicas waits, briefly, until every broker's metadata shows the
+// finished partitions with their final replicas (the target, without the
+// replicas being removed). The controller stops listing a reassignment a
+// moment before the brokers' metadata drops the removed replicas, and a
+// describe_topics right after wait_reassignments (answered by any broker)
+// must see the new replica set. If that does not happen within the wait (a
+// reassignment cancelled by someone else never reaches its target), what
+// the brokers show is reported instead of the target.
+func (c *Client) awaitReplicas(ctx context.Context, done []FinishedReassignment) {
+	if len(done) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var topics []string
+	for _, d := range done {
+		topics = append(topics, d.Topic)
+	}
+	topics = dedupSorted(topics)
+	var shown [][]int32
+	for attempt := 0; ; attempt++ {
+		now, final := c.brokersShow(ctx, topics, done)
+		if now != nil {
+			shown = now
+		}
+		if final {
+			return
+		}
+		if !backoff(ctx, attempt) {
+			break
+		}
+	}
+	for i := range done {
+		if shown != nil && shown[i] != nil {
+			done[i].Replicas = shown[i]
+		}
+	}
+}
+
+// brokersShow asks every known broker for the partitions' replicas; final
+// is true when all that answer show each partition's final replicas. now is
+// what the last broker asked showed.
+func (c *Client) brokersShow(ctx context.Context, topics []string, done []FinishedReassignment) (now [][]int32, final bool) {
+	final = true
+	for _, b := range c.kgo.DiscoveredBrokers() {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, t := range topics {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(t)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp, err := req.RequestWith(ctx, b)
+		if err != nil {
+			continue // a broker that is down answers no reads either
+		}
+		m := toKadmMetadata(resp)
+		now = make([][]int32, len(done))
+		for i, d := range done {
+			p, ok := m.Topics[d.Topic].Partitions[d.Partition]
+			if !ok { // deleted since: nothing to wait for
+				continue
+			}
+			now[i] = orEmpty(p.Replicas)
+			if !slices.Equal(sortedCopy(p.Replicas), sortedCopy(d.Replicas)) {
+				final = false
+			}
+		}
+	}
+	return now, final
+}
+
+func sortedCopy(s []int32) []int32 {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }
 
 func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error {
