@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -82,13 +83,53 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 	return sortedUniqueTPs(tps), missing, leaders, nil
 }
 
+// leadersAfterElection reads the partitions' leaders once the election is
+// visible: the controller answers before every broker's metadata shows the
+// new leader, so after a successful preferred election it asks again
+// (briefly, up to 5 s) until the preferred replica is shown leading.
+func (c *Client) leadersAfterElection(ctx context.Context, typ ElectionType, tps []TopicPartition, errs map[TopicPartition]*Error, notNeeded map[TopicPartition]bool, before map[TopicPartition][2]int32) map[TopicPartition]int32 {
+	after := map[TopicPartition]int32{}
+	if len(tps) == 0 {
+		return after
+	}
+	var names []string
+	for _, tp := range tps {
+		names = append(names, tp.Topic)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		if m, err := c.rawMetadata(ctx, dedupSorted(names)...); err == nil {
+			for _, t := range m.Topics {
+				for _, p := range t.Partitions {
+					if t.Topic != nil {
+						after[TopicPartition{*t.Topic, p.Partition}] = p.Leader
+					}
+				}
+			}
+		}
+		settled := true
+		for _, tp := range tps {
+			// Still the leader from before an election that succeeded:
+			// this broker has not seen it yet.
+			if typ == ElectPreferred && errs[tp] == nil && !notNeeded[tp] &&
+				after[tp] != before[tp][1] && after[tp] == before[tp][0] {
+				settled = false
+			}
+		}
+		if settled || !backoff(ctx, attempt) {
+			return after
+		}
+	}
+}
+
 // ElectLeaders runs a preferred or unclean leader election on partitions
 // (all partitions of topics, plus the partitions named), a result per
 // partition in order. PREFERRED_LEADER_NOT_AVAILABLE and
 // ELIGIBLE_LEADERS_NOT_AVAILABLE are reported at once, not retried. Retrying is safe: an election that already happened
 // answers ELECTION_NOT_NEEDED.
 func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []string, partitions []TopicPartition) ([]ElectedLeader, error) {
-	tps, missing, _, err := c.ElectionTargets(ctx, topics, partitions)
+	tps, missing, before, err := c.ElectionTargets(ctx, topics, partitions)
 	if err != nil {
 		return nil, err
 	}
@@ -138,22 +179,7 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 		}
 		return answers, nil
 	})
-	after := map[TopicPartition]int32{}
-	if len(tps) > 0 {
-		var names []string
-		for _, tp := range tps {
-			names = append(names, tp.Topic)
-		}
-		if m, merr := c.rawMetadata(ctx, dedupSorted(names)...); merr == nil {
-			for _, t := range m.Topics {
-				for _, p := range t.Partitions {
-					if t.Topic != nil {
-						after[TopicPartition{*t.Topic, p.Partition}] = p.Leader
-					}
-				}
-			}
-		}
-	}
+	after := c.leadersAfterElection(ctx, typ, tps, errs, notNeeded, before)
 	var out []ElectedLeader
 	for _, n := range missing {
 		out = append(out, ElectedLeader{Topic: n, Partition: -1, Leader: -1,
