@@ -24,7 +24,10 @@ unit:
 # banner (which Kafka, how many nodes), test log lines, failures and results.
 integration:
 	@set -o pipefail; $(GO) test -race -count=1 -timeout 25m -v $(KAFKA_PKGS) 2>&1 | tee integration.log | \
-	  grep -E --line-buffered '^(Apache Kafka|--- FAIL|FAIL|ok |panic:)|^ +[A-Za-z0-9_]+\.go:[0-9]+:'
+	  grep -E --line-buffered '^(Apache Kafka|--- FAIL|FAIL|ok |panic:)|^ +[A-Za-z0-9_]+\.go:[0-9]+:'; \
+	status=$$?; if [ $$status -ne 0 ]; then \
+	  echo "--- failure details from integration.log ---"; grep -B3 -A40 -e '--- FAIL' -e '^panic:' integration.log | head -600; \
+	fi; exit $$status
 
 # Everything: unit, API, examples, cross-checks, then the real-Kafka suites.
 test: lint
