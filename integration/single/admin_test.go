@@ -38,15 +38,20 @@ func TestSCRAMUserLifecycle(t *testing.T) {
 	}
 	assert.NotContains(t, r.Stdout.String()+r.Stderr.String(), password)
 
-	// The independent client sees both credentials.
-	described, err := adm.DescribeUserSCRAMs(ctxT(t, 20*time.Second), user)
-	require.NoError(t, err)
-	d := described[user]
-	require.NoError(t, d.Err)
+	// The independent client sees both credentials (once the broker has
+	// them from the metadata log).
 	mechs := map[string]int32{}
-	for _, ci := range d.CredInfos {
-		mechs[ci.Mechanism.String()] = ci.Iterations
-	}
+	assert.Eventually(t, func() bool {
+		described, err := adm.DescribeUserSCRAMs(ctxT(t, 20*time.Second), user)
+		if err != nil || described[user].Err != nil {
+			return false
+		}
+		mechs = map[string]int32{}
+		for _, ci := range described[user].CredInfos {
+			mechs[ci.Mechanism.String()] = ci.Iterations
+		}
+		return len(mechs) == 2
+	}, 20*time.Second, 200*time.Millisecond)
 	assert.Equal(t, map[string]int32{"SCRAM-SHA-512": 8192, "SCRAM-SHA-256": 4096}, mechs)
 	var creds []engine.SCRAMCredential
 	r.json(fmt.Sprintf(`return describe_user_scram_credentials(%q)`, user), &creds)

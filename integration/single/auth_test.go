@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,9 @@ func TestAuthorization(t *testing.T) {
 		{principal="User:alice", operation="describe", resource_type="topic", resource_name=%q},
 	}`, topic), &created)
 	require.Len(t, created, 1)
-	assert.Equal(t, []string{"User:alice DESCRIBE TOPIC " + topic + " LITERAL"}, aliceACLs(t, adm))
+	// Other clients see ACLs once the broker has them from the metadata log.
+	want := []string{"User:alice DESCRIBE TOPIC " + topic + " LITERAL"}
+	assert.Eventually(t, func() bool { return slices.Equal(want, aliceACLs(t, adm)) }, 20*time.Second, 100*time.Millisecond)
 	// The broker applies ACLs from the metadata log: poll.
 	var desc []struct {
 		Name       string `json:"name"`
@@ -138,7 +141,7 @@ func TestAuthorization(t *testing.T) {
 	require.Len(t, deleted, 1)
 	require.Len(t, deleted[0].Deleted, 1)
 	assert.Equal(t, topic, deleted[0].Deleted[0].ResourceName)
-	assert.Empty(t, aliceACLs(t, adm))
+	assert.Eventually(t, func() bool { return len(aliceACLs(t, adm)) == 0 }, 20*time.Second, 100*time.Millisecond)
 	require.Eventually(t, func() bool {
 		_, err := alice.RT.DoString(ctxT(t, 20*time.Second), "probe", fmt.Sprintf(`describe_topics(%q)`, topic))
 		return err != nil

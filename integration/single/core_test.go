@@ -101,9 +101,7 @@ func TestCoreFunctions(t *testing.T) {
 			td := topics(t)
 			require.Contains(t, td, topic)
 			assert.Len(t, td[topic].Partitions, 2)
-			v, src := configValue(t, adm, topic, "retention.ms")
-			assert.Equal(t, "3600000", v)
-			assert.Equal(t, "DYNAMIC_TOPIC_CONFIG", src)
+			eventuallyConfig(t, adm, topic, "retention.ms", "3600000", "DYNAMIC_TOPIC_CONFIG")
 
 			// describe_topics
 			var desc []engine.TopicDescription
