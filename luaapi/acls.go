@@ -99,16 +99,6 @@ func eachACLTable(v lua.LValue, what, item string, each func(where string, vals 
 	return nil
 }
 
-// optionsAndClient reads the options at argument n, then connects.
-func (c *Call) optionsAndClient(n int, allowed ...string) (*fields, *engine.Client, error) {
-	o, err := c.Options(n, allowed...)
-	if err != nil {
-		return nil, nil, err
-	}
-	cl, err := c.Client()
-	return o, cl, err
-}
-
 // validateOnlyAndClient reads {validate_only=, partial=} at argument 2
 // (--dry-run implies validate_only), then connects.
 func (c *Call) validateOnlyAndClient() (bool, *engine.Client, error) {

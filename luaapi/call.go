@@ -94,12 +94,21 @@ func (c *Call) Table(n int, what string) (*lua.LTable, error) {
 	return t, nil
 }
 
-// clientAfterOptions checks the options table at argument n (a function
-// whose only option is partial) and returns the client: the common start
-// of most functions' Run.
-func (c *Call) clientAfterOptions(n int) (*engine.Client, error) {
-	if _, err := c.Options(n); err != nil {
-		return nil, err
+// optionsAndClient reads the options table at argument n (allowing those
+// keys and partial), then connects: the common start of most functions'
+// Run.
+func (c *Call) optionsAndClient(n int, allowed ...string) (*fields, *engine.Client, error) {
+	o, err := c.Options(n, allowed...)
+	if err != nil {
+		return nil, nil, err
 	}
-	return c.Client()
+	cl, err := c.Client()
+	return o, cl, err
+}
+
+// clientAfterOptions is optionsAndClient for a function whose only option
+// is partial.
+func (c *Call) clientAfterOptions(n int) (*engine.Client, error) {
+	_, cl, err := c.optionsAndClient(n)
+	return cl, err
 }
