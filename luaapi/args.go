@@ -58,26 +58,6 @@ func stringList(v lua.LValue, where string) ([]string, error) {
 	return nil, argErr(where, "must be a string or an array of strings, got %s", describe(v))
 }
 
-// onlyArray rejects tables with non-sequence keys (a common slip: passing
-// {topic="x"} where {"x"} was meant).
-func onlyArray(t *lua.LTable, where string) error {
-	n := t.Len()
-	var bad lua.LValue
-	t.ForEach(func(k, _ lua.LValue) {
-		if bad != nil {
-			return
-		}
-		if num, ok := k.(lua.LNumber); ok && float64(num) == math.Trunc(float64(num)) && int(num) >= 1 && int(num) <= n {
-			return
-		}
-		bad = k
-	})
-	if bad != nil {
-		return argErr(where, "must be an array, found key %s", describe(bad))
-	}
-	return nil
-}
-
 // toInt reads an integral Lua number (or a numeric string).
 func toInt(v lua.LValue) (int64, bool) {
 	switch v := v.(type) {

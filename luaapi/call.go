@@ -22,7 +22,12 @@ type Call struct {
 	validateOnly bool
 	dryRun       bool // this call asked for a dry run (Func.DryRunKey)
 	plan         []string
+	args         *parsedArgs // the arguments as the declaration read them
 }
+
+// ValidateOnly reports whether a mutation must only be validated by the
+// broker: {validate_only=true} or a dry run.
+func (c *Call) ValidateOnly() bool { return c.validateOnly || c.DryRun() }
 
 // Ctx is the call's context: Ctrl-C cancels it.
 func (c *Call) Ctx() context.Context {

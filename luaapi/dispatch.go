@@ -31,7 +31,11 @@ func (r *Runtime) bind(h *clientHandle, f *Func, self lua.LValue) *lua.LFunction
 // dispatch runs one call with the shared conventions around it.
 func (r *Runtime) dispatch(c *Call) int {
 	f, L := c.Fn, c.L
-	if t, ok := c.Arg(1).(*lua.LTable); ok && f.DryRunKey != "" && lua.LVAsBool(t.RawGetString(f.DryRunKey)) {
+	if f.declared() {
+		if err := r.readArgs(c); err != nil {
+			raise(L, f.Name, err, nil)
+		}
+	} else if t, ok := c.Arg(1).(*lua.LTable); ok && f.DryRunKey != "" && lua.LVAsBool(t.RawGetString(f.DryRunKey)) {
 		c.dryRun = true
 	}
 	if f.Destructive && !c.DryRun() && r.opts.Confirm != nil {
@@ -68,6 +72,27 @@ func (r *Runtime) dispatch(c *Call) int {
 	}
 	L.Push(lv)
 	return 1
+}
+
+// readArgs reads the call's arguments through f's declaration and sets
+// the options the dispatcher itself honours (partial, validate_only, the
+// dry-run key). A refusal here sends nothing and audits nothing.
+func (r *Runtime) readArgs(c *Call) error {
+	vals := make([]lua.LValue, c.NArgs())
+	for i := range vals {
+		vals[i] = c.Arg(i + 1)
+	}
+	a, err := parseArgs(c.Fn, vals, r.null())
+	if err != nil {
+		return err
+	}
+	c.args = a
+	c.partial = get[bool](a.opts, "partial")
+	c.validateOnly = get[bool](a.opts, "validate_only")
+	if k := c.Fn.DryRunKey; k != "" && get[bool](a.opts, k) {
+		c.dryRun = true
+	}
+	return nil
 }
 
 // asItems returns res's elements when res is a slice of engine.Item.

@@ -26,6 +26,9 @@ func FuncHelp(f *Func) string {
 		fmt.Fprintf(&b, "  %s\n", strings.Join(marks, "; "))
 	}
 	fmt.Fprintf(&b, "\n%s\n", f.Summary)
+	params, options := argDocs(f)
+	writeArgDocs(&b, "Arguments", params, false)
+	writeArgDocs(&b, "Options", options, false)
 	if f.Doc != "" {
 		fmt.Fprintf(&b, "\n%s\n", f.Doc)
 	}
@@ -33,13 +36,6 @@ func FuncHelp(f *Func) string {
 		fmt.Fprintf(&b, "\nExample:\n  %s\n", strings.ReplaceAll(f.Example, "\n", "\n  "))
 	}
 	return b.String()
-}
-
-func signature(f *Func) string {
-	if strings.HasPrefix(f.Args, "(") {
-		return f.Args
-	}
-	return "(" + f.Args + ")"
 }
 
 // helpIndex lists every function by area with its summary.

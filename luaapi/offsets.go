@@ -78,11 +78,3 @@ func offsetQuery(c *Call, n int) (engine.OffsetQuery, error) {
 	}
 	return engine.OffsetQuery{}, argErr("at", "must be one of %s or {timestamp=ms}, got %s", strings.Join(quoted(engine.OffsetKinds), ", "), describe(c.Arg(n)))
 }
-
-func quoted(in []string) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = `"` + s + `"`
-	}
-	return out
-}

@@ -21,14 +21,72 @@ type FuncDoc struct {
 	Mutating    bool     `json:"mutating"`
 	Destructive bool     `json:"destructive"`
 	Aliases     []string `json:"aliases"` // never null: [] when none
+	Params      []ArgDoc `json:"params"`  // positional arguments, in order; [] when none
+	Options     []ArgDoc `json:"options"` // keys of the options table; [] when none
+}
+
+// ArgDoc documents one positional argument or option, from its declaration.
+type ArgDoc struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+	Doc      string `json:"doc,omitempty"`
+}
+
+// argDocs lists f's positional arguments and options as declared.
+func argDocs(f *Func) (params, options []ArgDoc) {
+	params, options = []ArgDoc{}, []ArgDoc{}
+	if !f.declared() {
+		return params, options
+	}
+	for _, p := range f.Params {
+		params = append(params, ArgDoc{Name: p.Name, Type: p.Type.Doc(), Required: !p.Optional, Doc: p.Doc})
+	}
+	for _, o := range f.options() {
+		options = append(options, ArgDoc{Name: o.Name, Type: o.Type.Doc(), Required: o.Required, Doc: o.Doc})
+	}
+	return params, options
+}
+
+// writeArgDocs writes a list of arguments or options as Markdown or help
+// text lines: "- `name` (type, required): doc".
+func writeArgDocs(b *strings.Builder, title string, docs []ArgDoc, markdown bool) {
+	if len(docs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", title)
+	if markdown {
+		b.WriteString("\n")
+	}
+	for _, d := range docs {
+		name := d.Name
+		if markdown {
+			name = "`" + name + "`"
+		}
+		req := ""
+		if d.Required {
+			req = ", required"
+		}
+		line := fmt.Sprintf("%s (%s%s)", name, d.Type, req)
+		if d.Doc != "" {
+			line += ": " + d.Doc
+		}
+		if markdown {
+			fmt.Fprintf(b, "- %s\n", line)
+		} else {
+			fmt.Fprintf(b, "  %s\n", line)
+		}
+	}
 }
 
 // DocOf gives f's documentation record.
 func DocOf(f *Func) FuncDoc {
 	aliases := append([]string{}, f.Aliases...)
 	slices.Sort(aliases)
-	return FuncDoc{Name: f.Name, Area: f.Area, Args: f.Args, Returns: f.Returns, Summary: f.Summary,
-		Doc: f.Doc, Example: f.Example, Mutating: f.Mutating, Destructive: f.Destructive, Aliases: aliases}
+	params, options := argDocs(f)
+	return FuncDoc{Name: f.Name, Area: f.Area, Args: signature(f), Returns: f.Returns, Summary: f.Summary,
+		Doc: f.Doc, Example: f.Example, Mutating: f.Mutating, Destructive: f.Destructive, Aliases: aliases,
+		Params: params, Options: options}
 }
 
 // Reference gives every declared function's documentation, sorted by name.
@@ -144,6 +202,9 @@ func writeFunc(b *strings.Builder, f *Func) {
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, " ") + "\n")
 	}
+	params, options := argDocs(f)
+	writeArgDocs(b, "Arguments", params, true)
+	writeArgDocs(b, "Options", options, true)
 	if d := docParagraphs(f.Doc); d != "" {
 		b.WriteString("\n" + d + "\n")
 	}

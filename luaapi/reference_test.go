@@ -102,7 +102,9 @@ func TestReferenceMarkdownMarksMutations(t *testing.T) {
 	assert.False(t, strings.Contains(section("list_topics"), "Changes the cluster"), "list_topics is not a mutation")
 	has(t, md, "- [`delete_topics`](#delete_topics) (destructive): ")
 	// Each Doc line is its own paragraph.
-	has(t, section("create_topics"), "apply.\n\nA spec is a name")
+	has(t, section("create_topics"), "some failed\n\nA spec is a name")
+	// Options come from the declaration.
+	has(t, section("create_topics"), "Options:\n\n- `if_not_exists` (boolean): ")
 }
 
 func TestDocParagraphs(t *testing.T) {
@@ -117,14 +119,16 @@ func TestReferenceJSON(t *testing.T) {
 	var docs []map[string]any
 	require.NoError(t, json.Unmarshal(raw, &docs))
 	require.Len(t, docs, len(Funcs()))
-	keys := []string{"name", "area", "args", "returns", "summary", "doc", "example", "mutating", "destructive", "aliases"}
+	keys := []string{"name", "area", "args", "returns", "summary", "doc", "example", "mutating", "destructive", "aliases", "params", "options"}
 	prev := ""
 	for _, d := range docs {
 		for _, k := range keys {
 			assert.Contains(t, d, k, "%v", d["name"])
 		}
 		assert.Len(t, d, len(keys))
-		assert.IsType(t, []any{}, d["aliases"], "aliases is an array, never null: %v", d["name"])
+		for _, k := range []string{"aliases", "params", "options"} {
+			assert.IsType(t, []any{}, d[k], "%s is an array, never null: %v", k, d["name"])
+		}
 		name := d["name"].(string)
 		assert.Less(t, prev, name, "sorted by name")
 		prev = name

@@ -9,17 +9,35 @@ import (
 
 // Func declares one Lua function.
 type Func struct {
-	Name        string   // snake_case, named after the Kafka admin operation
-	Area        string   // the file it lives in: "topics", "groups", ...
-	Args        string   // the call's shape, e.g. "(names[, {if_exists=, partial=}])"
-	Returns     string   // the result's shape
-	Summary     string   // one line
-	Doc         string   // paragraphs, plain text
-	Example     string   // Lua that runs against the demo cluster (tested)
-	Mutating    bool     // changes the cluster: dry-run and audit apply
-	Destructive bool     // deletes or resets: the REPL asks first unless --yes
-	Aliases     []string // other names (kafka-python's) bound to the same function
-	SecretArgs  []int    // positions (1-based) of arguments that are secrets: never audited or shown
+	Name string // snake_case, named after the Kafka admin operation
+	Area string // the file it lives in: "topics", "groups", ...
+	// Params are the positional arguments and Options the keys of the
+	// options table that follows them. The dispatcher reads every argument
+	// through them before Run, so Run gets typed values (param[T](c, name))
+	// and a refused call sends nothing. help, docs and completion describe
+	// the call from the same declaration.
+	Params  []Param
+	Options []Field
+	// TableCall: the function is called with one table of named arguments,
+	// reset_offsets{group=, to=}; its keys are Options (some Required).
+	TableCall bool
+	// NoArgs: the function takes no arguments at all (describe_cluster()).
+	NoArgs bool
+	// Batch: the result is one item per request item, each with its own
+	// error; the function takes {partial=}.
+	Batch bool
+	// ValidateOnly: Kafka can check this mutation without applying it; the
+	// function takes {validate_only=} and --dry-run uses it.
+	ValidateOnly bool
+	Args         string   // transitional: the call's shape for undeclared functions (plugins)
+	Returns      string   // the result's shape
+	Summary      string   // one line
+	Doc          string   // paragraphs, plain text
+	Example      string   // Lua that runs against the demo cluster (tested)
+	Mutating     bool     // changes the cluster: dry-run and audit apply
+	Destructive  bool     // deletes or resets: the REPL asks first unless --yes
+	Aliases      []string // other names (kafka-python's) bound to the same function
+	SecretArgs   []int    // positions (1-based) of arguments that are secrets: never audited or shown
 	// DryRunKey, when set, is a key of the first argument's table that asks
 	// for a dry run of this call alone: reset_offsets{..., dry_run=true}.
 	DryRunKey string

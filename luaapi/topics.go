@@ -11,21 +11,27 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "list_topics", Area: "topics", Args: "([{internal=bool, match=\"RE2 regexp\"}])",
+		&Func{Name: "list_topics", Area: "topics",
+			Options: []Field{
+				{Name: "internal", Type: Bool(), Doc: "include internal topics (__consumer_offsets, ...)"},
+				{Name: "match", Type: regexpType, Doc: "keep names matching this RE2 regular expression (unanchored)"},
+			},
 			Returns: "{{name=, id=, partitions=, replication_factor=, internal=}...}",
 			Summary: "List topics, sorted by name.",
 			Doc:     "Internal topics (__consumer_offsets, ...) are left out unless internal=true. match keeps names matching an RE2 regular expression (unanchored: use ^...$ for a whole name).",
 			Example: `for _, t in ipairs(list_topics{match = "^orders"}) do print(t.name, t.partitions) end`,
 			Run:     listTopics},
-		&Func{Name: "describe_topics", Area: "topics", Args: "(names)",
+		&Func{Name: "describe_topics", Area: "topics", Batch: true,
+			Params:  []Param{{Name: "names", Type: topicNames.NonEmpty(), Doc: "the topics to describe"}},
 			Returns: "{{name=, id=, internal=, partitions={{partition=, leader=, leader_epoch=, replicas=, isr=, offline_replicas=}...}}...}",
 			Summary: "Describe topics' partitions: leaders, replicas, ISR.",
 			Doc:     "names is a topic name or an array of names. A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).",
 			Example: `local t = describe_topics("orders")[1]
 print(t.name, #t.partitions, t.partitions[1].leader)`,
 			Run: describeTopics},
-		&Func{Name: "create_topics", Area: "topics", Mutating: true,
-			Args:    "(specs[, {validate_only=, if_not_exists=, partial=}])",
+		&Func{Name: "create_topics", Area: "topics", Mutating: true, Batch: true, ValidateOnly: true,
+			Params:  []Param{{Name: "specs", Type: topicSpecs, Doc: "a topic name (broker defaults), a spec table, or an array of them"}},
+			Options: []Field{{Name: "if_not_exists", Type: Bool(), Doc: "an existing topic is a success (existed=true)"}},
 			Returns: "{{name=, id=, partitions=, replication_factor=, error=}...}",
 			Summary: "Create topics, each with its own partitions, replication factor, configs or explicit assignment.",
 			Doc: `A spec is a name (broker defaults) or {name=, partitions=, replication_factor=, configs={k=v}, assignment={[p]={brokers}}}; partition numbers in an assignment start at 0.
@@ -33,16 +39,18 @@ if_not_exists=true makes an existing topic a success (existed=true). validate_on
 If any topic fails the call raises after creating all the others; err.results says exactly which were created.`,
 			Example: `create_topics({{name = "payments", partitions = 6, configs = {["cleanup.policy"] = "compact"}}}, {if_not_exists = true})`,
 			Run:     createTopics},
-		&Func{Name: "delete_topics", Area: "topics", Mutating: true, Destructive: true,
-			Args:    "(names[, {if_exists=, partial=}])",
+		&Func{Name: "delete_topics", Area: "topics", Mutating: true, Destructive: true, Batch: true,
+			Params:  []Param{{Name: "names", Type: topicNames, Doc: "the topics to delete"}},
+			Options: []Field{{Name: "if_exists", Type: Bool(), Doc: "a missing topic is a success (missing=true)"}},
 			Returns: "{{name=, error=}...}",
 			Summary: "Delete topics and all their data.",
 			Doc:     "if_exists=true makes a missing topic a success (missing=true). Under --dry-run nothing is deleted; each topic is checked to exist.",
 			Example: `create_topics({"scratch"}, {if_not_exists = true})
 delete_topics("scratch")`,
 			Run: deleteTopics},
-		&Func{Name: "create_partitions", Area: "topics", Mutating: true,
-			Args:    "({topic=total_count, ...}[, {validate_only=, partial=}])",
+		&Func{Name: "create_partitions", Area: "topics", Mutating: true, Batch: true, ValidateOnly: true,
+			Params: []Param{{Name: "totals", Type: MapOf[string, int32](topicName, partitionCount).NonEmpty().Described("{topic = total_count, ...}"),
+				Doc: "each topic's new total partition count"}},
 			Returns: "{{name=, partitions=, error=}...}",
 			Summary: "Raise topics' partition counts to the given totals.",
 			Doc:     "Counts are totals, not increments; Kafka cannot lower a partition count (INVALID_PARTITIONS).",
@@ -52,51 +60,38 @@ create_partitions{growing = 4}`,
 	)
 }
 
-func listTopics(c *Call) (any, error) {
-	f, err := c.Options(1, "internal", "match")
+// regexpType is an RE2 regular expression, compiled once here.
+var regexpType = Custom("RE2 regular expression", `"^a"`, func(r *reader, v lua.LValue, at string) (any, error) {
+	x, err := Str().read(r, v, at)
 	if err != nil {
 		return nil, err
 	}
-	o := engine.ListTopicsOptions{Internal: f.boolean("internal")}
-	if m := f.str("match", false); m != "" {
-		re, rerr := regexp.Compile(m)
-		if rerr != nil {
-			return nil, argErr("options: match", "invalid regular expression: %v", rerr)
-		}
-		o.Match = re
+	re, rerr := regexp.Compile(x.(string))
+	if rerr != nil {
+		return nil, argErr(at, "invalid regular expression: %v", rerr)
 	}
-	if f.err != nil {
-		return nil, f.err
-	}
+	return re, nil
+}, lua.LTString)
+
+func listTopics(c *Call) (any, error) {
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.ListTopics(c.Ctx(), o)
+	return cl.ListTopics(c.Ctx(), engine.ListTopicsOptions{Internal: param[bool](c, "internal"), Match: param[*regexp.Regexp](c, "match")})
 }
 
 func describeTopics(c *Call) (any, error) {
-	names, err := c.Strings(1, "names", true)
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.clientAfterOptions(2)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeTopics(c.Ctx(), names)
+	return cl.DescribeTopics(c.Ctx(), param[[]string](c, "names"))
 }
 
 func createTopics(c *Call) (any, error) {
-	specs, err := topicSpecs(c.Arg(1))
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.Options(2, "validate_only", "if_not_exists")
-	if err != nil {
-		return nil, err
-	}
-	o := engine.CreateTopicsOptions{ValidateOnly: f.boolean("validate_only") || c.DryRun(), IfNotExists: f.boolean("if_not_exists")}
+	specs := param[[]engine.TopicSpec](c, "specs")
+	o := engine.CreateTopicsOptions{ValidateOnly: c.ValidateOnly(), IfNotExists: param[bool](c, "if_not_exists")}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -115,108 +110,58 @@ func orDefault(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// topicSpecs reads create_topics' first argument: a name, a spec table, or
-// an array of either.
-func topicSpecs(v lua.LValue) ([]engine.TopicSpec, error) {
-	var list []lua.LValue
-	switch t := v.(type) {
-	case lua.LString:
-		list = []lua.LValue{t}
-	case *lua.LTable:
-		if t.RawGetString("name") != lua.LNil {
-			list = []lua.LValue{t} // a single spec
-			break
-		}
-		if err := onlyArray(t, "specs"); err != nil {
+// configMap is {name = value} of topic or broker configs.
+var configMap = MapOf[string, string](NonEmptyStr(), ConfigValueType{}).Described("{name = value, ...}")
+
+// topicSpec is create_topics' spec: a name, or a table.
+var topicSpec = OneOf(
+	Custom("topic name", `"t"`, func(r *reader, v lua.LValue, at string) (any, error) {
+		name, err := topicName.read(r, v, at)
+		if err != nil {
 			return nil, err
 		}
-		for i := 1; i <= t.Len(); i++ {
-			list = append(list, t.RawGetInt(i))
+		return engine.TopicSpec{Name: name.(string)}, nil
+	}, lua.LTString),
+	Record(
+		Field{Name: "name", Type: topicName, Required: true},
+		Field{Name: "partitions", Type: partitionCount, Doc: "broker default when left out"},
+		Field{Name: "replication_factor", Type: replicationFactor, Doc: "broker default when left out"},
+		Field{Name: "configs", Type: configMap},
+		Field{Name: "assignment", Type: assignmentType, Doc: "{[partition] = {broker ids}}, partitions from 0; instead of partitions and replication_factor"},
+	).Then(func(rec Rec, at string) (any, error) {
+		if rec.Has("assignment") && (rec.Has("partitions") || rec.Has("replication_factor")) {
+			return nil, argErr(subPath(at, "assignment"), "cannot be combined with partitions or replication_factor")
 		}
-	default:
-		return nil, argErr("specs", "must be a topic name, a spec table or an array of them, got %s", describe(v))
-	}
-	if len(list) == 0 {
-		return nil, argErr("specs", "must name at least one topic")
-	}
-	out := make([]engine.TopicSpec, 0, len(list))
-	for i, item := range list {
-		where := fmt.Sprintf("spec #%d", i+1)
-		if s, ok := item.(lua.LString); ok {
-			if s == "" {
-				return nil, argErr(where, "topic name must not be empty")
-			}
-			out = append(out, engine.TopicSpec{Name: string(s)})
-			continue
-		}
-		f := newFields(item, where, "name", "partitions", "replication_factor", "configs", "assignment")
-		s := engine.TopicSpec{Name: f.str("name", true)}
-		s.Partitions = int32(f.integer("partitions", 1, 0))
-		s.ReplicationFactor = int16(f.integer("replication_factor", 1, 0))
-		s.Configs = f.strMap("configs")
-		if f.has("assignment") {
-			s.Assignment = assignment(f, "assignment")
-			if f.has("partitions") || f.has("replication_factor") {
-				f.fail("assignment", "cannot be combined with partitions or replication_factor")
-			}
-		}
-		if f.err == nil && s.Name == "" {
-			f.fail("name", "must not be empty")
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
+		return engine.TopicSpec{Name: get[string](rec, "name"), Partitions: get[int32](rec, "partitions"),
+			ReplicationFactor: get[int16](rec, "replication_factor"), Configs: get[map[string]string](rec, "configs"),
+			Assignment: get[map[int32][]int32](rec, "assignment")}, nil
+	}),
+).Described("topic name or {name=, [partitions=], [replication_factor=], [configs=], [assignment=]}")
 
-// assignment reads {[p]={brokers}} (Lua arrays are 1-based, so a plain
-// array {{1,2},{2,3}} means partitions 0 and 1).
-func assignment(f *fields, key string) map[int32][]int32 {
-	t, ok := f.get(key).(*lua.LTable)
-	if !ok {
-		f.fail(key, "must be a table of partition = {broker ids}, got %s", describe(f.get(key)))
-		return nil
-	}
-	out := map[int32][]int32{}
-	shift := int64(0)
+var topicSpecs = List[engine.TopicSpec](topicSpec).Items("spec").NonEmpty()
+
+// assignmentType reads {[p]={brokers}}. Lua arrays are 1-based, so a plain
+// array {{1,2},{2,3}} means partitions 0 and 1.
+var assignmentType = Custom("{[partition] = {broker ids}}", "{[0] = {0}}", func(r *reader, v lua.LValue, at string) (any, error) {
+	t := v.(*lua.LTable)
+	shift := int32(0)
 	if isArray(t) {
 		shift = 1
 	}
-	t.ForEach(func(k, v lua.LValue) {
-		p, ok := toInt(k)
-		if !ok || p-shift < 0 {
-			f.fail(key, "keys must be partition numbers, got %s", describe(k))
-			return
-		}
-		brokers, ok := v.(*lua.LTable)
-		if !ok || brokers.Len() == 0 {
-			f.fail(fmt.Sprintf("%s[%d]", key, p-shift), "must be a non-empty array of broker ids, got %s", describe(v))
-			return
-		}
-		for i := 1; i <= brokers.Len(); i++ {
-			b, ok := toInt(brokers.RawGetInt(i))
-			if !ok || b < 0 {
-				f.fail(fmt.Sprintf("%s[%d]", key, p-shift), "broker ids must be non-negative integers, got %s", describe(brokers.RawGetInt(i)))
-				return
-			}
-			out[int32(p-shift)] = append(out[int32(p-shift)], int32(b))
-		}
-	})
-	return out
-}
+	m, err := MapOf[int32, []int32](Int32(int64(shift)).Named("partition"), List[int32](brokerID).ArrayOnly().NonEmpty()).read(r, v, at)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32][]int32{}
+	for p, brokers := range m.(map[int32][]int32) {
+		out[p-shift] = brokers
+	}
+	return out, nil
+}, lua.LTTable)
 
 func deleteTopics(c *Call) (any, error) {
-	names, err := c.Strings(1, "names", false)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.Options(2, "if_exists")
-	if err != nil {
-		return nil, err
-	}
-	o := engine.DeleteTopicsOptions{IfExists: f.boolean("if_exists")}
+	names := param[[]string](c, "names")
+	o := engine.DeleteTopicsOptions{IfExists: param[bool](c, "if_exists")}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -251,35 +196,7 @@ func planDeleteTopics(c *Call, cl *engine.Client, names []string, o engine.Delet
 }
 
 func createPartitions(c *Call) (any, error) {
-	t, err := c.Table(1, "totals")
-	if err != nil {
-		return nil, err
-	}
-	totals := map[string]int32{}
-	var ferr error
-	t.ForEach(func(k, v lua.LValue) {
-		name, ok := k.(lua.LString)
-		if !ok {
-			ferr = argErr("totals", "keys must be topic names, got %s (write {orders = 12})", describe(k))
-			return
-		}
-		n, ok := toInt(v)
-		if !ok || n < 1 {
-			ferr = argErr("totals: "+string(name), "must be a positive integer (the new total), got %s", describe(v))
-			return
-		}
-		totals[string(name)] = int32(n)
-	})
-	if ferr != nil {
-		return nil, ferr
-	}
-	if len(totals) == 0 {
-		return nil, argErr("totals", "must name at least one topic")
-	}
-	f, err := c.Options(2, "validate_only")
-	if err != nil {
-		return nil, err
-	}
+	totals := param[map[string]int32](c, "totals")
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -287,5 +204,5 @@ func createPartitions(c *Call) (any, error) {
 	for _, n := range sortedNames(totals) {
 		c.Plan("raise %s to %d partitions", n, totals[n])
 	}
-	return cl.CreatePartitions(c.Ctx(), totals, engine.CreatePartitionsOptions{ValidateOnly: f.boolean("validate_only") || c.DryRun()})
+	return cl.CreatePartitions(c.Ctx(), totals, engine.CreatePartitionsOptions{ValidateOnly: c.ValidateOnly()})
 }

@@ -71,11 +71,21 @@ func TestCreateTopicsIfNotExistsAndPartial(t *testing.T) {
 func TestCreateTopicsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	for src, want := range map[string]string{
-		`create_topics({"a", {name = "b", partitions = "x"}})`: `create_topics: spec #2: partitions must be a positive integer, got "x"`,
-		`create_topics(42)`:                           `create_topics: specs: must be a topic name, a spec table or an array of them, got 42`,
-		`create_topics({{name = "a", bogus = 1}})`:    `create_topics: spec #1: unknown key "bogus"`,
-		`create_topics({"a"}, {if_not_exist = true})`: `create_topics: options: unknown key "if_not_exist"`,
-		`create_topics({{partitions = 3}})`:           `create_topics: spec #1: name must be a string, got nil`,
+		`create_topics({"a", {name = "b", partitions = "x"}})`: `create_topics: spec #2: partitions: must be a partition count between 1 and 2147483647, got "x"`,
+		`create_topics(42)`:                                                  `create_topics: specs: must be a topic name or {name=, [partitions=], [replication_factor=], [configs=], [assignment=]}, or an array of them, got 42`,
+		`create_topics({{name = "a", bogus = 1}})`:                           `create_topics: spec #1: unknown key "bogus"`,
+		`create_topics({"a"}, {if_not_exist = true})`:                        `create_topics: options: unknown key "if_not_exist" (did you mean "if_not_exists"?)`,
+		`create_topics({{partitions = 3}})`:                                  `create_topics: spec #1: name: is required`,
+		`create_topics({{name = "a", partitions = 2^32 + 2}})`:               `create_topics: spec #1: partitions: must be a partition count between 1 and 2147483647, got 4294967298`,
+		`create_topics({{name = "a", replication_factor = 40000}})`:          `create_topics: spec #1: replication_factor: must be a replication factor between 1 and 32767, got 40000`,
+		`create_topics({{name = "a", configs = {["retention.ms"] = 2^63}}})`: `create_topics: spec #1: configs: retention.ms: is beyond 2^53`,
+		`create_topics({{name = "a", configs = {["retention.ms"] = 0/0}}})`:  `create_topics: spec #1: configs: retention.ms: must be a finite number, got NaN`,
+		`create_topics({"a"}, {validate_only = "yes"})`:                      `create_topics: options: validate_only: must be true or false, got "yes"`,
+		`create_topics({"a"}, {if_not_exists = 1})`:                          `create_topics: options: if_not_exists: must be true or false, got 1`,
+		`create_topics({"a"}, {}, 3)`:                                        `create_topics: takes at most 2 arguments`,
+		`create_topics({"bad name!"})`:                                       `create_topics: spec #1: topic name "bad name!" has ' '`,
+		`local t = {} t.a = t create_topics({{name = "a", configs = t}})`:    `is a cyclic table`,
+		`create_partitions({a = 2^32 + 2})`:                                  `create_partitions: totals: a: must be a partition count between 1 and 2147483647`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, KindScript, re.Kind, src)
@@ -174,7 +184,7 @@ func TestCreatePartitions(t *testing.T) {
 	e.run(`local r = create_partitions{grow = 5}; assert(r[1].partitions == 5)`)
 	assert.Len(t, e.topics()["grow"].Partitions, 5)
 	re := e.runErr(`create_partitions{grow = "many"}`)
-	assert.Contains(t, re.Message, `create_partitions: totals: grow: must be a positive integer`)
+	assert.Contains(t, re.Message, `create_partitions: totals: grow: must be a partition count between 1 and 2147483647, got "many"`)
 	re = e.runErr(`create_partitions{grow = 3}`)
 	assert.Equal(t, "INVALID_PARTITIONS", re.Code)
 }

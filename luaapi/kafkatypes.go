@@ -1,0 +1,60 @@
+package luaapi
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The argument types of Kafka's own fields, declared once so every function
+// checks a partition, an offset or a topic name the same way, with the
+// width of the field the value fills on the wire.
+var (
+	// topicName follows Kafka's rules (org.apache.kafka.common.internals.Topic):
+	// 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..".
+	topicName = NonEmptyStr().Checked("topic name", checkTopicName).Sample("t")
+	// topicNames is a topic name or an array of them.
+	topicNames = List[string](topicName)
+	groupID    = NonEmptyStr().Checked("group id", nil).Sample("g")
+	groupIDs   = List[string](groupID)
+
+	partitionNum      = Int32(0).Named("partition")
+	partitionCount    = Int32(1).Named("partition count")
+	replicationFactor = Int16(1).Named("replication factor")
+	brokerID          = Int32(0).Named("broker id")
+	brokerIDList      = List[int32](brokerID)
+	offsetNum         = Int64(0).Named("offset")
+	leaderEpoch       = Int32(-1).Named("leader epoch")
+	timestampMs       = Int64(0).Named("timestamp in ms")
+	durationMs        = Int64(1).Named("duration in ms")
+	producerID        = Int64(0).Named("producer id")
+	producerEpoch     = Int16(-1).Named("producer epoch")
+
+	// principal is TYPE:NAME ("User:alice"), as kafka-acls wants it, in
+	// filters as strictly as in creators.
+	principal = NonEmptyStr().Checked("principal TYPE:NAME", checkPrincipal).Sample("User:alice")
+)
+
+const maxTopicNameLength = 249
+
+func checkTopicName(s string) error {
+	switch {
+	case s == "." || s == "..":
+		return fmt.Errorf("topic name cannot be %q", s)
+	case len(s) > maxTopicNameLength:
+		return fmt.Errorf("topic name is %d characters long; Kafka allows at most %d", len(s), maxTopicNameLength)
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("topic name %q has %q; Kafka allows only ASCII letters, digits, '.', '_' and '-'", s, r)
+		}
+	}
+	return nil
+}
+
+func checkPrincipal(s string) error {
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return fmt.Errorf("principal must be TYPE:NAME such as \"User:alice\", got %q", s)
+	}
+	return nil
+}
