@@ -78,11 +78,7 @@ func (r *Runtime) dispatch(c *Call) int {
 // the options the dispatcher itself honours (partial, validate_only, the
 // dry-run key). A refusal here sends nothing and audits nothing.
 func (r *Runtime) readArgs(c *Call) error {
-	vals := make([]lua.LValue, c.NArgs())
-	for i := range vals {
-		vals[i] = c.Arg(i + 1)
-	}
-	a, err := parseArgs(c.Fn, vals, r.null())
+	a, err := parseArgs(c.Fn, argsOf(c.L, c.base), r.null())
 	if err != nil {
 		return err
 	}

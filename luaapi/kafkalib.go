@@ -38,7 +38,14 @@ func (r *Runtime) installKafka() {
 			continue
 		}
 		native := f
-		fn := L.NewFunction(func(L *lua.LState) int { return native.Native(r, L) })
+		fn := L.NewFunction(func(L *lua.LState) int {
+			if native.declared() {
+				if _, err := parseArgs(native, argsOf(L, 1), r.null()); err != nil {
+					raise(L, native.Name, err, nil)
+				}
+			}
+			return native.Native(r, L)
+		})
 		r.funcOf[fn] = f
 		r.installAt(native.Name, fn)
 	}
@@ -51,6 +58,19 @@ func (r *Runtime) installKafka() {
 			loaded.RawSetString("kafka", kafka)
 		}
 	}
+}
+
+// argsOf returns the values on L's stack from index base.
+func argsOf(L *lua.LState, base int) []lua.LValue {
+	n := L.GetTop() - base + 1
+	if n <= 0 {
+		return nil
+	}
+	out := make([]lua.LValue, n)
+	for i := range out {
+		out[i] = L.Get(base + i)
+	}
+	return out
 }
 
 // installAt sets a dotted path ("kafka.json.encode", "help") to fn.

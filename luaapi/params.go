@@ -76,6 +76,9 @@ func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error)
 	if n := len(vals); n > 0 && n <= len(f.Params) && f.Params[n-1].Optional && f.hasOptionsTable() && isOptionsTable(f, vals[n-1]) {
 		optsAt = n - 1
 	}
+	if f.Variadic && len(f.Params) > 0 {
+		return parseVariadic(r, f, vals, out)
+	}
 	limit := len(f.Params)
 	if f.hasOptionsTable() {
 		limit++
@@ -108,6 +111,31 @@ func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error)
 		}
 		out.opts = rec
 	}
+	return out, nil
+}
+
+// parseVariadic reads a function whose last parameter repeats
+// (kafka.pp(value...)): every value from there on is read with its type.
+func parseVariadic(r *reader, f *Func, vals []lua.LValue, out *parsedArgs) (*parsedArgs, error) {
+	last := len(f.Params) - 1
+	var rest []any
+	for i, v := range vals {
+		p := f.Params[min(i, last)]
+		at := p.Name
+		if i >= last {
+			at = fmt.Sprintf("%s #%d", p.Name, i-last+1)
+		}
+		x, err := p.Type.read(r, v, at)
+		if err != nil {
+			return nil, err
+		}
+		if i < last {
+			out.pos[i] = x
+		} else {
+			rest = append(rest, x)
+		}
+	}
+	out.pos[last] = rest
 	return out, nil
 }
 

@@ -23,6 +23,9 @@ type Func struct {
 	TableCall bool
 	// NoArgs: the function takes no arguments at all (describe_cluster()).
 	NoArgs bool
+	// Variadic: the last parameter repeats (kafka.pp(value...)); Run gets
+	// its values as []any.
+	Variadic bool
 	// Batch: the result is one item per request item, each with its own
 	// error; the function takes {partial=}.
 	Batch bool
