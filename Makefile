@@ -7,7 +7,7 @@ PKGS    := ./...
 # Packages that start real Kafka brokers (JVMs); everything else runs on kfake.
 KAFKA_PKGS := ./internal/kafkatest/ ./integration/...
 
-.PHONY: build demo test unit integration docs lint bench clean
+.PHONY: build demo test unit integration docs lint fuzz bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kadmin-lua
@@ -32,6 +32,7 @@ integration:
 # Everything: unit, API, examples, cross-checks, then the real-Kafka suites.
 test: lint
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v -e /integration/ -e /internal/kafkatest)
+	$(MAKE) --no-print-directory fuzz FUZZTIME=20s
 	$(MAKE) --no-print-directory integration
 
 # Regenerate docs/api.md from the declarations (TestAPIDocIsFresh fails when stale).
@@ -41,6 +42,13 @@ docs:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^third_party/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+
+# Random Lua values through every declared function (FuzzCallArguments);
+# `make fuzz FUZZTIME=10m` for a longer run. New failures land in
+# luaapi/testdata/fuzz/ and then run in every `go test`.
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzCallArguments$$' -fuzztime $(FUZZTIME) ./luaapi/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/...
