@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
 var luaKeywords = []string{
@@ -37,6 +39,11 @@ func Complete(L *lua.LState, line string, pos int) ([]string, int) {
 	if cut < 0 {
 		names = fieldNames(L.G.Global, false)
 		names = append(names, luaKeywords...)
+		// Inside a call's table argument the declared keys come first in
+		// mind: create_topics({{na<Tab> -> name.
+		if fn := enclosingCall(before[:start]); fn != "" {
+			names = append(names, luaapi.ArgKeys(fn)...)
+		}
 	} else {
 		base := resolve(L, expr[:cut])
 		if base == nil {
@@ -52,6 +59,49 @@ func Complete(L *lua.LState, line string, pos int) ([]string, int) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), len(partial)
+}
+
+// enclosingCall returns the name of the function whose argument list s
+// ends inside, when s ends inside a table constructor there
+// (`create_topics({"x"}, {va` or `reset_offsets{gr`); "" otherwise.
+func enclosingCall(s string) string {
+	depth := 0 // unclosed braces met walking back
+	inTable := false
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case '}', ')':
+			depth++
+		case '{':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			inTable = true
+			if name := nameBefore(s[:i]); name != "" && !strings.HasSuffix(strings.TrimRight(s[:i], " "), "(") {
+				return name // fn{...}
+			}
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if !inTable {
+				return ""
+			}
+			return nameBefore(s[:i])
+		}
+	}
+	return ""
+}
+
+// nameBefore is the dotted name (kafka.connect, c:lag) s ends with.
+func nameBefore(s string) string {
+	s = strings.TrimRight(s, " ")
+	i := len(s)
+	for i > 0 && isExprByte(s[i-1]) {
+		i--
+	}
+	return s[i:]
 }
 
 func isExprByte(c byte) bool {

@@ -92,3 +92,19 @@ func TestReadlineCompleterAdapter(t *testing.T) {
 	suffixes, _ = do.Do([]rune("zzz"), 3)
 	assert.Empty(t, suffixes)
 }
+
+func TestCompleteDeclaredKeysInsideCalls(t *testing.T) {
+	e := newEnv(t)
+	c, n := complete(e, `create_topics({"x"}, {if_`)
+	assert.Equal(t, []string{"if_not_exists"}, c, "options come from the declaration")
+	assert.Equal(t, 3, n)
+
+	c, _ = complete(e, `create_topics({{name = "x", repl`)
+	assert.Equal(t, []string{"replication_factor"}, c, "fields of a record argument")
+
+	c, _ = complete(e, `create_topics({"x"}, {va`)
+	assert.Equal(t, []string{"validate_only"}, c)
+
+	c, _ = complete(e, `t = {if_`)
+	assert.Empty(t, c, "a table outside a call has no declared keys")
+}
