@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,9 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	if cmd.Flags().Changed("timeout") || p.Timeout == 0 {
 		p.Timeout = engine.Duration(f.timeout)
 	}
-	return p.Config(env, a.prompt())
+	cfg, err := p.Config(env, a.prompt())
+	cfg.Verbose = a.verbose()
+	return cfg, err
 }
 
 // flagProfile is the connection settings given as flags.
@@ -103,8 +106,19 @@ func (a *app) resolve(cmd *cobra.Command) func(string) (engine.Config, error) {
 		if p.Timeout == 0 || cmd.Flags().Changed("timeout") {
 			p.Timeout = engine.Duration(a.flags.timeout)
 		}
-		return p.Config(a.st.Env, a.prompt())
+		cfg, err := p.Config(a.st.Env, a.prompt())
+		cfg.Verbose = a.verbose()
+		return cfg, err
 	}
+}
+
+// verbose is where --verbose writes connection attempts and requests: stderr,
+// or nil without the flag.
+func (a *app) verbose() io.Writer {
+	if !a.flags.verbose {
+		return nil
+	}
+	return a.st.Stderr
 }
 
 // prompt asks for a SASL password without echo when stdin is a terminal;
