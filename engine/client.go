@@ -11,9 +11,10 @@ import (
 // Client is a connection to one cluster. It is safe for concurrent use.
 // Creating it does not dial: the first call does.
 type Client struct {
-	cfg Config
-	kgo *kgo.Client
-	adm *kadm.Client
+	cfg     Config
+	kgo     *kgo.Client
+	adm     *kadm.Client
+	contact *contact
 
 	closeOnce sync.Once
 }
@@ -24,13 +25,14 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(opts...)
+	ct := newContact(cfg.Brokers, cfg.Verbose)
+	cl, err := kgo.NewClient(append(opts, kgo.WithHooks(ct))...)
 	if err != nil {
 		return nil, AsError(err, "")
 	}
 	adm := kadm.NewClient(cl)
 	adm.SetTimeoutMillis(int32(cfg.timeout().Milliseconds()))
-	return &Client{cfg: cfg, kgo: cl, adm: adm}, nil
+	return &Client{cfg: cfg, kgo: cl, adm: adm, contact: ct}, nil
 }
 
 // Config returns the configuration the client was built from.
@@ -47,7 +49,10 @@ func (c *Client) Admin() *kadm.Client { return c.adm }
 func (c *Client) Close() { c.closeOnce.Do(c.kgo.Close) }
 
 // callCtx bounds one call by the configured timeout (or a shorter deadline
-// already on ctx).
+// already on ctx). The call also ends, with a NETWORK error, as soon as it
+// is clear that no seed broker can be reached at first contact (contact.go).
 func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, c.cfg.timeout())
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	ctx, end := c.contact.begin(ctx)
+	return ctx, func() { end(); cancel() }
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -25,6 +26,9 @@ type Config struct {
 	Timeout  time.Duration // per call; DefaultTimeout when zero
 	TLS      *TLSConfig    // nil: plaintext
 	SASL     *SASLConfig   // nil: no authentication
+	// Verbose, when set, receives one line per connection attempt and per
+	// request sent or answered (names, sizes, times; never contents).
+	Verbose io.Writer
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.

@@ -114,6 +114,11 @@ func AsError(err error, resource string) *Error {
 		// refuses) fails the same way every time: say so at once.
 		out.Code = CodeTLS
 		out.Message = "TLS handshake failed: " + err.Error()
+	case isSASLMissing(err):
+		// kgo's guess, when a connection without SASL was closed at its
+		// first request: the broker wants a login. Retrying cannot help.
+		out.Code = CodeAuth
+		out.Message = "authentication required: the broker closed the connection at the first request; it expects SASL and this connection sends no credentials"
 	case isAuthErr(err):
 		out.Code = CodeAuth
 		out.Message = "authentication failed: " + err.Error()
@@ -128,6 +133,11 @@ func AsError(err error, resource string) *Error {
 func isAuthCode(ke *kerr.Error) bool {
 	return ke == kerr.SaslAuthenticationFailed || ke == kerr.IllegalSaslState ||
 		ke == kerr.UnsupportedSaslMechanism
+}
+
+func isSASLMissing(err error) bool {
+	var ee *kgo.ErrFirstReadEOF
+	return errors.As(err, &ee) && strings.Contains(ee.Error(), "SASL")
 }
 
 func isAuthErr(err error) bool {

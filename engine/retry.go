@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 )
@@ -46,6 +47,9 @@ func retryCall(ctx context.Context, resource string, fn func(context.Context) er
 // ended: TIMEOUT (or CANCELED), carrying the last error seen.
 func ctxError(ctx context.Context, resource string, last *Error) *Error {
 	e := AsError(ctx.Err(), resource)
+	if errors.Is(e, errCallEnded) {
+		return e // the client ended the call, and says why (contact.go)
+	}
 	if last != nil && last.Code == e.Code {
 		return last // already says it timed out (and what it saw before)
 	}

@@ -106,7 +106,7 @@ func init() {
 	register(
 		&Func{Name: "kafka.connect", Area: "library", Args: "{brokers=, profile=, sasl_mechanism=, sasl_username=, tls=, timeout=}",
 			Returns: "client", Summary: "Connect to another cluster; the client has every admin function as a method.",
-			Doc: "Returns a client object: `c:list_topics()`, `c:create_topics{...}`. It connects lazily, on the first call. Passwords come from KADMIN_SASL_PASSWORD, never from the script. `profile` names a profile from the config file. timeout is in milliseconds.",
+			Doc: "Returns a client object: `c:list_topics()`, `c:create_topics{...}`. It connects lazily, on the first call. Credentials stay with their cluster: `kafka.connect{}` is another client to the default cluster with its credentials; `brokers=` names another cluster, reached with no credentials unless the call names them (`sasl_mechanism` with `sasl_username`, whose password comes from KADMIN_SASL_PASSWORD and never from the script; `tls_cert`/`tls_key`) or a `profile` from the config file whose brokers include every seed. timeout is in milliseconds.",
 			Example: `local c = kafka.connect{brokers = kafka.default:brokers()}
 return #c:list_topics() >= 0`,
 			Native: (*Runtime).libConnect},
@@ -164,25 +164,44 @@ return r[1].dry_run`,
 	)
 }
 
+// libConnect makes a client. Credentials belong to one cluster
+// (engine/credentials.go): kafka.connect{} is the default cluster with the
+// default client's credentials; brokers= names another cluster, reached with
+// no credentials unless the call names them (sasl_*, tls_cert) or a profile
+// whose brokers include every seed.
 func (r *Runtime) libConnect(L *lua.LState) int {
 	f := newFields(L.OptTable(1, L.NewTable()), "options",
 		"brokers", "profile", "client_id", "timeout", "sasl_mechanism", "sasl_username", "tls", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "tls_insecure_skip_verify")
 	cfg := r.opts.Config
-	if p := f.str("profile", false); p != "" && f.err == nil {
+	profile := f.str("profile", false)
+	if profile != "" && f.err == nil {
 		if r.opts.Resolve == nil {
 			return libError(L, "kafka.connect", argErr("profile", "profiles are not configured"))
 		}
-		c, err := r.opts.Resolve(p)
+		c, err := r.opts.Resolve(profile)
 		if err != nil {
 			return libError(L, "kafka.connect", err)
 		}
 		cfg = c
 	}
+	mech, user := f.str("sasl_mechanism", false), f.str("sasl_username", false)
+	if (mech == "") != (user == "") && f.err == nil {
+		return libError(L, "kafka.connect", argErr("options", "sasl_mechanism and sasl_username go together"))
+	}
+	ownCreds := user != "" || f.has("tls_cert")
 	if f.has("brokers") {
-		cfg.Brokers = nil
+		var seeds []string
 		for _, b := range f.strings("brokers") {
-			cfg.Brokers = append(cfg.Brokers, strings.Split(b, ",")...)
+			seeds = append(seeds, engine.SplitList(b)...)
 		}
+		if profile != "" && cfg.HasCredentials() && !ownCreds && !engine.BrokersWithin(seeds, cfg.Brokers) && f.err == nil {
+			return libError(L, "kafka.connect", argErr("brokers", "%s is not among profile %q's brokers (%s), and its credentials go only to them: leave out brokers, or name the credentials for it (sasl_mechanism, sasl_username)",
+				strings.Join(seeds, ","), profile, strings.Join(cfg.Brokers, ",")))
+		}
+		if profile == "" || !engine.BrokersWithin(seeds, cfg.Brokers) {
+			cfg = cfg.WithoutCredentials()
+		}
+		cfg.Brokers = seeds
 	}
 	if id := f.str("client_id", false); id != "" {
 		cfg.ClientID = id
@@ -190,9 +209,11 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 	if ms := f.integer("timeout", 1, 0); ms > 0 {
 		cfg.Timeout = time.Duration(ms) * time.Millisecond
 	}
-	if m := f.str("sasl_mechanism", false); m != "" {
-		cfg.SASL = &engine.SASLConfig{Mechanism: m, Username: f.str("sasl_username", true),
-			Password: engine.Secret(r.opts.Env("KADMIN_SASL_PASSWORD"))}
+	if user != "" {
+		// The call names the user, so the password is the one for users
+		// named outside a profile: KADMIN_SASL_PASSWORD.
+		cfg.SASL = &engine.SASLConfig{Mechanism: mech, Username: user,
+			Password: engine.Secret(r.opts.Env(engine.PasswordEnv))}
 	}
 	if f.boolean("tls") || f.has("tls_ca") || f.has("tls_cert") {
 		cfg.TLS = &engine.TLSConfig{CAFile: f.str("tls_ca", false), CertFile: f.str("tls_cert", false),

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,40 +16,109 @@ import (
 // highest first: flags (-b, --sasl-*, --tls-*, --timeout; then the
 // --command-config file; then the --profile named on the command line),
 // the environment (KADMIN_BROKERS), the profile named by KADMIN_PROFILE,
-// the config file's default_profile.
+// the config file's default_profile. Credentials follow their own rules
+// (bindCredentials, engine/credentials.go).
 func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	f := &a.flags
 	env := a.st.Env
-	name := f.profile
-	explicit := name != ""
-	if name == "" {
-		name = env("KADMIN_PROFILE")
+	src := profileSource{name: f.profile, how: "--profile", explicit: f.profile != ""}
+	if src.name == "" {
+		src.name, src.how = env("KADMIN_PROFILE"), "KADMIN_PROFILE"
 	}
-	cf, err := a.configFile(name != "")
+	cf, err := a.configFile(src.name != "")
 	if err != nil {
 		return engine.Config{}, err
 	}
 	var p engine.Profile
 	if cf != nil {
-		if p, err = cf.Profile(name); err != nil {
+		if src.name == "" {
+			src.name, src.how = cf.DefaultProfile, "default_profile"
+		}
+		if p, err = cf.Profile(src.name); err != nil {
 			return engine.Config{}, err
 		}
 	}
-	if b := engine.SplitList(env("KADMIN_BROKERS")); len(b) > 0 && !(explicit && len(p.Brokers) > 0) {
-		p.Brokers = b
-	}
+	var cc engine.Profile
 	if f.commandConfig != "" {
-		cc, err := engine.LoadClientProperties(f.commandConfig)
-		if err != nil {
+		if cc, err = engine.LoadClientProperties(f.commandConfig); err != nil {
 			return engine.Config{}, err
 		}
-		p = engine.Overlay(p, cc)
 	}
-	p = engine.Overlay(p, a.flagProfile())
+	fp := a.flagProfile()
+	// Brokers named outside the profile, highest first.
+	var from string
+	var brokers []string
+	envBrokers := engine.SplitList(env("KADMIN_BROKERS"))
+	switch {
+	case len(fp.Brokers) > 0:
+		from, brokers = "-b", fp.Brokers
+	case len(cc.Brokers) > 0:
+		from, brokers = "--command-config "+f.commandConfig, cc.Brokers
+	case len(envBrokers) > 0 && !(src.explicit && len(p.Brokers) > 0):
+		from, brokers = "KADMIN_BROKERS", envBrokers
+	}
+	if from != "" && src.name != "" {
+		if p, err = a.bindCredentials(p, src, from, brokers, cc, fp); err != nil {
+			return engine.Config{}, err
+		}
+	}
+	if from == "KADMIN_BROKERS" {
+		p.Brokers = envBrokers
+	}
+	p = engine.Overlay(engine.Overlay(p, cc), fp)
 	if cmd.Flags().Changed("timeout") || p.Timeout == 0 {
 		p.Timeout = engine.Duration(f.timeout)
 	}
-	return p.Config(env, a.prompt())
+	cfg, err := p.Config(env, a.prompt())
+	cfg.Verbose = a.verbose()
+	return cfg, err
+}
+
+// profileSource says which profile applies and how it was chosen: named
+// with --profile (explicit), by KADMIN_PROFILE or by default_profile.
+type profileSource struct {
+	name, how string
+	explicit  bool
+}
+
+func (s profileSource) String() string {
+	switch s.how {
+	case "default_profile":
+		return fmt.Sprintf("default profile %q", s.name)
+	case "KADMIN_PROFILE":
+		return fmt.Sprintf("profile %q (from KADMIN_PROFILE)", s.name)
+	}
+	return fmt.Sprintf("profile %q", s.name)
+}
+
+// bindCredentials keeps a profile's credentials away from brokers that are
+// not the profile's. It runs when the brokers come from elsewhere (from):
+// -b, the --command-config file or KADMIN_BROKERS. When none of the
+// profile's credentials would be used anyway (it has none, or the command
+// config and flags name their own), the profile is returned as is.
+// Otherwise: a profile named with --profile keeps them only when every seed
+// is one of its brokers, and is a usage error when not; a profile that
+// applied by default (default_profile, KADMIN_PROFILE) loses them, with a
+// notice on stderr.
+func (a *app) bindCredentials(p engine.Profile, src profileSource, from string, brokers []string,
+	cc, fp engine.Profile) (engine.Profile, error) {
+	bare := p.WithoutCredentials()
+	if !p.HasCredentials() || engine.SameCredentials(engine.Overlay(engine.Overlay(p, cc), fp),
+		engine.Overlay(engine.Overlay(bare, cc), fp)) {
+		return p, nil
+	}
+	if !src.explicit {
+		fmt.Fprintf(a.st.Stderr, "kadmin-lua: note: the brokers come from %s, so the credentials of %s were not used (they go only to its own brokers)\n", from, src)
+		return bare, nil
+	}
+	if engine.BrokersWithin(brokers, p.Brokers) {
+		return p, nil
+	}
+	if len(p.Brokers) == 0 {
+		return p, usageErr(fmt.Errorf("%s names no brokers, so its credentials go to none named by %s: add its brokers to the profile", src, from))
+	}
+	return p, usageErr(fmt.Errorf("%s has credentials for its own brokers (%s); %s names %s, not one of them: leave out %s, add the broker to the profile, or log in to it with --sasl-username",
+		src, strings.Join(p.Brokers, ","), from, strings.Join(brokers, ","), from))
 }
 
 // flagProfile is the connection settings given as flags.
@@ -103,8 +174,19 @@ func (a *app) resolve(cmd *cobra.Command) func(string) (engine.Config, error) {
 		if p.Timeout == 0 || cmd.Flags().Changed("timeout") {
 			p.Timeout = engine.Duration(a.flags.timeout)
 		}
-		return p.Config(a.st.Env, a.prompt())
+		cfg, err := p.Config(a.st.Env, a.prompt())
+		cfg.Verbose = a.verbose()
+		return cfg, err
 	}
+}
+
+// verbose is where --verbose writes connection attempts and requests: stderr,
+// or nil without the flag.
+func (a *app) verbose() io.Writer {
+	if !a.flags.verbose {
+		return nil
+	}
+	return a.st.Stderr
 }
 
 // prompt asks for a SASL password without echo when stdin is a terminal;

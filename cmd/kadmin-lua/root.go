@@ -74,6 +74,7 @@ type globalFlags struct {
 	dryRun, yes, embedded             bool
 	timeout                           time.Duration
 	auditLog                          string
+	verbose                           bool
 	pluginPath                        []string
 	eval                              string
 }
@@ -135,6 +136,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
 	pf.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per mutation to this file")
+	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
@@ -369,7 +371,7 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		if s.demo, err = demo.Start(cmd.Context()); err != nil {
 			return nil, exitf(ExitScript, "starting the embedded cluster: %v", err)
 		}
-		cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout}
+		cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout, Verbose: a.verbose()}
 	} else if cfg, err = a.defaultConfig(cmd); err != nil {
 		return nil, err
 	}

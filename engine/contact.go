@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// contact follows a client's connections (it is the client's kgo hook): has
+// any broker answered yet, and how did each seed's last dial fail. When the
+// cluster has never answered and every seed failed to dial for a reason
+// that retrying will not fix within the call (connection refused, no such
+// host, no route), the calls in flight end at once with one NETWORK error
+// naming each seed and its reason. Once a broker has answered, the same
+// failures are a broker restarting: calls retry until their deadline.
+//
+// With a verbose writer it also logs each connection attempt and each
+// request sent and answered: broker, request name, sizes and times, never
+// the contents (a SASL request carries the password).
+type contact struct {
+	seeds   []string
+	verbose io.Writer
+
+	mu       sync.Mutex
+	answered bool
+	failed   map[int]seedFailure // by seed index
+	calls    map[*callContext]struct{}
+}
+
+type seedFailure struct {
+	reason string
+	final  bool // refused, no such host, no route: not worth retrying at first contact
+}
+
+func newContact(seeds []string, verbose io.Writer) *contact {
+	return &contact{seeds: seeds, verbose: verbose, failed: map[int]seedFailure{}, calls: map[*callContext]struct{}{}}
+}
+
+var (
+	_ kgo.HookBrokerConnect = (*contact)(nil)
+	_ kgo.HookBrokerWrite   = (*contact)(nil)
+	_ kgo.HookBrokerRead    = (*contact)(nil)
+)
+
+// seedIndex is the position in the seed list of a broker kgo dialed as a
+// seed (kgo numbers seeds from math.MinInt32), or -1.
+func (ct *contact) seedIndex(meta kgo.BrokerMetadata) int {
+	i := int64(meta.NodeID) - math.MinInt32
+	if meta.NodeID < 0 && i >= 0 && i < int64(len(ct.seeds)) {
+		return int(i)
+	}
+	return -1
+}
+
+func (ct *contact) name(meta kgo.BrokerMetadata) string {
+	addr := net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port)))
+	if ct.seedIndex(meta) >= 0 {
+		return "seed " + addr
+	}
+	return fmt.Sprintf("broker %d %s", meta.NodeID, addr)
+}
+
+// OnBrokerConnect records a dial; it ends the calls in flight when no seed
+// can be reached at first contact.
+func (ct *contact) OnBrokerConnect(meta kgo.BrokerMetadata, took time.Duration, _ net.Conn, err error) {
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, errCallEnded)) {
+		return // our own cancellation, not the broker's answer
+	}
+	if ct.verbose != nil {
+		if err != nil {
+			ct.logf("connect %s: failed after %s: %v", ct.name(meta), short(took), err)
+		} else {
+			// The hook runs once the connection is ready: after the TLS,
+			// ApiVersions and SASL exchanges logged above it.
+			ct.logf("connect %s: ready in %s", ct.name(meta), short(took))
+		}
+	}
+	i := ct.seedIndex(meta)
+	if i < 0 {
+		return
+	}
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	if err == nil {
+		delete(ct.failed, i)
+		return
+	}
+	reason, final := dialFailure(err)
+	ct.failed[i] = seedFailure{reason: reason, final: final}
+	if e := ct.unreachableLocked(); e != nil {
+		for c := range ct.calls {
+			c.end(e)
+		}
+	}
+}
+
+// unreachableLocked is the error to end calls with, or nil while a seed may
+// still answer (or one already did).
+func (ct *contact) unreachableLocked() *Error {
+	if ct.answered || len(ct.seeds) == 0 {
+		return nil
+	}
+	parts := make([]string, len(ct.seeds))
+	for i, s := range ct.seeds {
+		f, ok := ct.failed[i]
+		if !ok || !f.final {
+			return nil
+		}
+		parts[i] = s + ": " + f.reason
+	}
+	msg := "no seed broker can be reached: " + strings.Join(parts, "; ")
+	if len(ct.seeds) == 1 {
+		msg = "the seed broker cannot be reached: " + parts[0]
+	}
+	return &Error{Code: CodeNetwork, Message: msg, Err: errCallEnded}
+}
+
+// OnBrokerWrite logs a request sent (verbose only).
+func (ct *contact) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, n int, _, _ time.Duration, err error) {
+	if ct.verbose == nil {
+		return
+	}
+	if err != nil {
+		ct.logf("-> %s %s: write failed: %v", ct.name(meta), kmsg.NameForKey(key), err)
+		return
+	}
+	ct.logf("-> %s %s (%d bytes)", ct.name(meta), kmsg.NameForKey(key), n)
+}
+
+// OnBrokerRead notes that the cluster answered.
+func (ct *contact) OnBrokerRead(meta kgo.BrokerMetadata, key int16, n int, wait, took time.Duration, err error) {
+	if err == nil {
+		ct.mu.Lock()
+		ct.answered = true
+		ct.mu.Unlock()
+	}
+	if ct.verbose == nil {
+		return
+	}
+	if err != nil {
+		ct.logf("<- %s %s: read failed: %v", ct.name(meta), kmsg.NameForKey(key), err)
+		return
+	}
+	ct.logf("<- %s %s (%d bytes, %s)", ct.name(meta), kmsg.NameForKey(key), n, short(wait+took))
+}
+
+func short(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
+
+var verboseMu sync.Mutex // one line at a time, from every client's hooks
+
+func (ct *contact) logf(format string, args ...any) {
+	verboseMu.Lock()
+	defer verboseMu.Unlock()
+	fmt.Fprintf(ct.verbose, "kadmin-lua: verbose: "+format+"\n", args...)
+}
+
+// dialFailure says why a dial failed, and whether the reason is final at
+// first contact: the host has no address, or nothing listens there, or no
+// route leads there. A dial timeout, a DNS server that did not answer, or a
+// handshake that failed after the TCP connection are not.
+func dialFailure(err error) (reason string, final bool) {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "dial" {
+		return err.Error(), false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if dns.IsNotFound {
+			return "no such host", true
+		}
+		return "name lookup failed: " + dns.Err, false
+	}
+	for _, errno := range []syscall.Errno{syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.EADDRNOTAVAIL} {
+		if errors.Is(err, errno) {
+			return errno.Error(), true
+		}
+	}
+	if oe.Timeout() {
+		return "dial timed out", false
+	}
+	return oe.Err.Error(), false
+}
+
+// errCallEnded is under the error a call ends with when the client gives
+// up on it: it is a cancellation for kgo (errors.Is context.Canceled), and
+// the engine's *Error around it says why.
+var errCallEnded = fmt.Errorf("call ended by the client: %w", context.Canceled)
+
+// callContext is one call's context: the caller's, bounded by the call's
+// timeout, which the client can also end with an error of its own.
+// Err returns that error, so every layer (kgo, kadm, the engine's retries)
+// reports it instead of a bare "context canceled". Done is its own channel,
+// so contexts derived from it take their Err from it too.
+type callContext struct {
+	context.Context // parent: Deadline and Value
+
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+func (c *callContext) Done() <-chan struct{} { return c.done }
+
+func (c *callContext) Err() error {
+	if err := c.Context.Err(); err != nil {
+		c.end(err) // the deadline passed: say so before the AfterFunc runs
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// end ends the call with err; only the first end counts.
+func (c *callContext) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+		close(c.done)
+	}
+}
+
+// begin starts a call under ct: it ends when parent does, when the returned
+// function is called, or when the cluster turns out to be unreachable.
+func (ct *contact) begin(parent context.Context) (context.Context, context.CancelFunc) {
+	c := &callContext{Context: parent, done: make(chan struct{})}
+	stop := context.AfterFunc(parent, func() { c.end(parent.Err()) })
+	ct.mu.Lock()
+	ct.calls[c] = struct{}{}
+	ct.mu.Unlock()
+	return c, func() {
+		stop()
+		ct.mu.Lock()
+		delete(ct.calls, c)
+		ct.mu.Unlock()
+		c.end(context.Canceled)
+	}
+}
