@@ -136,13 +136,17 @@ func TestRemoveGroupMembersDryRunAndBadArguments(t *testing.T) {
 	assert.Contains(t, e.stderr.String(), "dry-run: remove_group_members: remove static member pod-1 (member_id ")
 
 	for src, want := range map[string]string{
-		`remove_group_members()`:                                      `remove_group_members: group: must be a non-empty string, got nil`,
-		`remove_group_members("stale", {})`:                           `remove_group_members: members: must name at least one member (leave members out to remove them all)`,
-		`remove_group_members("stale", "pod-1")`:                      `remove_group_members: members: must be an array of {member_id=} or {instance_id=}, got "pod-1"`,
-		`remove_group_members("stale", {{client_id = "x"}})`:          `remove_group_members: members #1: unknown key "client_id"`,
-		`remove_group_members("stale", {{member_id = 5}})`:            `remove_group_members: members #1: member_id must be a string, got 5`,
-		`remove_group_members("stale", {{instance_id = "a"}}, {x=1})`: `remove_group_members: options: unknown key "x"`,
-		`remove_group_members("stale", {force = true})`:               `remove_group_members: options: unknown key "force"`,
+		`remove_group_members()`:                                                  `remove_group_members: group: is required`,
+		`remove_group_members("stale", {})`:                                       `remove_group_members: members: must name at least one member (leave members out to remove them all)`,
+		`remove_group_members("stale", "pod-1")`:                                  `remove_group_members: members: must be {member_id=} or {instance_id=}, or an array of them, got "pod-1"`,
+		`remove_group_members("stale", {{client_id = "x"}})`:                      `remove_group_members: members #1: unknown key "client_id"`,
+		`remove_group_members("stale", {{member_id = 5}})`:                        `remove_group_members: members #1: member_id: must be a non-empty string, got 5`,
+		`remove_group_members("stale", {{}})`:                                     `remove_group_members: members #1: needs member_id or instance_id`,
+		`remove_group_members("stale", {{instance_id = ""}})`:                     `remove_group_members: members #1: instance_id: must not be empty`,
+		`remove_group_members("stale", {{instance_id = "a"}}, {x=1})`:             `remove_group_members: options: unknown key "x"`,
+		`remove_group_members("stale", {{instance_id = "a"}}, {partial = "yes"})`: `remove_group_members: options: partial: must be true or false, got "yes"`,
+		// A table that is not all options is read as members.
+		`remove_group_members("stale", {force = true})`: `remove_group_members: members #1: unknown key "force" (allowed: member_id, instance_id)`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
@@ -230,17 +234,22 @@ func TestDeleteGroupOffsetsSubscribedTopic(t *testing.T) {
 	assert.Equal(t, int64(1), o.At)
 
 	for src, want := range map[string]string{
-		`delete_group_offsets("live")`:                                       `delete_group_offsets: topics: is required`,
-		`delete_group_offsets("live", {})`:                                   `delete_group_offsets: topics: must name at least one topic`,
-		`delete_group_offsets("live", 5)`:                                    `delete_group_offsets: topics: must be a topic name or an array of names and {topic=, partition=}, got 5`,
-		`delete_group_offsets("live", {{topic = "events"}})`:                 `delete_group_offsets: topics #1: partition is required (or give the topic's name to mean all its partitions)`,
-		`delete_group_offsets("live", {{topic = "events", partition = -1}})`: `delete_group_offsets: topics #1: partition must be a non-negative integer, got -1`,
-		`delete_group_offsets("live", "events", {if_exists = true})`:         `delete_group_offsets: options: unknown key "if_exists"`,
+		`delete_group_offsets("live")`:                                                `delete_group_offsets: topics: is required`,
+		`delete_group_offsets("live", {})`:                                            `delete_group_offsets: topics: must name at least one`,
+		`delete_group_offsets("live", 5)`:                                             `delete_group_offsets: topics: must be a topic name or {topic=, partition=}, or an array of them, got 5`,
+		`delete_group_offsets("live", {{topic = "events"}})`:                          `delete_group_offsets: topics #1: partition: is required (or give the topic's name to mean all its partitions)`,
+		`delete_group_offsets("live", {{topic = "events", partition = -1}})`:          `delete_group_offsets: topics #1: partition: must be a partition between 0 and 2147483647, got -1`,
+		`delete_group_offsets("live", {"old", {topic = "events", partition = 2^32}})`: `delete_group_offsets: topics #2: partition: must be a partition between 0 and 2147483647, got 4294967296`,
+		`delete_group_offsets("live", {topic = "old", partition = 0, extra = 1})`:     `delete_group_offsets: topics: unknown key "extra"`,
+		`delete_group_offsets("live", {"bad topic"})`:                                 `delete_group_offsets: topics #1: topic name "bad topic" has ' '`,
+		`delete_group_offsets("live", "events", {if_exists = true})`:                  `delete_group_offsets: options: unknown key "if_exists"`,
+		`delete_group_offsets("live", "old", {}, 1)`:                                  `delete_group_offsets: takes at most 3 arguments`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Equal(t, "events[0]=1 events[1]=1", committed(t, e, "live"), "refused calls delete nothing")
 }
 
 func TestGroupAdminRetriesCoordinatorErrors(t *testing.T) {

@@ -5,23 +5,24 @@ import (
 	"slices"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func init() {
 	register(
 		&Func{Name: "list_groups", Area: "groups", Aliases: []string{"list_consumer_groups"},
-			Args:    "([{states={..}, types={..}}])",
+			Options: []Field{
+				{Name: "states", Type: List[string](Enum(engine.GroupStates...)), Doc: "keep groups in these states (case-insensitive)"},
+				{Name: "types", Type: List[string](Enum(engine.GroupTypes...)), Doc: "keep groups of these types (case-insensitive)"},
+			},
 			Returns: "{{group=, state=, protocol_type=, type=, coordinator=}...}",
 			Summary: "List consumer groups (and share/streams groups), sorted by name.",
 			Doc: `states keeps groups in those states (Stable, Empty, PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling, NotReady); types keeps groups of those types (classic, consumer for KIP-848 groups, share, streams). Names are case-insensitive: "stable" is "Stable".
 type is "classic" on brokers older than Kafka 3.8, which do not report it. coordinator is the id of the broker coordinating the group.`,
 			Example: `for _, g in ipairs(list_groups{states = {"stable", "empty"}}) do print(g.group, g.state, g.type) end`,
 			Run:     listGroups},
-		&Func{Name: "describe_groups", Area: "groups", Aliases: []string{"describe_consumer_groups"},
-			Args:    "(groups[, {partial=}])",
+		&Func{Name: "describe_groups", Area: "groups", Aliases: []string{"describe_consumer_groups"}, Batch: true,
+			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the groups to describe"}},
 			Returns: "{{group=, state=, protocol_type=, protocol=, coordinator=, members={{member_id=, instance_id=, client_id=, host=, assignment={{topic=, partition=}...}}...}}...}",
 			Summary: "Describe groups: state, assignor, members and their assigned partitions.",
 			Doc: `groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
@@ -29,16 +30,22 @@ A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are 
 			Example: `local g = describe_groups("orders-processor")[1]
 print(g.group, g.state, #g.members)`,
 			Run: describeGroups},
-		&Func{Name: "fetch_offsets", Area: "groups", Aliases: []string{"list_consumer_group_offsets"},
-			Args:    "(group[, topics][, {partial=}])",
+		&Func{Name: "fetch_offsets", Area: "groups", Aliases: []string{"list_consumer_group_offsets"}, Batch: true,
+			Params: []Param{
+				{Name: "group", Type: groupID, Doc: "the group whose commits are read"},
+				{Name: "topics", Type: topicNames, Optional: true, Doc: "every partition of these topics, committed or not (default: the partitions the group committed to)"},
+			},
 			Returns: "{{topic=, partition=, offset=, leader_epoch=, metadata=}...}",
 			Summary: "A group's committed offsets, sorted by topic and partition.",
 			Doc: `Without topics: every partition the group has committed to. With topics (a name or an array): every partition of those topics, offset -1 (and leader_epoch -1) where the group has no commit; a missing topic fails with UNKNOWN_TOPIC_OR_PARTITION.
 A group that does not exist has no commits: the result is empty, as Kafka answers. COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE are retried until the deadline.`,
 			Example: `for _, o in ipairs(fetch_offsets("orders-processor")) do print(o.topic, o.partition, o.offset) end`,
 			Run:     fetchOffsets},
-		&Func{Name: "commit_offsets", Area: "groups", Mutating: true,
-			Args:    "(group, {{topic=, partition=, offset=[, leader_epoch=, metadata=]}...}[, {partial=}])",
+		&Func{Name: "commit_offsets", Area: "groups", Mutating: true, Batch: true,
+			Params: []Param{
+				{Name: "group", Type: groupID, Doc: "the group to commit for (created if it does not exist)"},
+				{Name: "offsets", Type: offsetCommits, Doc: "one record per partition, each partition once"},
+			},
 			Returns: "{{topic=, partition=, error=}...}",
 			Summary: "Commit offsets for a group (rewind or skip ahead an idle group).",
 			Doc: `offset is the next offset the group will read. Kafka only accepts an admin commit to a group without live members: stop the consumers first, or the commit fails with UNKNOWN_MEMBER_ID. Committing to a group that does not exist creates it (Kafka's semantics).
@@ -46,8 +53,9 @@ Under --dry-run nothing is committed: the group is checked to have no live membe
 			Example: `commit_offsets("orders-replay", {{topic = "orders", partition = 0, offset = 0}, {topic = "orders", partition = 1, offset = 0}})
 print(fetch_offsets("orders-replay")[1].offset)`,
 			Run: commitOffsets},
-		&Func{Name: "delete_groups", Area: "groups", Mutating: true, Destructive: true,
-			Args:    "(groups[, {if_exists=, partial=}])",
+		&Func{Name: "delete_groups", Area: "groups", Mutating: true, Destructive: true, Batch: true,
+			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the groups to delete"}},
+			Options: []Field{{Name: "if_exists", Type: Bool(), Doc: "a missing group is a success (missing=true)"}},
 			Returns: "{{group=, error=}...}",
 			Summary: "Delete groups and their committed offsets.",
 			Doc: `A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
@@ -55,8 +63,8 @@ Under --dry-run nothing is deleted: each group is checked to exist and to have n
 			Example: `commit_offsets("scratch-group", {{topic = "orders", partition = 0, offset = 0}})
 delete_groups("scratch-group")`,
 			Run: deleteGroups},
-		&Func{Name: "lag", Area: "groups",
-			Args:    "([groups][, {partial=}])",
+		&Func{Name: "lag", Area: "groups", Batch: true,
+			Params:  []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer group)"}},
 			Returns: "{{group=, state=, total_lag=, partitions={{topic=, partition=, committed=, end_offset=, lag=, member_id=, client_id=}...}}...}",
 			Summary: "Consumer lag per group and partition.",
 			Doc: `Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
@@ -67,105 +75,33 @@ A partition whose end offset cannot be listed gets lag -1 and an error, and fail
 	)
 }
 
-// nameFilter reads an option listing names from known (matched without
-// regard to case).
-func nameFilter(f *fields, key, what string, known []string) []string {
-	out := f.strings(key)
-	for _, s := range out {
-		if !slices.ContainsFunc(known, func(k string) bool { return strings.EqualFold(k, s) }) {
-			f.fail(key, "unknown group %s %q (known: %s)", what, s, strings.Join(known, ", "))
-		}
-	}
-	return out
-}
-
 func listGroups(c *Call) (any, error) {
-	f, err := c.Options(1, "states", "types")
-	if err != nil {
-		return nil, err
-	}
-	o := engine.ListGroupsOptions{States: nameFilter(f, "states", "state", engine.GroupStates), Types: nameFilter(f, "types", "type", engine.GroupTypes)}
-	if f.err != nil {
-		return nil, f.err
-	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.ListGroups(c.Ctx(), o)
+	return cl.ListGroups(c.Ctx(), engine.ListGroupsOptions{States: param[[]string](c, "states"), Types: param[[]string](c, "types")})
 }
 
 func describeGroups(c *Call) (any, error) {
-	groups, err := c.Strings(1, "groups", false)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.clientAfterOptions(2)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeGroups(c.Ctx(), groups)
-}
-
-// groupArg reads argument n as one group name.
-func groupArg(c *Call, n int) (string, error) {
-	s, ok := c.Arg(n).(lua.LString)
-	if !ok || s == "" {
-		return "", argErr("group", "must be a non-empty string, got %s", describe(c.Arg(n)))
-	}
-	return string(s), nil
-}
-
-// optionalNames reads an optional name or array of names at argument n and
-// the options table after it; the names may be left out, with the options
-// table coming at n: lag{partial=true}.
-func optionalNames(c *Call, n int, what string) ([]string, error) {
-	if t, ok := c.Arg(n).(*lua.LTable); ok && !isArray(t) {
-		if c.NArgs() > n {
-			return nil, argErr(what, "must be a name or an array of names, got a table with key %s", describe(firstKey(t)))
-		}
-		_, err := c.Options(n)
-		return nil, err
-	}
-	names, err := c.Strings(n, what, true)
-	if err != nil {
-		return nil, err
-	}
-	_, err = c.Options(n + 1)
-	return names, err
-}
-
-func firstKey(t *lua.LTable) lua.LValue {
-	k, _ := t.Next(lua.LNil)
-	return k
-}
-
-func fetchOffsets(c *Call) (any, error) {
-	group, err := groupArg(c, 1)
-	if err != nil {
-		return nil, err
-	}
-	topics, err := optionalNames(c, 2, "topics")
-	if err != nil {
-		return nil, err
-	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.FetchOffsets(c.Ctx(), group, topics)
+	return cl.DescribeGroups(c.Ctx(), param[[]string](c, "groups"))
+}
+
+func fetchOffsets(c *Call) (any, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	return cl.FetchOffsets(c.Ctx(), param[string](c, "group"), param[[]string](c, "topics"))
 }
 
 func commitOffsets(c *Call) (any, error) {
-	group, err := groupArg(c, 1)
-	if err != nil {
-		return nil, err
-	}
-	offsets, err := offsetCommits(c.Arg(2))
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.clientAfterOptions(3)
+	group, offsets := param[string](c, "group"), param[[]engine.OffsetCommit](c, "offsets")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -173,56 +109,6 @@ func commitOffsets(c *Call) (any, error) {
 		return planCommitOffsets(c, cl, group, offsets)
 	}
 	return cl.CommitOffsets(c.Ctx(), group, offsets)
-}
-
-// offsetCommits reads commit_offsets' second argument: an array of
-// {topic=, partition=, offset=[, leader_epoch=, metadata=]} (or one such
-// record).
-func offsetCommits(v lua.LValue) ([]engine.OffsetCommit, error) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, argErr("offsets", "must be an array of {topic=, partition=, offset=}, got %s", describe(v))
-	}
-	list := []lua.LValue{t}
-	if t.RawGetString("topic") == lua.LNil {
-		if err := onlyArray(t, "offsets"); err != nil {
-			return nil, err
-		}
-		list = list[:0]
-		for i := 1; i <= t.Len(); i++ {
-			list = append(list, t.RawGetInt(i))
-		}
-	}
-	if len(list) == 0 {
-		return nil, argErr("offsets", "must name at least one partition")
-	}
-	seen := map[engine.TopicPartition]bool{}
-	out := make([]engine.OffsetCommit, 0, len(list))
-	for i, item := range list {
-		f := newFields(item, fmt.Sprintf("offsets #%d", i+1), "topic", "partition", "offset", "leader_epoch", "metadata")
-		for _, k := range []string{"partition", "offset"} {
-			if f.err == nil && !f.has(k) && f.has("topic") {
-				f.fail(k, "is required")
-			}
-		}
-		o := engine.OffsetCommit{
-			Topic:       f.str("topic", true),
-			Partition:   int32(f.integer("partition", 0, 0)),
-			Offset:      f.integer("offset", 0, 0),
-			LeaderEpoch: int32(f.integer("leader_epoch", -1, -1)),
-			Metadata:    f.str("metadata", false),
-		}
-		tp := engine.TopicPartition{Topic: o.Topic, Partition: o.Partition}
-		if f.err == nil && seen[tp] {
-			f.fail("partition", "%s[%d] is given twice", o.Topic, o.Partition)
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		seen[tp] = true
-		out = append(out, o)
-	}
-	return out, nil
 }
 
 // groupMembers describes one group for a dry-run check: its live member
@@ -253,7 +139,7 @@ func planCommitOffsets(c *Call, cl *engine.Client, group string, offsets []engin
 	for _, o := range offsets {
 		topics = append(topics, o.Topic)
 	}
-	described, err := cl.DescribeTopics(c.Ctx(), dedup(topics))
+	described, err := cl.DescribeTopics(c.Ctx(), slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, err
 	}
@@ -291,18 +177,8 @@ func planCommitOffsets(c *Call, cl *engine.Client, group string, offsets []engin
 }
 
 func deleteGroups(c *Call) (any, error) {
-	groups, err := c.Strings(1, "groups", false)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.Options(2, "if_exists")
-	if err != nil {
-		return nil, err
-	}
-	o := engine.DeleteGroupsOptions{IfExists: f.boolean("if_exists")}
-	if f.err != nil {
-		return nil, f.err
-	}
+	groups := param[[]string](c, "groups")
+	o := engine.DeleteGroupsOptions{IfExists: param[bool](c, "if_exists")}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -340,13 +216,9 @@ func planDeleteGroups(c *Call, cl *engine.Client, groups []string, o engine.Dele
 }
 
 func lagRun(c *Call) (any, error) {
-	groups, err := optionalNames(c, 1, "groups")
-	if err != nil {
-		return nil, err
-	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.Lag(c.Ctx(), groups)
+	return cl.Lag(c.Ctx(), param[[]string](c, "groups"))
 }

@@ -141,9 +141,14 @@ func TestListGroupsFiltersCaseInsensitively(t *testing.T) {
 
 	re := e.runErr(`list_groups{states = {"stabel"}}`)
 	assert.Equal(t, "INVALID_ARGUMENT", re.Code)
-	assert.Contains(t, re.Message, `list_groups: options: states unknown group state "stabel" (known: PreparingRebalance`)
+	assert.Contains(t, re.Message, `list_groups: options: states #1: must be "PreparingRebalance", "CompletingRebalance", "Stable"`)
+	assert.Contains(t, re.Message, `got "stabel" (did you mean "Stable"?)`)
 	re = e.runErr(`list_groups{kinds = {"classic"}}`)
-	assert.Contains(t, re.Message, `list_groups: options: unknown key "kinds"`)
+	assert.Contains(t, re.Message, `list_groups: options: unknown key "kinds" (allowed: states, types)`)
+	re = e.runErr(`list_groups{types = "clasic"}`)
+	assert.Contains(t, re.Message, `list_groups: options: types: must be "classic", "consumer", "share" or "streams", got "clasic" (did you mean "classic"?)`)
+	re = e.runErr(`list_groups{partial = true}`)
+	assert.Contains(t, re.Message, `list_groups: options: unknown key "partial"`, "list_groups returns no per-item errors: nothing to be partial about")
 }
 
 func TestDescribeGroupsClassicMembersAndAssignments(t *testing.T) {
@@ -193,7 +198,11 @@ func TestDescribeGroupsMissingGroupFailsPerItem(t *testing.T) {
 	re := e.runErr(`describe_groups()`)
 	assert.Contains(t, re.Message, "describe_groups: groups: is required")
 	re = e.runErr(`describe_groups{1}`)
-	assert.Contains(t, re.Message, "describe_groups: groups #1: must be a string, got 1")
+	assert.Contains(t, re.Message, "describe_groups: groups #1: must be a group id, got 1")
+	re = e.runErr(`describe_groups({})`)
+	assert.Contains(t, re.Message, "describe_groups: groups: must name at least one")
+	re = e.runErr(`describe_groups("present", {partial = "yes"})`)
+	assert.Contains(t, re.Message, `describe_groups: options: partial: must be true or false, got "yes"`)
 }
 
 func TestDescribeGroupsKIP848(t *testing.T) {
@@ -251,7 +260,11 @@ func TestFetchOffsets(t *testing.T) {
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 	assert.Contains(t, re.Message, "missing-topic")
 	re = e.runErr(`fetch_offsets(42)`)
-	assert.Contains(t, re.Message, "fetch_offsets: group: must be a non-empty string, got 42")
+	assert.Contains(t, re.Message, "fetch_offsets: group: must be a group id, got 42")
+	re = e.runErr(`fetch_offsets("g", "events", {partial = true}, 1)`)
+	assert.Contains(t, re.Message, "fetch_offsets: takes at most 3 arguments")
+	re = e.runErr(`fetch_offsets("g", {partal = true})`)
+	assert.Contains(t, re.Message, `fetch_offsets: topics: must be an array, found key "partal"`, "a table with a misspelled option is read as topics, and refused")
 }
 
 func TestFetchOffsetsRetriesCoordinatorLoading(t *testing.T) {
@@ -282,84 +295,6 @@ func TestFetchOffsetsGivesUpAtTheDeadline(t *testing.T) {
 	assert.Contains(t, re.Message, "COORDINATOR_LOAD_IN_PROGRESS")
 }
 
-func TestCommitOffsets(t *testing.T) {
-	e := newEnv(t)
-	groupTopic(t, e, "events", 3, 10)
-	out := e.json(`return commit_offsets("fresh", {
-		{topic = "events", partition = 2, offset = 7, metadata = "replay"},
-		{topic = "events", partition = 0, offset = 5, leader_epoch = 0},
-	})`)
-	assert.Equal(t, `[{"partition":0,"topic":"events"},{"partition":2,"topic":"events"}]`, out)
-
-	fetched, err := e.adm.FetchOffsets(e.ctx(), "fresh")
-	require.NoError(t, err)
-	o, ok := fetched.Lookup("events", 0)
-	require.True(t, ok)
-	assert.Equal(t, int64(5), o.At)
-	assert.Equal(t, int32(0), o.LeaderEpoch)
-	o, ok = fetched.Lookup("events", 2)
-	require.True(t, ok)
-	assert.Equal(t, int64(7), o.At)
-	assert.Equal(t, "replay", o.Metadata)
-	_, ok = fetched.Lookup("events", 1)
-	assert.False(t, ok)
-
-	// A single record is accepted too.
-	e.run(`commit_offsets("fresh", {topic = "events", partition = 1, offset = 1})`)
-	fetched, err = e.adm.FetchOffsets(e.ctx(), "fresh")
-	require.NoError(t, err)
-	o, _ = fetched.Lookup("events", 1)
-	assert.Equal(t, int64(1), o.At)
-}
-
-func TestCommitOffsetsPerPartitionErrorsAndLiveGroup(t *testing.T) {
-	e := newEnv(t)
-	groupTopic(t, e, "events", 2, 3)
-	e.run(`
-		local ok, err = pcall(commit_offsets, "g", {
-			{topic = "events", partition = 0, offset = 1},
-			{topic = "nope", partition = 0, offset = 1},
-		})
-		assert(not ok)
-		assert(err.code == "UNKNOWN_TOPIC_OR_PARTITION", err.code)
-		assert(#err.results == 2 and err.results[1].error == nil and err.results[2].error ~= nil)
-	`)
-	fetched, err := e.adm.FetchOffsets(e.ctx(), "g")
-	require.NoError(t, err)
-	o, ok := fetched.Lookup("events", 0)
-	require.True(t, ok, "the good partition was committed")
-	assert.Equal(t, int64(1), o.At)
-
-	groupMember(t, e, "busy", false, "events")
-	re := e.runErr(`commit_offsets("busy", {{topic = "events", partition = 0, offset = 0}})`)
-	assert.Equal(t, "UNKNOWN_MEMBER_ID", re.Code)
-	fetched, err = e.adm.FetchOffsets(e.ctx(), "busy")
-	require.NoError(t, err)
-	_, ok = fetched.Lookup("events", 0)
-	assert.False(t, ok, "nothing committed to a live group")
-}
-
-func TestCommitOffsetsBadArguments(t *testing.T) {
-	e := newEnv(t)
-	for src, want := range map[string]string{
-		`commit_offsets("g", {{topic = "t", partition = 0, offset = 1}, {topic = "t", partition = 1, offset = "x"}})`: `commit_offsets: offsets #2: offset must be a non-negative integer, got "x"`,
-		`commit_offsets("g", {{topic = "t", partition = -1, offset = 1}})`:                                            `commit_offsets: offsets #1: partition must be a non-negative integer, got -1`,
-		`commit_offsets("g", {{topic = "t", partition = 0}})`:                                                         `commit_offsets: offsets #1: offset is required`,
-		`commit_offsets("g", {{partition = 0, offset = 1}})`:                                                          `commit_offsets: offsets #1: topic must be a string, got nil`,
-		`commit_offsets("g", {{topic = "t", partition = 0, offset = 1, bogus = true}})`:                               `commit_offsets: offsets #1: unknown key "bogus"`,
-		`commit_offsets("g", {{topic = "t", partition = 0, offset = 1}, {topic = "t", partition = 0, offset = 2}})`:   `commit_offsets: offsets #2: partition t[0] is given twice`,
-		`commit_offsets("g", {})`:  `commit_offsets: offsets: must name at least one partition`,
-		`commit_offsets("g", "t")`: `commit_offsets: offsets: must be an array of {topic=, partition=, offset=}, got "t"`,
-		`commit_offsets(nil, {})`:  `commit_offsets: group: must be a non-empty string, got nil`,
-		`commit_offsets("g", {{topic = "t", partition = 0, offset = 1}}, {force = true})`: `commit_offsets: options: unknown key "force"`,
-	} {
-		re := e.runErr(src)
-		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
-		assert.Contains(t, re.Message, want, src)
-	}
-	assert.Empty(t, groupNames(t, e), "bad arguments commit nothing")
-}
-
 func TestDeleteGroups(t *testing.T) {
 	e := newEnv(t)
 	groupTopic(t, e, "events", 2, 3)
@@ -381,6 +316,21 @@ func TestDeleteGroups(t *testing.T) {
 		assert(r[1].missing == true and r[1].error == nil)
 	`)
 	assert.Equal(t, []string{"live"}, groupNames(t, e), "the live group is still there")
+
+	// if_exists is true or false: a 1 or a "yes" is refused, not ignored.
+	groupCommit(t, e, "kept", map[string]map[int32]int64{"events": {0: 1}})
+	for src, want := range map[string]string{
+		`delete_groups({"kept"}, {if_exists = 1})`:     `delete_groups: options: if_exists: must be true or false, got 1`,
+		`delete_groups({"kept"}, {if_exists = "yes"})`: `delete_groups: options: if_exists: must be true or false, got "yes"`,
+		`delete_groups({"kept"}, {if_exist = true})`:   `delete_groups: options: unknown key "if_exist" (did you mean "if_exists"?)`,
+		`delete_groups({"kept", ""})`:                  `delete_groups: groups #2: must not be empty`,
+		`delete_groups({"kept"}, {}, "again")`:         `delete_groups: takes at most 2 arguments`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+	}
+	assert.Equal(t, []string{"kept", "live"}, groupNames(t, e), "a refused call deletes nothing")
 }
 
 func TestDeleteGroupsTimedOutLooksBeforeRetrying(t *testing.T) {
@@ -474,6 +424,14 @@ func TestLag(t *testing.T) {
 	assert.Contains(t, re.Message, "lag: ghost: GROUP_ID_NOT_FOUND")
 	re = e.runErr(`lag({"idle"}, {bogus = 1})`)
 	assert.Contains(t, re.Message, `lag: options: unknown key "bogus"`)
+	re = e.runErr(`lag({"idle"}, {partal = true})`)
+	assert.Contains(t, re.Message, `lag: options: unknown key "partal" (did you mean "partial"?)`)
+	re = e.runErr(`lag{partial = 1}`)
+	assert.Contains(t, re.Message, `lag: options: partial: must be true or false, got 1`, "options in place of the groups are read as options")
+	re = e.runErr(`lag("idle", {}, 3)`)
+	assert.Contains(t, re.Message, `lag: takes at most 2 arguments`)
+	re = e.runErr(`lag{"idle", 7}`)
+	assert.Contains(t, re.Message, `lag: groups #2: must be a group id, got 7`)
 }
 
 func TestLagRetriesListOffsets(t *testing.T) {

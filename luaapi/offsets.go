@@ -1,18 +1,16 @@
 package luaapi
 
 import (
-	"slices"
-	"strings"
-
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func init() {
 	register(
-		&Func{Name: "list_offsets", Area: "offsets",
-			Args:    `(topics[, at[, {partial=}]])`,
+		&Func{Name: "list_offsets", Area: "offsets", Batch: true,
+			Params: []Param{
+				{Name: "topics", Type: topicNames.NonEmpty(), Doc: "every partition of these topics"},
+				{Name: "at", Type: offsetAtType, Optional: true, Doc: `which offset (default "latest"; see below)`},
+			},
 			Returns: "{{topic=, partition=, offset=, timestamp=, leader_epoch=}...}",
 			Summary: "List an offset of every partition of topics: earliest, latest, at a time, ...",
 			Doc: `topics is a topic name or an array of names. at is one of:
@@ -35,46 +33,16 @@ print(#at, at[1].offset)`,
 }
 
 func listOffsets(c *Call) (any, error) {
-	topics, err := c.Strings(1, "topics", false)
-	if err != nil {
-		return nil, err
+	at := offsetAt{Query: engine.OffsetQuery{Kind: engine.OffsetAtLatest}}
+	if c.Given("at") {
+		at = param[offsetAt](c, "at")
 	}
-	q, err := offsetQuery(c, 2)
-	if err != nil {
-		return nil, err
-	}
-	if c.NArgs() >= 3 {
-		if _, err := c.Options(3); err != nil {
-			return nil, err
-		}
-	}
+	// {timestamp=ms, partial=true} in at's place asks for partial results
+	// as the options table does.
+	c.partial = c.partial || at.Partial
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.ListOffsets(c.Ctx(), topics, q)
-}
-
-// offsetQuery reads list_offsets' `at` argument: a name, {timestamp=ms}, or
-// an options table ({partial=true}, with or without timestamp).
-func offsetQuery(c *Call, n int) (engine.OffsetQuery, error) {
-	switch v := c.Arg(n).(type) {
-	case *lua.LNilType:
-		return engine.OffsetQuery{Kind: engine.OffsetAtLatest}, nil
-	case lua.LString:
-		k := strings.ToLower(string(v))
-		if !slices.Contains(engine.OffsetKinds, k) {
-			return engine.OffsetQuery{}, argErr("at", "must be one of %s or {timestamp=ms}, got %s", strings.Join(quoted(engine.OffsetKinds), ", "), describe(v))
-		}
-		return engine.OffsetQuery{Kind: k}, nil
-	case *lua.LTable:
-		f := newFields(v, "at", "timestamp", "partial")
-		c.partial = f.boolean("partial")
-		q := engine.OffsetQuery{Kind: engine.OffsetAtLatest}
-		if f.has("timestamp") {
-			q = engine.OffsetQuery{Kind: engine.OffsetAtTimestamp, Timestamp: f.integer("timestamp", 0, 0)}
-		}
-		return q, f.err
-	}
-	return engine.OffsetQuery{}, argErr("at", "must be one of %s or {timestamp=ms}, got %s", strings.Join(quoted(engine.OffsetKinds), ", "), describe(c.Arg(n)))
+	return cl.ListOffsets(c.Ctx(), param[[]string](c, "topics"), at.Query)
 }

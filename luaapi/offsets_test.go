@@ -112,6 +112,10 @@ func TestListOffsetsUnknownTopic(t *testing.T) {
 		assert(#r == 3 and r[3].error ~= nil)
 		r = list_offsets({"known", "nope"}, {partial = true})
 		assert(#r == 3 and r[2].offset == 4)
+		r = list_offsets({"known", "nope"}, {timestamp = 0, partial = true})
+		assert(#r == 3 and r[3].error.code == "UNKNOWN_TOPIC_OR_PARTITION", "partial inside at")
+		r = list_offsets({"known", "nope"}, "LATEST", {partial = true})
+		assert(#r == 3 and r[2].offset == 4, "names are case-insensitive")
 	`)
 }
 
@@ -170,18 +174,28 @@ func TestListOffsetsRetriableErrorEndsAtDeadline(t *testing.T) {
 
 func TestListOffsetsBadArguments(t *testing.T) {
 	e := newEnv(t)
+	requests := countRequests(e.cluster)
 	for src, want := range map[string]string{
-		`list_offsets()`:                         `list_offsets: topics: is required`,
-		`list_offsets(42)`:                       `list_offsets: topics: must be a string or an array of strings, got 42`,
-		`list_offsets({"a", 1})`:                 `list_offsets: topics #2: must be a string, got 1`,
-		`list_offsets("a", "newest")`:            `list_offsets: at: must be one of "earliest", "latest", "max_timestamp", "earliest_local", "latest_tiered", "committed" or {timestamp=ms}, got "newest"`,
-		`list_offsets("a", {timestamp = -5})`:    `list_offsets: at: timestamp must be a non-negative integer, got -5`,
-		`list_offsets("a", {ts = 1})`:            `list_offsets: at: unknown key "ts"`,
-		`list_offsets("a", true)`:                `list_offsets: at: must be one of`,
-		`list_offsets("a", "latest", {bad = 1})`: `list_offsets: options: unknown key "bad"`,
+		`list_offsets()`:                                      `list_offsets: topics: is required`,
+		`list_offsets(42)`:                                    `list_offsets: topics: must be a topic name, or an array of them, got 42`,
+		`list_offsets({"a", 1})`:                              `list_offsets: topics #2: must be a topic name, got 1`,
+		`list_offsets({})`:                                    `list_offsets: topics: must name at least one`,
+		`list_offsets("a", "newest")`:                         `list_offsets: at: must be one of "earliest", "latest", "max_timestamp", "earliest_local", "latest_tiered", "committed" or {timestamp=ms}, got "newest"`,
+		`list_offsets("a", "lates")`:                          `got "lates" (did you mean "latest"?)`,
+		`list_offsets("a", {timestamp = -5})`:                 `list_offsets: at: timestamp: must be a timestamp in ms between 0 and 9223372036854775807, got -5`,
+		`list_offsets("a", {timestamp = 2^63})`:               `list_offsets: at: timestamp: must be a timestamp in ms between 0 and 9223372036854775807, got 9.223372036854776e+18`,
+		`list_offsets("a", {timestamp = 0/0})`:                `list_offsets: at: timestamp: must be a timestamp in ms between`,
+		`list_offsets("a", {timestamp = 1, partial = "yes"})`: `list_offsets: at: partial: must be true or false, got "yes"`,
+		`list_offsets("a", {ts = 1})`:                         `list_offsets: at: unknown key "ts"`,
+		`list_offsets("a", true)`:                             `list_offsets: at: must be one of`,
+		`list_offsets("a", "latest", {bad = 1})`:              `list_offsets: options: unknown key "bad"`,
+		`list_offsets("a", "latest", {partial = 1})`:          `list_offsets: options: partial: must be true or false, got 1`,
+		`list_offsets("a", {partial = 0})`:                    `list_offsets: options: partial: must be true or false, got 0`,
+		`list_offsets("a", "latest", {}, 4)`:                  `list_offsets: takes at most 3 arguments`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
 }

@@ -2,19 +2,20 @@ package luaapi
 
 import (
 	"fmt"
-	"os"
-	"strings"
-	"time"
-
-	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func init() {
 	register(
-		&Func{Name: "reset_offsets", Area: "groups", Mutating: true, Destructive: true, DryRunKey: "dry_run",
-			Args:    "{group=, to=[, topics=, dry_run=, force=, partial=]}",
+		&Func{Name: "reset_offsets", Area: "groups", Mutating: true, Destructive: true, DryRunKey: "dry_run", TableCall: true, Batch: true,
+			Options: []Field{
+				{Name: "group", Type: groupID, Required: true, Doc: "the group whose offsets move (created if it does not exist)"},
+				{Name: "to", Type: resetTargetType, Required: true, Doc: "where to move them (see below)"},
+				{Name: "topics", Type: topicScopeType, Doc: "whole topics (by name) and single partitions ({topic=, partition=}) to reset"},
+				{Name: "dry_run", Type: Bool(), Doc: "return the plan and commit nothing"},
+				{Name: "force", Type: Bool(), Doc: "remove the group's members first (see below)"},
+			},
 			Returns: "{{topic=, partition=, current=, target=, clamped=, error=}...}",
 			Summary: "Reset a group's offsets: to earliest, latest, an offset, a shift, a time, another group's, a file's.",
 			Doc: `to is one of:
@@ -43,42 +44,23 @@ print(fetch_offsets("billing-replay")[1].offset)`,
 	)
 }
 
-// resetTargets names the forms of reset_offsets' to=, for errors.
-const resetTargets = `earliest, latest, current, {offset=}, {shift=}, {timestamp=}, {datetime=}, {duration=}, {group=}, {file=}`
-
 func resetOffsets(c *Call) (any, error) {
-	if c.NArgs() > 1 {
-		return nil, argErr("", "takes one table: reset_offsets{group=, to=, topics=, ...}, got %d arguments", c.NArgs())
-	}
-	f := newFields(c.Arg(1), "argument #1", "group", "topics", "to", "dry_run", "force", "partial")
-	if f.err != nil {
-		return nil, f.err
-	}
-	o := engine.ResetOptions{Group: f.str("group", true), Force: f.boolean("force"), DryRun: c.DryRun()}
-	c.partial = f.boolean("partial")
-	f.boolean("dry_run")
-	if f.err == nil && o.Group == "" {
-		f.fail("group", "must be a non-empty string")
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	if f.has("topics") {
-		var err error
-		if o.Topics, o.Partitions, err = topicsOrPartitions(f.get("topics"), "topics"); err != nil {
-			return nil, err
-		}
-	}
-	to, err := resetTarget(f.get("to"))
-	if err != nil {
-		return nil, err
-	}
-	o.To = to
+	scope := param[topicScope](c, "topics")
+	o := engine.ResetOptions{Group: param[string](c, "group"), To: param[engine.ResetTarget](c, "to"),
+		Topics: scope.Topics, Partitions: scope.Partitions, Force: param[bool](c, "force"), DryRun: c.DryRun()}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
 	res, err := cl.ResetOffsets(c.Ctx(), o)
+	if e, ok := err.(*engine.Error); ok && e.Code == engine.CodeInvalidArgument {
+		// The arguments were checked before anything was sent: what the
+		// engine still refuses is the group's state (nothing committed and
+		// no topics named), which is not a bad argument.
+		nf := *e
+		nf.Code = engine.CodeNotFound
+		err = &nf
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,73 +86,4 @@ func resetOffsets(c *Call) (any, error) {
 		}
 	}
 	return res.Rows, nil
-}
-
-// resetTarget reads to=.
-func resetTarget(v lua.LValue) (engine.ResetTarget, error) {
-	switch v := v.(type) {
-	case *lua.LNilType:
-		return engine.ResetTarget{}, argErr("to", "is required (want %s)", resetTargets)
-	case lua.LString:
-		switch k := strings.ToLower(string(v)); k {
-		case engine.ResetToEarliest, engine.ResetToLatest, engine.ResetToCurrent:
-			return engine.ResetTarget{Kind: k}, nil
-		}
-		return engine.ResetTarget{}, argErr("to", "unknown target %s (want %s)", describe(v), resetTargets)
-	case *lua.LTable:
-		f := newFields(v, "to", "offset", "shift", "timestamp", "datetime", "duration", "group", "file")
-		if f.err != nil {
-			return engine.ResetTarget{}, f.err
-		}
-		n := 0
-		v.ForEach(func(lua.LValue, lua.LValue) { n++ })
-		if n != 1 {
-			return engine.ResetTarget{}, argErr("to", "must have exactly one of offset=, shift=, timestamp=, datetime=, duration=, group=, file=, got %d keys", n)
-		}
-		var t engine.ResetTarget
-		switch {
-		case f.has("offset"):
-			t = engine.ResetTarget{Kind: engine.ResetToOffset, Offset: f.integer("offset", 0, 0)}
-		case f.has("shift"):
-			t = engine.ResetTarget{Kind: engine.ResetShift, Offset: f.integer("shift", -1<<53, 0)}
-		case f.has("timestamp"):
-			t = engine.ResetTarget{Kind: engine.ResetToTimestamp, Timestamp: f.integer("timestamp", 0, 0)}
-		case f.has("datetime"):
-			s := f.str("datetime", true)
-			at, err := time.Parse(time.RFC3339Nano, s)
-			if f.err == nil && err != nil {
-				f.fail("datetime", "must be an RFC 3339 time with a zone like \"2026-11-30T10:00:00Z\", got %q", s)
-			}
-			t = engine.ResetTarget{Kind: engine.ResetToTimestamp, Timestamp: at.UnixMilli()}
-		case f.has("duration"):
-			s := f.str("duration", true)
-			d, err := engine.ParseRelativeDuration(s)
-			if f.err == nil && err != nil {
-				f.fail("duration", "%v", err)
-			}
-			t = engine.ResetTarget{Kind: engine.ResetToTimestamp, Timestamp: time.Now().Add(d).UnixMilli()}
-		case f.has("group"):
-			t = engine.ResetTarget{Kind: engine.ResetToGroup, Group: f.str("group", true)}
-			if f.err == nil && t.Group == "" {
-				f.fail("group", "must be a non-empty string")
-			}
-		case f.has("file"):
-			name := f.str("file", true)
-			if f.err != nil {
-				return t, f.err
-			}
-			fh, err := os.Open(name)
-			if err != nil {
-				return t, argErr("to", "file: %v", err)
-			}
-			defer fh.Close()
-			offsets, err := engine.ParseOffsetsCSV(fh, name)
-			if err != nil {
-				return t, argErr("to", "file: %s", err.Error())
-			}
-			t = engine.ResetTarget{Kind: engine.ResetToExplicit, Source: name, Offsets: offsets}
-		}
-		return t, f.err
-	}
-	return engine.ResetTarget{}, argErr("to", "unknown target %s (want %s)", describe(v), resetTargets)
 }

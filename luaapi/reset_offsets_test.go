@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // committed reads group's committed offsets through the independent client
@@ -175,7 +178,7 @@ func TestResetOffsetsFromGroupAndFile(t *testing.T) {
 	assert.Equal(t, "events[0]=4 events[1]=5 events[2]=10", committed(t, e, "from-file"))
 
 	for content, want := range map[string]string{
-		"events,0\n":                "offsets.csv: INVALID_ARGUMENT: line 1: want topic,partition,offset, got 2 field(s)",
+		"events,0\n":                "offsets.csv: line 1: want topic,partition,offset, got 2 field(s)",
 		"events,x,1\n":              `line 1: partition must be a non-negative integer, got "x"`,
 		"events,0,1\nevents,0,-3\n": `line 2: offset must be a non-negative integer, got "-3"`,
 		"events,0,1\nevents,0,2\n":  "line 2: events[0] is given twice",
@@ -264,34 +267,48 @@ func TestResetOffsetsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	groupTopic(t, e, "events", 1, 3)
 	groupCommit(t, e, "g", map[string]map[int32]int64{"events": {0: 1}})
+	requests := countRequests(e.cluster)
 	for src, want := range map[string]string{
-		`reset_offsets{group = "g", to = "yesterday"}`:                               `reset_offsets: to: unknown target "yesterday" (want earliest, latest, current, {offset=}, {shift=}, {timestamp=}, {datetime=}, {duration=}, {group=}, {file=})`,
-		`reset_offsets{group = "g"}`:                                                 `reset_offsets: to: is required (want earliest, latest`,
-		`reset_offsets{group = "g", to = 5}`:                                         `reset_offsets: to: unknown target 5 (want earliest`,
-		`reset_offsets{group = "g", to = {}}`:                                        `reset_offsets: to: must have exactly one of offset=, shift=, timestamp=, datetime=, duration=, group=, file=, got 0 keys`,
-		`reset_offsets{group = "g", to = {offset = 1, shift = 1}}`:                   `got 2 keys`,
-		`reset_offsets{group = "g", to = {offset = -1}}`:                             `reset_offsets: to: offset must be a non-negative integer, got -1`,
-		`reset_offsets{group = "g", to = {shift = 1.5}}`:                             `reset_offsets: to: shift must be an integer >= `,
-		`reset_offsets{group = "g", to = {seconds = 1}}`:                             `reset_offsets: to: unknown key "seconds"`,
-		`reset_offsets{group = "g", to = {datetime = "2026-03-01 10:00"}}`:           `reset_offsets: to: datetime must be an RFC 3339 time with a zone like "2026-11-30T10:00:00Z", got "2026-03-01 10:00"`,
-		`reset_offsets{group = "g", to = {datetime = "2026-03-01T10:00:00"}}`:        `datetime must be an RFC 3339 time with a zone`,
-		`reset_offsets{group = "g", to = {duration = "yesterday"}}`:                  `reset_offsets: to: duration "yesterday" is not a duration (want Go syntax like "-1h30m" or ISO-8601 like "PT1H")`,
-		`reset_offsets{group = "g", to = {duration = "+1h"}}`:                        `reset_offsets: to: duration "+1h": a reset cannot go into the future`,
-		`reset_offsets{group = "g", to = {group = ""}}`:                              `reset_offsets: to: group must be a non-empty string`,
-		`reset_offsets{to = "earliest"}`:                                             `reset_offsets: argument #1: group must be a string, got nil`,
-		`reset_offsets{group = "", to = "earliest"}`:                                 `reset_offsets: argument #1: group must be a non-empty string`,
-		`reset_offsets{group = "g", to = "earliest", topic = "events"}`:              `reset_offsets: argument #1: unknown key "topic"`,
-		`reset_offsets{group = "g", to = "earliest", force = "yes"}`:                 `reset_offsets: argument #1: force must be a boolean, got "yes"`,
-		`reset_offsets{group = "g", to = "earliest", topics = {{topic = "events"}}}`: `reset_offsets: topics #1: partition is required`,
-		`reset_offsets("g", "earliest")`:                                             `reset_offsets: takes one table: reset_offsets{group=, to=, topics=, ...}, got 2 arguments`,
-		`reset_offsets("g")`:                                                         `reset_offsets: argument #1: must be a table, got "g"`,
-		`reset_offsets{group = "nothing-committed", to = "earliest"}`:                `reset_offsets: nothing-committed: group nothing-committed has no committed offsets: name the topics to reset`,
+		`reset_offsets{group = "g", to = "yesterday"}`:                                               `reset_offsets: to: unknown target "yesterday" (want earliest, latest, current, {offset=}, {shift=}, {timestamp=}, {datetime=}, {duration=}, {group=}, {file=})`,
+		`reset_offsets{group = "g", to = "earlist"}`:                                                 `(did you mean "earliest"?)`,
+		`reset_offsets{group = "g"}`:                                                                 `reset_offsets: to: is required`,
+		`reset_offsets{group = "g", to = 5}`:                                                         `reset_offsets: to: must be one of earliest, latest, current, {offset=}, {shift=}, {timestamp=}, {datetime=}, {duration=}, {group=}, {file=}, got 5`,
+		`reset_offsets{group = "g", to = {}}`:                                                        `reset_offsets: to: must have exactly one of offset=, shift=, timestamp=, datetime=, duration=, group=, file=, got 0 keys`,
+		`reset_offsets{group = "g", to = {offset = 1, shift = 1}}`:                                   `got 2 keys`,
+		`reset_offsets{group = "g", to = {offset = -1}}`:                                             `reset_offsets: to: offset: must be a offset between 0 and 9223372036854775807, got -1`,
+		`reset_offsets{group = "g", to = {offset = 2^63}}`:                                           `reset_offsets: to: offset: must be a offset between 0 and 9223372036854775807, got 9.223372036854776e+18`,
+		`reset_offsets{group = "g", to = {shift = 1.5}}`:                                             `reset_offsets: to: shift: must be a shift between -9007199254740992 and 9007199254740992, got 1.5`,
+		`reset_offsets{group = "g", to = {shift = 2^60}}`:                                            `reset_offsets: to: shift: must be a shift between`,
+		`reset_offsets{group = "g", to = {timestamp = 0/0}}`:                                         `reset_offsets: to: timestamp: must be a timestamp in ms between 0 and`,
+		`reset_offsets{group = "g", to = {seconds = 1}}`:                                             `reset_offsets: to: unknown key "seconds"`,
+		`reset_offsets{group = "g", to = {datetime = "2026-03-01 10:00"}}`:                           `reset_offsets: to: datetime: must be an RFC 3339 time with a zone like "2026-11-30T10:00:00Z", got "2026-03-01 10:00"`,
+		`reset_offsets{group = "g", to = {datetime = "2026-03-01T10:00:00"}}`:                        `datetime: must be an RFC 3339 time with a zone`,
+		`reset_offsets{group = "g", to = {datetime = "1969-12-31T23:00:00Z"}}`:                       `reset_offsets: to: datetime: is before 1970-01-01T00:00:00Z, got 1969-12-31T23:00:00Z`,
+		`reset_offsets{group = "g", to = {duration = "yesterday"}}`:                                  `reset_offsets: to: duration: "yesterday" is not a duration (want Go syntax like "-1h30m" or ISO-8601 like "PT1H")`,
+		`reset_offsets{group = "g", to = {duration = "+1h"}}`:                                        `reset_offsets: to: duration: "+1h": a reset cannot go into the future`,
+		`reset_offsets{group = "g", to = {duration = "P36500D"}}`:                                    `reset_offsets: to: duration: is before 1970-01-01T00:00:00Z`,
+		`reset_offsets{group = "g", to = {group = ""}}`:                                              `reset_offsets: to: group: must not be empty`,
+		`reset_offsets{to = "earliest"}`:                                                             `reset_offsets: group: is required`,
+		`reset_offsets{group = "", to = "earliest"}`:                                                 `reset_offsets: group: must not be empty`,
+		`reset_offsets{group = "g", to = "earliest", topic = "events"}`:                              `reset_offsets: unknown key "topic" (did you mean "topics"?) (allowed: group, to, topics, dry_run, force, partial)`,
+		`reset_offsets{group = "g", to = "earliest", force = "yes"}`:                                 `reset_offsets: force: must be true or false, got "yes"`,
+		`reset_offsets{group = "g", to = "earliest", dry_run = 1}`:                                   `reset_offsets: dry_run: must be true or false, got 1`,
+		`reset_offsets{group = "g", to = "earliest", partial = "true"}`:                              `reset_offsets: partial: must be true or false, got "true"`,
+		`reset_offsets{group = "g", to = "earliest", topics = {{topic = "events"}}}`:                 `reset_offsets: topics #1: partition: is required`,
+		`reset_offsets{group = "g", to = "earliest", topics = {topic = "events", partition = 2^32}}`: `reset_offsets: topics: partition: must be a partition between 0 and 2147483647, got 4294967296`,
+		`reset_offsets("g", "earliest")`:                                                             `reset_offsets: takes at most 1 argument ({group=, to=, [topics=], [dry_run=], [force=], [partial=]}), got 2`,
+		`reset_offsets("g")`:                                                                         `reset_offsets: takes one table {group=, to=, [topics=], [dry_run=], [force=], [partial=]}, got "g"`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
-	re := e.runErr(`reset_offsets{group = "g", topics = "ghost", to = "earliest"}`)
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
+	// Refused by the group's state, not by its arguments.
+	re := e.runErr(`reset_offsets{group = "nothing-committed", to = "earliest"}`)
+	assert.Equal(t, "NOT_FOUND", re.Code)
+	assert.Contains(t, re.Message, "reset_offsets: nothing-committed: NOT_FOUND: group nothing-committed has no committed offsets: name the topics to reset")
+	re = e.runErr(`reset_offsets{group = "g", topics = "ghost", to = "earliest"}`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 	assert.Equal(t, "events[0]=1", committed(t, e, "g"), "bad arguments change nothing")
 }
@@ -315,4 +332,37 @@ func TestResetOffsetsForceOnRunningConsumer(t *testing.T) {
 		ids, _ := memberIDs(t, e, "live")
 		return len(ids) == 1 && ids[0] != old[0]
 	}, 20*time.Second, 50*time.Millisecond, "the consumer never rejoined")
+}
+
+// A refused destructive call is refused before the REPL asks to confirm it
+// and before the audit log hears of it.
+func TestResetOffsetsRefusedBeforeConfirmAndAudit(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := engine.OpenAuditLog(auditPath)
+	require.NoError(t, err)
+	asked := 0
+	e := newEnvOn(t, c, Options{Audit: audit, Confirm: func(string) bool { asked++; return true }})
+	groupTopic(t, e, "events", 2, 10)
+	groupCommit(t, e, "g", map[string]map[int32]int64{"events": {0: 5, 1: 6}})
+	for _, src := range []string{
+		`reset_offsets{group = "g", to = "earliest", dry_run = "false"}`,
+		`reset_offsets{group = "g", to = {offset = 2^63}}`,
+		`reset_offsets{group = "g", to = "earliest", topics = {topic = "events", partition = 2^32}}`,
+		`delete_groups({"g"}, {if_exists = "yes"})`,
+		`delete_group_offsets("g", {{topic = "events", partition = 2^32 + 1}})`,
+		`remove_group_members("g", {{member_id = 1}})`,
+		`commit_offsets("g", {{topic = "events", partition = 2^32, offset = 0}})`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+	}
+	assert.Zero(t, asked, "nothing to confirm")
+	raw, err := os.ReadFile(auditPath)
+	require.NoError(t, err)
+	assert.Empty(t, string(raw), "a refused call writes no audit line")
+	assert.Equal(t, "events[0]=5 events[1]=6", committed(t, e, "g"))
+	assert.Equal(t, []string{"g"}, groupNames(t, e))
 }

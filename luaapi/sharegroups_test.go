@@ -90,17 +90,27 @@ func TestShareGroupsErrorsAndDryRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Error(t, ds["dry"].Err, "a dry run creates no share group")
 
+	requests := countRequests(e.cluster)
 	for src, want := range map[string]string{
-		`alter_share_group_offsets(nil, {})`:                                          `alter_share_group_offsets: group: must be a non-empty string, got nil`,
-		`alter_share_group_offsets("g", "q")`:                                         `alter_share_group_offsets: offsets: must be an array of {topic=, partition=, offset=}, got "q"`,
-		`alter_share_group_offsets("g", {{topic = "q", partition = 0}})`:              `alter_share_group_offsets: offset #1: offset is required`,
-		`alter_share_group_offsets("g", {{topic = "q", partition = 0, at = 1}})`:      `alter_share_group_offsets: offset #1: unknown key "at"`,
-		`alter_share_group_offsets("g", {{topic = "q", partition = 0, offset = -1}})`: `alter_share_group_offsets: offset #1: offset must be a non-negative integer, got -1`,
-		`delete_share_group_offsets("g")`:                                             `delete_share_group_offsets: topics: is required`,
-		`describe_share_group_offsets(3)`:                                             `describe_share_group_offsets: groups: must be a string or an array of strings, got 3`,
+		`alter_share_group_offsets(nil, {})`:                                                                                   `alter_share_group_offsets: group: is required`,
+		`alter_share_group_offsets("g", "q")`:                                                                                  `alter_share_group_offsets: offsets: must be {topic=, partition=, offset=}, or an array of them, got "q"`,
+		`alter_share_group_offsets("g", {})`:                                                                                   `alter_share_group_offsets: offsets: must name at least one`,
+		`alter_share_group_offsets("g", {{topic = "q", partition = 0}})`:                                                       `alter_share_group_offsets: offsets #1: offset: is required`,
+		`alter_share_group_offsets("g", {{topic = "q", partition = 0, at = 1}})`:                                               `alter_share_group_offsets: offsets #1: unknown key "at"`,
+		`alter_share_group_offsets("g", {{topic = "q", partition = 0, offset = -1}})`:                                          `alter_share_group_offsets: offsets #1: offset: must be a offset between 0 and 9223372036854775807, got -1`,
+		`alter_share_group_offsets("g", {{topic = "q", partition = 2^32, offset = 1}})`:                                        `alter_share_group_offsets: offsets #1: partition: must be a partition between 0 and 2147483647, got 4294967296`,
+		`alter_share_group_offsets("g", {{topic = "q", partition = 0, offset = 2^63}})`:                                        `alter_share_group_offsets: offsets #1: offset: must be a offset between 0 and 9223372036854775807`,
+		`alter_share_group_offsets("g", {{topic = "q", partition = 1, offset = 1}, {topic = "q", partition = 1, offset = 2}})`: `alter_share_group_offsets: offsets #2: partition: q[1] is given twice`,
+		`delete_share_group_offsets("g")`:                                                                                      `delete_share_group_offsets: topics: is required`,
+		`delete_share_group_offsets("g", {})`:                                                                                  `delete_share_group_offsets: topics: must name at least one`,
+		`delete_share_group_offsets("g", "q", {x = 1})`:                                                                        `delete_share_group_offsets: options: unknown key "x"`,
+		`describe_share_group_offsets(3)`:                                                                                      `describe_share_group_offsets: groups: must be a group id, or an array of them, got 3`,
+		`describe_share_groups("g", {partial = 1})`:                                                                            `describe_share_groups: options: partial: must be true or false, got 1`,
+		`describe_share_groups("g", {}, 3)`:                                                                                    `describe_share_groups: takes at most 2 arguments`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
 }
