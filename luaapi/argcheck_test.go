@@ -217,3 +217,16 @@ func clusterSnapshot(t *testing.T, e *env) string {
 	}
 	return b.String()
 }
+
+func TestMisspeltOptionsInPlaceOfAnOptionalArgument(t *testing.T) {
+	e := newEnv(t)
+	for src, want := range map[string]string{
+		`lag{partal = true}`:                           `lag: options: unknown key "partal" (did you mean "partial"?)`,
+		`fetch_offsets("g", {partal = true})`:          `fetch_offsets: options: unknown key "partal" (did you mean "partial"?)`,
+		`list_offsets("t", "latest", {partal = true})`: `list_offsets: options: unknown key "partal" (did you mean "partial"?)`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+	}
+}

@@ -67,7 +67,7 @@ func TestCommitOffsetsPerPartitionErrorsAndLiveGroup(t *testing.T) {
 func TestCommitOffsetsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	for src, want := range map[string]string{
-		`commit_offsets("g", {{topic = "t", partition = 0, offset = 1}, {topic = "t", partition = 1, offset = "x"}})`: `commit_offsets: offsets #2: offset: must be a offset between 0 and 9223372036854775807, got "x"`,
+		`commit_offsets("g", {{topic = "t", partition = 0, offset = 1}, {topic = "t", partition = 1, offset = "x"}})`: `commit_offsets: offsets #2: offset: must be an offset between 0 and 9223372036854775807, got "x"`,
 		`commit_offsets("g", {{topic = "t", partition = -1, offset = 1}})`:                                            `commit_offsets: offsets #1: partition: must be a partition between 0 and 2147483647, got -1`,
 		`commit_offsets("g", {{topic = "t", partition = 0}})`:                                                         `commit_offsets: offsets #1: offset: is required`,
 		`commit_offsets("g", {{partition = 0, offset = 1}})`:                                                          `commit_offsets: offsets #1: topic: is required`,
@@ -99,9 +99,9 @@ func TestCommitOffsetsOutOfRangeNumbersMoveNothing(t *testing.T) {
 		// 2^32 narrowed to int32 is partition 0.
 		`commit_offsets("g", {{topic = "events", partition = 2^32, offset = 9}})`:      `commit_offsets: offsets #1: partition: must be a partition between 0 and 2147483647, got 4294967296`,
 		`commit_offsets("g", {{topic = "events", partition = 2^32 + 1, offset = 9}})`:  `got 4294967297`,
-		`commit_offsets("g", {{topic = "events", partition = 0, offset = 2^63}})`:      `commit_offsets: offsets #1: offset: must be a offset between 0 and 9223372036854775807, got 9.223372036854776e+18`,
-		`commit_offsets("g", {{topic = "events", partition = 0, offset = 0/0}})`:       `offsets #1: offset: must be a offset between`,
-		`commit_offsets("g", {{topic = "events", partition = 0, offset = math.huge}})`: `offsets #1: offset: must be a offset between 0 and 9223372036854775807, got 1.7976931348623157e+308`,
+		`commit_offsets("g", {{topic = "events", partition = 0, offset = 2^63}})`:      `commit_offsets: offsets #1: offset: must be an offset between 0 and 9223372036854775807, got 9.223372036854776e+18`,
+		`commit_offsets("g", {{topic = "events", partition = 0, offset = 0/0}})`:       `offsets #1: offset: must be an offset between`,
+		`commit_offsets("g", {{topic = "events", partition = 0, offset = math.huge}})`: `offsets #1: offset: must be an offset between 0 and 9223372036854775807, got 1.7976931348623157e+308`,
 		`commit_offsets("g", {{topic = "events", partition = 0.5, offset = 1}})`:       `partition: must be a partition between 0 and 2147483647, got 0.5`,
 		`commit_offsets("g", {topic = "events", partition = 2^31, offset = 1})`:        `commit_offsets: offsets #1: partition: must be a partition between 0 and 2147483647, got 2147483648`,
 	} {

@@ -264,7 +264,7 @@ func TestFetchOffsets(t *testing.T) {
 	re = e.runErr(`fetch_offsets("g", "events", {partial = true}, 1)`)
 	assert.Contains(t, re.Message, "fetch_offsets: takes at most 3 arguments")
 	re = e.runErr(`fetch_offsets("g", {partal = true})`)
-	assert.Contains(t, re.Message, `fetch_offsets: topics: must be an array, found key "partal"`, "a table with a misspelled option is read as topics, and refused")
+	assert.Contains(t, re.Message, `fetch_offsets: options: unknown key "partal" (did you mean "partial"?)`, "a table with a misspelled option names the option meant")
 }
 
 func TestFetchOffsetsRetriesCoordinatorLoading(t *testing.T) {

@@ -96,6 +96,11 @@ func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error)
 		}
 		x, err := p.Type.read(r, vals[i], at)
 		if err != nil {
+			if p.Optional && i == len(vals)-1 {
+				if oerr := misspeltOptions(f, vals[i]); oerr != nil {
+					return nil, oerr
+				}
+			}
 			return nil, err
 		}
 		out.pos[i] = x
@@ -171,6 +176,34 @@ func isOptionsTable(f *Func, v lua.LValue) bool {
 		}
 	})
 	return n > 0 && all
+}
+
+// misspeltOptions: v, refused as an optional argument, looks like the
+// options table with a key misspelt (lag{partal=true}); the error names the
+// option meant rather than the argument.
+func misspeltOptions(f *Func, v lua.LValue) error {
+	t, ok := v.(*lua.LTable)
+	if !ok || !f.hasOptionsTable() || !hasOnlyStringKeys(t) {
+		return nil
+	}
+	names := f.optionsRecord().Names()
+	for _, k := range sortedTableKeys(t) {
+		ks := string(k.(lua.LString))
+		if !containsStr(names, ks) && suggest(ks, names) != "" {
+			return unknownKey(f.optionsPath(), k, names)
+		}
+	}
+	return nil
+}
+
+func hasOnlyStringKeys(t *lua.LTable) bool {
+	only := true
+	t.ForEach(func(k, _ lua.LValue) {
+		if _, s := k.(lua.LString); !s {
+			only = false
+		}
+	})
+	return only
 }
 
 func containsStr(list []string, s string) bool {

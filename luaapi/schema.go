@@ -281,7 +281,7 @@ func (t *IntType) read(_ *reader, v lua.LValue, at string) (any, error) {
 	if !ok || n < t.Min || n > t.Max {
 		what := "an integer"
 		if t.doc != "" {
-			what = "a " + t.doc
+			what = aOrAn(t.doc)
 		}
 		return nil, argErr(at, "must be %s between %d and %d, got %s", what, t.Min, t.Max, describe(v))
 	}

@@ -20,6 +20,7 @@ type ListType struct {
 	single  bool
 	min     int
 	collect func([]any) any
+	then    func(items any, at string) (any, error)
 }
 
 // List reads an array of elem into []T; a lone element that elem accepts
@@ -39,6 +40,14 @@ func (l *ListType) Items(noun string) *ListType { c := *l; c.item = noun; return
 
 // NonEmpty gives a copy of l that needs at least one element.
 func (l *ListType) NonEmpty() *ListType { c := *l; c.min = 1; return &c }
+
+// Then gives a copy of l that passes the read slice through check, for
+// rules over the whole list (a partition given twice).
+func (l *ListType) Then(check func(items any, at string) (any, error)) *ListType {
+	c := *l
+	c.then = check
+	return &c
+}
 
 // ArrayOnly gives a copy of l that refuses a lone element.
 func (l *ListType) ArrayOnly() *ListType { c := *l; c.single = false; return &c }
@@ -66,7 +75,7 @@ func (l *ListType) read(r *reader, v lua.LValue, at string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return l.collect([]any{x}), nil
+		return l.finish([]any{x}, at)
 	}
 	if err := r.enter(t, at); err != nil {
 		return nil, err
@@ -87,7 +96,15 @@ func (l *ListType) read(r *reader, v lua.LValue, at string) (any, error) {
 		}
 		xs[i-1] = x
 	}
-	return l.collect(xs), nil
+	return l.finish(xs, at)
+}
+
+func (l *ListType) finish(xs []any, at string) (any, error) {
+	out := l.collect(xs)
+	if l.then != nil {
+		return l.then(out, at)
+	}
+	return out, nil
 }
 
 func (l *ListType) itemAt(at string, i int, single bool) string {

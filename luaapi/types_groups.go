@@ -57,12 +57,8 @@ var topicScopeType = Custom("topic name or {topic=, partition=}, or an array of 
 // uniquePartitions reads list (an array of records naming a partition
 // each) and refuses a partition given twice: Kafka would apply one of the
 // two, and which one is not said.
-func uniquePartitions[T any](list *ListType, key func(T) engine.TopicPartition) *CustomType {
-	return Custom(list.Doc(), list.sample(), func(r *reader, v lua.LValue, at string) (any, error) {
-		x, err := list.read(r, v, at)
-		if err != nil {
-			return nil, err
-		}
+func uniquePartitions[T any](list *ListType, key func(T) engine.TopicPartition) *ListType {
+	return list.Then(func(x any, at string) (any, error) {
 		items := x.([]T)
 		seen := make(map[engine.TopicPartition]bool, len(items))
 		for i, it := range items {
@@ -73,7 +69,7 @@ func uniquePartitions[T any](list *ListType, key func(T) engine.TopicPartition) 
 			seen[k] = true
 		}
 		return items, nil
-	}, lua.LTTable)
+	})
 }
 
 // offsetCommits is commit_offsets' offsets.
