@@ -1,18 +1,17 @@
 package luaapi
 
 import (
-	"fmt"
-
-	lua "github.com/yuin/gopher-lua"
+	"slices"
+	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
-var aclKeys = []string{"principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"}
-
 func init() {
 	register(
-		&Func{Name: "describe_acls", Area: "acls", Args: "([filter])",
+		&Func{Name: "describe_acls", Area: "acls",
+			Params: []Param{{Name: "filter", Type: aclFilter(false), Optional: true,
+				Doc: "the ACLs to list; a field left out matches anything (every ACL when left out)"}},
 			Returns: "{{principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=}...}",
 			Summary: "List ACLs matching a filter (all ACLs without one).",
 			Doc: `filter = {principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=}; a missing field matches anything.
@@ -21,7 +20,9 @@ Rows are sorted by resource type, resource name, pattern type, then principal; a
 			Example: `create_acls{{principal = "User:alice", operation = "read", resource_type = "topic", resource_name = "orders"}}
 for _, a in ipairs(describe_acls{principal = "User:alice"}) do print(a.operation, a.resource_type, a.resource_name) end`,
 			Run: describeACLs},
-		&Func{Name: "create_acls", Area: "acls", Mutating: true, Args: "(rows[, {partial=}])",
+		&Func{Name: "create_acls", Area: "acls", Mutating: true, Batch: true,
+			Params: []Param{{Name: "rows", Type: List[engine.ACL](aclRow).Items("row").NonEmpty(),
+				Doc: "the ACLs to create"}},
 			Returns: "{{principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=, error=}...}",
 			Summary: "Create ACLs, one per row.",
 			Doc: `rows is one row or an array of rows {principal=, operation=, resource_type=, resource_name=, [permission=], [host=], [pattern_type=]}; principal is TYPE:NAME ("User:alice").
@@ -32,7 +33,9 @@ Creating an ACL that already exists changes nothing and is not an error. Kafka h
   {principal = "User:billing", operation = "read", resource_type = "group", resource_name = "billing-", pattern_type = "prefixed"},
 }`,
 			Run: createACLs},
-		&Func{Name: "delete_acls", Area: "acls", Mutating: true, Destructive: true, Args: "(filters[, {partial=}])",
+		&Func{Name: "delete_acls", Area: "acls", Mutating: true, Destructive: true, Batch: true,
+			Params: []Param{{Name: "filters", Type: List[engine.ACLFilter](aclFilter(true)).Items("filter").NonEmpty(),
+				Doc: "filters shaped as describe_acls', each with a field set: every ACL a filter matches is deleted"}},
 			Returns: "{{filter={...}, deleted={{principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=}...}, error=}...}",
 			Summary: "Delete every ACL matching each filter, and say which were deleted.",
 			Doc: `filters is one filter or an array of them, shaped as describe_acls' filter: a missing field matches anything, so {principal="User:bob"} deletes all of bob's ACLs. A filter must set at least one field; to delete every ACL say so: {resource_type="any"}.
@@ -44,85 +47,90 @@ print(#r[1].deleted)`,
 	)
 }
 
-// aclFields reads the seven ACL keys from a row or filter table.
-func aclFields(v lua.LValue, where string) (*fields, map[string]*string) {
-	f := newFields(v, where, aclKeys...)
-	vals := map[string]*string{}
-	for _, k := range aclKeys {
-		if f.has(k) {
-			s := f.str(k, false)
-			vals[k] = &s
+// The names of ACL fields, as this tool writes them. "any" (and "match"
+// for pattern_type) only filter: a created ACL names a real value.
+var (
+	aclOperations = []string{"read", "write", "create", "delete", "alter", "describe", "cluster_action",
+		"describe_configs", "alter_configs", "idempotent_write", "create_tokens", "describe_tokens", "all"}
+	aclPermissions   = []string{"allow", "deny"}
+	aclResourceTypes = []string{"topic", "group", "cluster", "transactional_id", "delegation_token", "user"}
+	aclPatternTypes  = []string{"literal", "prefixed"}
+)
+
+// aclNameType accepts names as Kafka's tools spell them: any case, with or
+// without '_', '-' or '.' ("DescribeConfigs", "TRANSACTIONAL_ID").
+func aclNameType(names ...string) *CustomType {
+	return spelledEnum(func(s, name string) bool { return aclNorm(s) == aclNorm(name) }, names...)
+}
+
+// aclNorm is kmsg's normalization of enum names.
+func aclNorm(s string) string {
+	return strings.NewReplacer(".", "", "_", "", "-", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+}
+
+// aclRow is an ACL to create; NormalizeACL fills the defaults kafka-acls
+// uses and checks what the fields alone do not (a resource name).
+var aclRow = Record(
+	Field{Name: "principal", Type: principal, Required: true, Doc: `TYPE:NAME, such as "User:alice"`},
+	Field{Name: "operation", Type: aclNameType(aclOperations...), Required: true},
+	Field{Name: "resource_type", Type: aclNameType(aclResourceTypes...), Required: true},
+	Field{Name: "resource_name", Type: NonEmptyStr(), Doc: `"kafka-cluster" for the cluster when left out`},
+	Field{Name: "permission", Type: aclNameType(aclPermissions...), Doc: `"allow" when left out`},
+	Field{Name: "host", Type: NonEmptyStr(), Doc: `"*" (every host) when left out`},
+	Field{Name: "pattern_type", Type: aclNameType(aclPatternTypes...), Doc: `"literal" when left out`},
+).Sample(`{principal = "User:alice", operation = "read", resource_type = "topic", resource_name = "t"}`).
+	Then(func(rec Rec, at string) (any, error) {
+		a, err := engine.NormalizeACL(engine.ACL{Principal: get[string](rec, "principal"), Host: get[string](rec, "host"),
+			Operation: get[string](rec, "operation"), Permission: get[string](rec, "permission"),
+			ResourceType: get[string](rec, "resource_type"), ResourceName: get[string](rec, "resource_name"),
+			PatternType: get[string](rec, "pattern_type")})
+		if err != nil {
+			return nil, argErr(at, "%v", err)
 		}
-	}
-	return f, vals
-}
+		return a, nil
+	})
 
-func aclFilterFrom(vals map[string]*string) engine.ACLFilter {
-	return engine.ACLFilter{Principal: vals["principal"], Host: vals["host"], ResourceName: vals["resource_name"],
-		Operation: deref(vals["operation"]), Permission: deref(vals["permission"]), ResourceType: deref(vals["resource_type"]),
-		PatternType: deref(vals["pattern_type"])}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// aclList reads one row/filter table or a non-empty array of them.
-func aclList(v lua.LValue, what string) ([]lua.LValue, error) {
-	out, err := recordList(v, what)
-	if err == nil && len(out) == 0 {
-		err = argErr(what, "must name at least one")
-	}
-	return out, err
-}
-
-// eachACLTable reads one table or an array of them (what names it),
-// calling each with its position ("row #2") and its set fields.
-func eachACLTable(v lua.LValue, what, item string, each func(where string, vals map[string]*string) error) error {
-	list, err := aclList(v, what)
-	if err != nil {
-		return err
-	}
-	for i, t := range list {
-		where := fmt.Sprintf("%s #%d", item, i+1)
-		f, vals := aclFields(t, where)
-		if f.err != nil {
-			return f.err
+// aclFilter is describe_acls' and delete_acls' filter: the fields of a
+// row, each checked as strictly as create_acls checks it, "any" (and
+// pattern_type "match") allowed. needField refuses an empty filter, which
+// would select every ACL.
+func aclFilter(needField bool) *RecordType {
+	t := Record(
+		Field{Name: "principal", Type: principal, Doc: `TYPE:NAME, such as "User:alice"`},
+		Field{Name: "host", Type: NonEmptyStr()},
+		Field{Name: "operation", Type: aclNameType(slices.Concat(aclOperations, []string{"any"})...)},
+		Field{Name: "permission", Type: aclNameType(slices.Concat(aclPermissions, []string{"any"})...)},
+		Field{Name: "resource_type", Type: aclNameType(slices.Concat(aclResourceTypes, []string{"any"})...)},
+		Field{Name: "resource_name", Type: NonEmptyStr()},
+		Field{Name: "pattern_type", Type: aclNameType(slices.Concat(aclPatternTypes, []string{"any", "match"})...)},
+	).Then(func(rec Rec, at string) (any, error) {
+		if needField && len(rec) == 0 {
+			return nil, argErr(at, "must set at least one field (to delete every ACL, pass {resource_type=\"any\"})")
 		}
-		if err := each(where, vals); err != nil {
-			return err
+		str := func(k string) *string {
+			if !rec.Has(k) {
+				return nil
+			}
+			s := get[string](rec, k)
+			return &s
 		}
+		f, err := engine.NormalizeACLFilter(engine.ACLFilter{Principal: str("principal"), Host: str("host"),
+			ResourceName: str("resource_name"), Operation: get[string](rec, "operation"), Permission: get[string](rec, "permission"),
+			ResourceType: get[string](rec, "resource_type"), PatternType: get[string](rec, "pattern_type")})
+		if err != nil {
+			return nil, argErr(at, "%v", err)
+		}
+		return f, nil
+	})
+	if needField {
+		t = t.Sample(`{principal = "User:alice"}`)
 	}
-	return nil
-}
-
-// validateOnlyAndClient reads {validate_only=, partial=} at argument 2
-// (--dry-run implies validate_only), then connects.
-func (c *Call) validateOnlyAndClient() (bool, *engine.Client, error) {
-	o, cl, err := c.optionsAndClient(2, "validate_only")
-	if err != nil {
-		return false, nil, err
-	}
-	validate := o.boolean("validate_only") || c.DryRun()
-	return validate, cl, o.err
+	return t
 }
 
 func describeACLs(c *Call) (any, error) {
-	var filter engine.ACLFilter
-	if v := c.Arg(1); v != lua.LNil {
-		f, vals := aclFields(v, "filter")
-		if f.err != nil {
-			return nil, f.err
-		}
-		filter = aclFilterFrom(vals)
-		if _, err := engine.NormalizeACLFilter(filter); err != nil {
-			return nil, argErr("filter", "%v", err)
-		}
-	}
-	_, cl, err := c.optionsAndClient(2)
+	filter := param[engine.ACLFilter](c, "filter") // every ACL when left out
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -130,20 +138,8 @@ func describeACLs(c *Call) (any, error) {
 }
 
 func createACLs(c *Call) (any, error) {
-	var rows []engine.ACL
-	if err := eachACLTable(c.Arg(1), "rows", "row", func(where string, vals map[string]*string) error {
-		f := aclFilterFrom(vals)
-		a, err := engine.NormalizeACL(engine.ACL{Principal: deref(f.Principal), Host: deref(f.Host), Operation: f.Operation,
-			Permission: f.Permission, ResourceType: f.ResourceType, ResourceName: deref(f.ResourceName), PatternType: f.PatternType})
-		if err != nil {
-			return argErr(where, "%v", err)
-		}
-		rows = append(rows, a)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	_, cl, err := c.optionsAndClient(2)
+	rows := param[[]engine.ACL](c, "rows")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -159,21 +155,8 @@ func createACLs(c *Call) (any, error) {
 }
 
 func deleteACLs(c *Call) (any, error) {
-	var filters []engine.ACLFilter
-	if err := eachACLTable(c.Arg(1), "filters", "filter", func(where string, vals map[string]*string) error {
-		if len(vals) == 0 {
-			return argErr(where, "must set at least one field (to delete every ACL, pass {resource_type=\"any\"})")
-		}
-		filter := aclFilterFrom(vals)
-		if _, err := engine.NormalizeACLFilter(filter); err != nil {
-			return argErr(where, "%v", err)
-		}
-		filters = append(filters, filter)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	_, cl, err := c.optionsAndClient(2)
+	filters := param[[]engine.ACLFilter](c, "filters")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +167,10 @@ func deleteACLs(c *Call) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			nf, _ := engine.NormalizeACLFilter(f)
 			for _, a := range matches {
 				c.Plan("delete ACL %s", a)
 			}
-			out = append(out, engine.DeletedACLs{Filter: nf, Deleted: matches})
+			out = append(out, engine.DeletedACLs{Filter: f, Deleted: matches})
 		}
 		return out, nil
 	}

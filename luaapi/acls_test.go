@@ -77,21 +77,79 @@ func TestCreateDescribeDeleteACLs(t *testing.T) {
 
 func TestACLsBadArguments(t *testing.T) {
 	e := newEnv(t)
+	row := `principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t"`
 	for src, want := range map[string]string{
-		`create_acls{{principal = "alice", operation = "read", resource_type = "topic", resource_name = "t"}}`:                          `create_acls: row #1: principal must be TYPE:NAME`,
-		`create_acls{{principal = "User:a", operation = "reed", resource_type = "topic", resource_name = "t"}}`:                         `create_acls: row #1: unknown operation "reed"`,
-		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic"}}`:                                              `create_acls: row #1: resource_name is required`,
-		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t", pattern_type = "match"}}`: `pattern_type must be "literal" or "prefixed"`,
-		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t", bogus = 1}}`:              `create_acls: row #1: unknown key "bogus"`,
-		`create_acls(42)`:                  `create_acls: rows: must be a table or an array of tables, got 42`,
-		`delete_acls{{}}`:                  `delete_acls: filter #1: must set at least one field`,
-		`describe_acls{permission = "ok"}`: `describe_acls: filter: unknown permission "ok"`,
+		`create_acls{{principal = "alice", operation = "read", resource_type = "topic", resource_name = "t"}}`:  `create_acls: row #1: principal: principal must be TYPE:NAME such as "User:alice", got "alice"`,
+		`create_acls{{principal = "User:a", operation = "reed", resource_type = "topic", resource_name = "t"}}`: `create_acls: row #1: operation: must be "read", "write", "create", "delete", "alter", "describe", "cluster_action", "describe_configs", "alter_configs", "idempotent_write", "create_tokens", "describe_tokens" or "all", got "reed" (did you mean "read"?)`,
+		`create_acls{{principal = "User:a", operation = "any", resource_type = "topic", resource_name = "t"}}`:  `create_acls: row #1: operation: must be "read"`,
+		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic"}}`:                      `create_acls: row #1: resource_name is required`,
+		`create_acls{{` + row + `, pattern_type = "match"}}`:                                                    `create_acls: row #1: pattern_type: must be "literal" or "prefixed", got "match"`,
+		`create_acls{{` + row + `, permission = "any"}}`:                                                        `create_acls: row #1: permission: must be "allow" or "deny", got "any"`,
+		`create_acls{{` + row + `, host = ""}}`:                                                                 `create_acls: row #1: host: must not be empty`,
+		`create_acls{{` + row + `, bogus = 1}}`:                                                                 `create_acls: row #1: unknown key "bogus"`,
+		`create_acls{{` + row + `, resource_nam = "x"}}`:                                                        `create_acls: row #1: unknown key "resource_nam" (did you mean "resource_name"?)`,
+		`create_acls({{` + row + `}}, {partial = 1})`:                                                           `create_acls: options: partial: must be true or false, got 1`,
+		`create_acls({{` + row + `}}, {validate_only = true})`:                                                  `create_acls: options: unknown key "validate_only" (allowed: partial)`,
+		`create_acls(42)`:                                  `create_acls: rows: must be {principal=, operation=, resource_type=, [resource_name=], [permission=], [host=], [pattern_type=]}, or an array of them, got 42`,
+		`create_acls{}`:                                    `create_acls: rows: must name at least one`,
+		`delete_acls{{}}`:                                  `delete_acls: filter #1: must set at least one field`,
+		`delete_acls{principal = "bob"}`:                   `delete_acls: filter #1: principal: principal must be TYPE:NAME`,
+		`delete_acls{pattern_type = "prefix"}`:             `delete_acls: filter #1: pattern_type: must be "literal", "prefixed", "any" or "match", got "prefix" (did you mean "prefixed"?)`,
+		`describe_acls{permission = "ok"}`:                 `describe_acls: filter: permission: must be "allow", "deny" or "any", got "ok"`,
+		`describe_acls{principal = "alice"}`:               `describe_acls: filter: principal: principal must be TYPE:NAME such as "User:alice", got "alice"`,
+		`describe_acls{principal = "User:"}`:               `describe_acls: filter: principal: principal must be TYPE:NAME`,
+		`describe_acls{operation = "wrte"}`:                `describe_acls: filter: operation: must be "read", "write"`,
+		`describe_acls{resource_type = "topics"}`:          `describe_acls: filter: resource_type: must be "topic", "group", "cluster", "transactional_id", "delegation_token", "user" or "any", got "topics" (did you mean "topic"?)`,
+		`describe_acls{resource_type = "topic", host = 1}`: `describe_acls: filter: host: must be a non-empty string, got 1`,
+		`describe_acls{resource_nme = "t"}`:                `describe_acls: filter: unknown key "resource_nme" (did you mean "resource_name"?)`,
+		`describe_acls({}, {partial = true})`:              `describe_acls: takes at most 1 argument`,
+		`describe_acls("User:alice")`:                      `describe_acls: filter: must be a table {[principal=], [host=], [operation=], [permission=], [resource_type=], [resource_name=], [pattern_type=]}, got "User:alice"`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
 	assert.Empty(t, e.clusterACLs())
+}
+
+// Filters are as strict as creators: an access review that misspells a
+// principal or an operation gets an error, not an empty list; a delete
+// with a bad filter deletes nothing and sends nothing.
+func TestACLFiltersAreAsStrictAsCreators(t *testing.T) {
+	e := newEnv(t)
+	e.run(`create_acls{{principal = "User:alice", operation = "read", resource_type = "topic", resource_name = "orders"}}`)
+	requests := countRequests(e.cluster)
+	for _, src := range []string{
+		`describe_acls{principal = "alice"}`,
+		`describe_acls{operation = "reed"}`,
+		`delete_acls{principal = "alice"}`,
+		`delete_acls{{principal = "User:alice"}, {principal = "User:alice", operation = "raed"}}`,
+		`delete_acls({principal = "User:alice"}, {partial = "yes"})`,
+		`delete_acls({principal = "User:alice"}, {partail = true})`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+	}
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
+	assert.Equal(t, []string{"User:alice READ ALLOW TOPIC:orders:LITERAL"}, e.clusterACLs(), "nothing deleted")
+}
+
+// Names are read as kafka-acls spells them too: any case, with or without
+// '_' and '-'; they come back as this tool writes them.
+func TestACLNamesInKafkaSpellings(t *testing.T) {
+	e := newEnv(t)
+	out := e.json(`return create_acls{
+		{principal = "User:tx", operation = "DescribeConfigs", resource_type = "transactional-id", resource_name = "tx1", permission = "ALLOW", pattern_type = "Prefixed"},
+		{principal = "User:tx", operation = "IDEMPOTENT_WRITE", resource_type = "Cluster"},
+	}`)
+	assert.Contains(t, out, `"operation":"describe_configs","pattern_type":"prefixed","permission":"allow","principal":"User:tx","resource_name":"tx1","resource_type":"transactional_id"`)
+	assert.ElementsMatch(t, []string{
+		"User:tx DESCRIBE_CONFIGS ALLOW TRANSACTIONAL_ID:tx1:PREFIXED",
+		"User:tx IDEMPOTENT_WRITE ALLOW CLUSTER:kafka-cluster:LITERAL",
+	}, e.clusterACLs())
+	e.run(`assert(#describe_acls{operation = "describe-configs", resource_type = "TransactionalId"} == 1)`)
+	e.run(`assert(#delete_acls{operation = "idempotentwrite"}[1].deleted == 1)`)
+	assert.Len(t, e.clusterACLs(), 1)
 }
 
 func TestDeleteACLsEverythingNeedsAnExplicitFilter(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "describe_quorum", Area: "brokers", Args: "()",
+		&Func{Name: "describe_quorum", Area: "brokers", NoArgs: true,
 			Returns: "{leader=, epoch=, high_watermark=, voters={{id=, directory_id=, log_end_offset=, lag=, last_fetch_timestamp=, last_caught_up_timestamp=}...}, observers={...}}",
 			Summary: "The KRaft metadata quorum: leader, epoch, and how far each voter and observer lags.",
 			Doc: `Like kafka-metadata-quorum describe --status --replication. lag is high_watermark minus the replica's log_end_offset; timestamps are Unix milliseconds, -1 when unknown. Voters are the controllers, observers the brokers (and controllers not voting), each sorted by id.
@@ -20,7 +20,8 @@ if ok then print(q.leader, q.epoch, #q.voters) else print(q.code) end`,
 				}
 				return cl.DescribeQuorum(c.Ctx())
 			}},
-		&Func{Name: "unregister_broker", Area: "brokers", Mutating: true, Destructive: true, Args: "(id)",
+		&Func{Name: "unregister_broker", Area: "brokers", Mutating: true, Destructive: true,
+			Params:  []Param{{Name: "id", Type: brokerID, Doc: "the id of the broker to unregister"}},
 			Returns: "{broker=}",
 			Summary: "Remove a decommissioned broker's registration from the cluster metadata.",
 			Doc: `For a broker shut down for good (KIP-500): its id stops being listed and its replicas can be reassigned. Kafka does not refuse a running broker: Apache Kafka 4.1 drops its registration, and the broker process goes on running unregistered (its heartbeats get STALE_BROKER_EPOCH) until it is restarted, so unregister only brokers that are shut down. Kafka answers BROKER_ID_NOT_REGISTERED for an id it does not know, including one already unregistered.
@@ -32,20 +33,13 @@ print(ok or err.code)`,
 }
 
 func unregisterBroker(c *Call) (any, error) {
-	v := c.Arg(1)
-	id, ok := toInt(v)
-	if !ok || id < 0 || id > 1<<31-1 {
-		return nil, argErr("id", "must be a broker id (a non-negative integer), got %s", describe(v))
-	}
-	if c.NArgs() > 1 {
-		return nil, argErr("", "takes one broker id, got %d arguments", c.NArgs())
-	}
+	id := param[int32](c, "id")
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
 	if c.DryRun() {
-		live, err := cl.BrokerRegistered(c.Ctx(), int32(id))
+		live, err := cl.BrokerRegistered(c.Ctx(), id)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +48,7 @@ func unregisterBroker(c *Call) (any, error) {
 			state = "registered and live now: a running broker stays unregistered until it is restarted"
 		}
 		c.Plan("unregister broker %d (%s)", id, state)
-		return &engine.UnregisteredBroker{Broker: int32(id)}, nil
+		return &engine.UnregisteredBroker{Broker: id}, nil
 	}
-	return cl.UnregisterBroker(c.Ctx(), int32(id))
+	return cl.UnregisterBroker(c.Ctx(), id)
 }

@@ -141,12 +141,18 @@ func TestUnregisterBroker(t *testing.T) {
 	assert.Contains(t, e.stderr.String(), "dry-run: unregister_broker: unregister broker 1 (registered and live now")
 
 	for src, want := range map[string]string{
-		`unregister_broker("x")`:  `unregister_broker: id: must be a broker id (a non-negative integer), got "x"`,
-		`unregister_broker(-1)`:   `unregister_broker: id: must be a broker id`,
-		`unregister_broker(1, 2)`: `unregister_broker: takes one broker id, got 2 arguments`,
+		`unregister_broker("x")`:      `unregister_broker: id: must be a broker id between 0 and 2147483647, got "x"`,
+		`unregister_broker(-1)`:       `unregister_broker: id: must be a broker id between 0 and 2147483647, got -1`,
+		`unregister_broker(2^32 + 7)`: `unregister_broker: id: must be a broker id between 0 and 2147483647, got 4294967303`,
+		`unregister_broker(7.5)`:      `unregister_broker: id: must be a broker id between 0 and 2147483647, got 7.5`,
+		`unregister_broker()`:         `unregister_broker: id: is required`,
+		`unregister_broker(1, 2)`:     `unregister_broker: takes at most 1 argument`,
+		`unregister_broker(1, {})`:    `unregister_broker: takes at most 1 argument`,
+		`describe_quorum{}`:           `describe_quorum: takes at most 0 arguments`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Equal(t, []int32{7, 7, 8, 8}, asked, "refused calls send nothing: 2^32+7 does not become broker 7")
 }

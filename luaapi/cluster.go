@@ -2,7 +2,7 @@ package luaapi
 
 func init() {
 	register(
-		&Func{Name: "describe_cluster", Area: "cluster", Args: "()",
+		&Func{Name: "describe_cluster", Area: "cluster", NoArgs: true,
 			Returns: "{cluster_id=, controller=, brokers={{id=, host=, port=, rack=}...}}",
 			Summary: "Describe the cluster: its id, the controller and the brokers.",
 			Doc: `Brokers are sorted by id; rack is nil for a broker without broker.rack.
@@ -15,9 +15,6 @@ for _, b in ipairs(c.brokers) do print(b.id, b.host .. ":" .. b.port, b.rack or 
 }
 
 func describeCluster(c *Call) (any, error) {
-	if c.NArgs() > 0 {
-		return nil, argErr("", "takes no arguments, got %d", c.NArgs())
-	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package luaapi
 
 func init() {
 	register(
-		&Func{Name: "list_config_resources", Area: "configresources", Args: "([types])",
+		&Func{Name: "list_config_resources", Area: "configresources",
+			Params: []Param{{Name: "types", Optional: true, Doc: "the resource types to list (every type when left out)",
+				Type: List[string](Enum("topic", "broker", "broker_logger", "client_metrics", "group"))}},
 			Returns: "{{type=, name=}...}",
 			Summary: "List the resources that have configs: topics, brokers, broker loggers, client metrics, groups.",
 			Doc: `types is a type or an array of types among "topic", "broker", "broker_logger", "client_metrics", "group"; none means every type. Rows are sorted by type then name; the names feed describe_configs.
@@ -13,20 +15,9 @@ Brokers before Kafka 4.1 only list client_metrics resources (the API was ListCli
 }
 
 func listConfigResources(c *Call) (any, error) {
-	types, err := c.Strings(1, "types", true)
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	for i, t := range types {
-		switch t {
-		case "topic", "broker", "broker_logger", "client_metrics", "group":
-		default:
-			return nil, argErr("types", "#%d: unknown type %q (topic, broker, broker_logger, client_metrics, group)", i+1, t)
-		}
-	}
-	_, cl, err := c.optionsAndClient(2)
-	if err != nil {
-		return nil, err
-	}
-	return cl.ListConfigResources(c.Ctx(), types)
+	return cl.ListConfigResources(c.Ctx(), param[[]string](c, "types"))
 }

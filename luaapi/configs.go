@@ -1,7 +1,8 @@
 package luaapi
 
 import (
-	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -11,8 +12,13 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "describe_configs", Area: "configs",
-			Args:    `(resources[, {synonyms=, keys={...}, partial=}])`,
+		&Func{Name: "describe_configs", Area: "configs", Batch: true,
+			Params: []Param{{Name: "resources", Type: configResources(false),
+				Doc: `the resources: {topic=}, {broker=} (an id or "default"), {broker_logger=}, {group=} or {client_metrics=}`}},
+			Options: []Field{
+				{Name: "synonyms", Type: Bool(), Doc: "add each config's synonyms, highest precedence first"},
+				{Name: "keys", Type: List[string](NonEmptyStr()), Doc: "only these configs (a name or an array of names)"},
+			},
 			Returns: "{{type=, name=, configs={[key]={value=, source=, sensitive=, read_only=}}}...}",
 			Summary: "Describe the configs of topics, brokers, broker loggers, groups or client-metrics subscriptions.",
 			Doc: `A resource is {topic="t"}, {broker=1}, {broker="default"} (the cluster-wide dynamic broker default), {broker_logger=1}, {group="g"} or {client_metrics="name"}; resources is one resource or an array of them.
@@ -27,8 +33,9 @@ local n = 0
 for _ in pairs(b.configs) do n = n + 1 end
 print("broker " .. b.name .. ": " .. n .. " configs")`,
 			Run: describeConfigs},
-		&Func{Name: "alter_configs", Area: "configs", Mutating: true,
-			Args:    `(resources[, {validate_only=, partial=}])`,
+		&Func{Name: "alter_configs", Area: "configs", Mutating: true, Batch: true, ValidateOnly: true,
+			Params: []Param{{Name: "resources", Type: configResources(true),
+				Doc: "the resources (as for describe_configs), each with its changes: set, delete, append, subtract"}},
 			Returns: "{{type=, name=, error=}...}",
 			Summary: "Change configs incrementally: set, delete (back to default), append to or subtract from lists.",
 			Doc: `A resource is {topic="t", set={k=v}, delete={"k"}, append={k=v}, subtract={k=v}}, with broker=, broker_logger=, group= or client_metrics= in place of topic= (as for describe_configs); resources is one resource or an array of them.
@@ -43,25 +50,13 @@ alter_configs{topic = "orders", delete = {"retention.ms", "cleanup.policy"}}`,
 	)
 }
 
-var configTypeKeys = engine.ConfigTypes
-
 func describeConfigs(c *Call) (any, error) {
-	alts, err := configResources(c.Arg(1), false)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.Options(2, "synonyms", "keys")
-	if err != nil {
-		return nil, err
-	}
-	o := engine.DescribeConfigsOptions{Synonyms: f.boolean("synonyms"), Keys: f.strings("keys")}
-	if f.err != nil {
-		return nil, f.err
-	}
+	alts := param[[]engine.ConfigAlteration](c, "resources")
 	resources := make([]engine.ConfigResource, len(alts))
 	for i, a := range alts {
 		resources[i] = a.Resource
 	}
+	o := engine.DescribeConfigsOptions{Synonyms: param[bool](c, "synonyms"), Keys: param[[]string](c, "keys")}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -70,14 +65,7 @@ func describeConfigs(c *Call) (any, error) {
 }
 
 func alterConfigs(c *Call) (any, error) {
-	alts, err := configResources(c.Arg(1), true)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.Options(2, "validate_only")
-	if err != nil {
-		return nil, err
-	}
+	alts := param[[]engine.ConfigAlteration](c, "resources")
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -85,107 +73,80 @@ func alterConfigs(c *Call) (any, error) {
 	for _, a := range alts {
 		c.Plan("%s: %s", a.Resource, strings.Join(a.Ops(), "; "))
 	}
-	return cl.AlterConfigs(c.Ctx(), alts, engine.AlterConfigsOptions{ValidateOnly: f.boolean("validate_only") || c.DryRun()})
+	return cl.AlterConfigs(c.Ctx(), alts, engine.AlterConfigsOptions{ValidateOnly: c.ValidateOnly()})
 }
 
-// configResources reads one resource table or an array of them. With
-// alter, the tables also carry set/delete/append/subtract.
-func configResources(v lua.LValue, alter bool) ([]engine.ConfigAlteration, error) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, argErr("resources", `must be a resource like {topic="orders"} or an array of them, got %s`, describe(v))
+// brokerOrDefault is a broker resource's name: a broker id, or "default"
+// for the cluster-wide dynamic default (name "").
+var brokerOrDefault = Custom(`broker id or "default"`, "0", func(r *reader, v lua.LValue, at string) (any, error) {
+	if s, ok := v.(lua.LString); ok && string(s) == "default" {
+		return "", nil
 	}
-	var list []lua.LValue
-	if isResourceTable(t) {
-		list = []lua.LValue{t}
-	} else {
-		if err := onlyArray(t, "resources"); err != nil {
-			return nil, argErr("resources", `must be a resource like {topic="orders"} or an array of them (keys: %s)`, strings.Join(configTypeKeys, ", "))
-		}
-		for i := 1; i <= t.Len(); i++ {
-			list = append(list, t.RawGetInt(i))
-		}
+	id, err := brokerID.read(r, v, at)
+	if err != nil {
+		return nil, argErr(at, `must be a broker id (int32 >= 0) or "default", got %s`, describe(v))
 	}
-	if len(list) == 0 {
-		return nil, argErr("resources", "must name at least one resource")
-	}
-	out := make([]engine.ConfigAlteration, 0, len(list))
-	for i, item := range list {
-		a, err := configResource(item, fmt.Sprintf("resource #%d", i+1), alter)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return strconv.Itoa(int(id.(int32))), nil
+}, lua.LTNumber, lua.LTString)
+
+// configResource's keys naming the resource, one per resource type.
+var configResourceFields = []Field{
+	{Name: engine.ConfigTopic, Type: topicName, Doc: "a topic"},
+	{Name: engine.ConfigBroker, Type: brokerOrDefault, Doc: `a broker id, or "default" for the cluster-wide dynamic default`},
+	{Name: engine.ConfigBrokerLogger, Type: brokerID, Doc: "a broker's log4j loggers"},
+	{Name: engine.ConfigGroup, Type: groupID, Doc: "a group's configs"},
+	{Name: engine.ConfigClientMetrics, Type: NonEmptyStr(), Doc: "a client-metrics subscription"},
 }
 
-func isResourceTable(t *lua.LTable) bool {
-	for _, k := range append(configTypeKeys, "set", "delete", "append", "subtract") {
-		if t.RawGetString(k) != lua.LNil {
-			return true
-		}
-	}
-	return false
+// configChangeFields are alter_configs' changes to a resource.
+var configChangeFields = []Field{
+	{Name: "set", Type: configMap, Doc: "configs to set"},
+	{Name: "delete", Type: List[string](NonEmptyStr()), Doc: "configs to reset to their default"},
+	{Name: "append", Type: configMap, Doc: "values to add to list configs"},
+	{Name: "subtract", Type: configMap, Doc: "values to remove from list configs"},
 }
 
-func configResource(v lua.LValue, where string, alter bool) (engine.ConfigAlteration, error) {
-	allowed := configTypeKeys
+// configResources reads one resource or an array of them into
+// ConfigAlterations (only Resource set unless alter). Every rule that needs
+// no cluster is checked here: one resource type per table, at least one
+// change, no config in two operations.
+func configResources(alter bool) *ListType {
+	fields := configResourceFields
+	doc, sample := `resource like {topic="orders"}`, `{topic = "t"}`
 	if alter {
-		allowed = append(allowed[:len(allowed):len(allowed)], "set", "delete", "append", "subtract")
+		fields = append(slices.Clone(fields), configChangeFields...)
+		doc, sample = `resource like {topic="orders", set={k=v}}`, `{topic = "t", set = {["retention.ms"] = 1000}}`
 	}
-	f := newFields(v, where, allowed...)
-	if f.err != nil {
-		return engine.ConfigAlteration{}, f.err
-	}
-	var a engine.ConfigAlteration
-	var typ []string
-	for _, k := range configTypeKeys {
-		if f.has(k) {
-			typ = append(typ, k)
-		}
-	}
-	if len(typ) != 1 {
-		return a, argErr(where, "must name exactly one of %s, got %d", strings.Join(configTypeKeys, ", "), len(typ))
-	}
-	a.Resource.Type = typ[0]
-	switch typ[0] {
-	case engine.ConfigBroker, engine.ConfigBrokerLogger:
-		val := f.get(typ[0])
-		if s, ok := val.(lua.LString); ok && s == "default" && typ[0] == engine.ConfigBroker {
-			break // the cluster-wide default: name ""
-		}
-		id, ok := toInt(val)
-		if !ok || id < 0 || id > 1<<31-1 {
-			if typ[0] == engine.ConfigBroker {
-				return a, argErr(where, `broker must be a broker id or "default", got %s`, describe(val))
+	rec := Record(fields...).Described(doc).Sample(sample).Then(func(rec Rec, at string) (any, error) {
+		var a engine.ConfigAlteration
+		var typ []string
+		for _, f := range configResourceFields {
+			if rec.Has(f.Name) {
+				typ = append(typ, f.Name)
 			}
-			return a, argErr(where, "broker_logger must be a broker id, got %s", describe(val))
 		}
-		a.Resource.Name = fmt.Sprint(id)
-	default:
-		a.Resource.Name = f.str(typ[0], true)
-		if f.err == nil && a.Resource.Name == "" {
-			f.fail(typ[0], "must not be empty")
+		if len(typ) != 1 {
+			return nil, argErr(at, "must name exactly one of %s, got %d", strings.Join(engine.ConfigTypes, ", "), len(typ))
 		}
-	}
-	if alter {
-		a.Set = f.strMap("set")
-		a.Delete = f.strings("delete")
-		a.Append = f.strMap("append")
-		a.Subtract = f.strMap("subtract")
-		if f.err == nil && len(a.Set)+len(a.Delete)+len(a.Append)+len(a.Subtract) == 0 {
-			f.fail("set", "(or delete, append, subtract) is required: nothing to change")
+		a.Resource.Type = typ[0]
+		switch v := rec[typ[0]].(type) {
+		case int32: // broker_logger
+			a.Resource.Name = strconv.Itoa(int(v))
+		case string:
+			a.Resource.Name = v
 		}
-	}
-	if f.err != nil {
-		return a, f.err
-	}
-	if alter {
-		// The engine checks the rest (a key in two operations, ...).
+		if !alter {
+			return a, nil
+		}
+		a.Set, a.Delete = get[map[string]string](rec, "set"), get[[]string](rec, "delete")
+		a.Append, a.Subtract = get[map[string]string](rec, "append"), get[map[string]string](rec, "subtract")
+		if len(a.Set)+len(a.Delete)+len(a.Append)+len(a.Subtract) == 0 {
+			return nil, argErr(at, "must set, delete, append or subtract at least one config: nothing to change")
+		}
 		if err := a.Check(); err != nil {
-			return a, argErr(where, "%s", err.Message)
+			return nil, argErr(at, "%s", err.Message)
 		}
-	}
-	return a, nil
+		return a, nil
+	})
+	return List[engine.ConfigAlteration](rec).Items("resource").NonEmpty()
 }

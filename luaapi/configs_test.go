@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // topicConfigs reads a topic's configs through the independent client:
@@ -233,26 +237,80 @@ func TestDescribeConfigsErrors(t *testing.T) {
 
 func TestConfigsBadArguments(t *testing.T) {
 	e := newEnv(t)
+	e.run(`create_topics{"a"}`)
+	requests := countRequests(e.cluster)
 	for src, want := range map[string]string{
-		`describe_configs("orders")`:                                                `describe_configs: resources: must be a resource like {topic="orders"} or an array of them, got "orders"`,
-		`describe_configs({{topic = "a"}, {topc = "b"}})`:                           `describe_configs: resource #2: unknown key "topc"`,
-		`describe_configs({{topic = "a", broker = 1}})`:                             `describe_configs: resource #1: must name exactly one of`,
-		`describe_configs{broker = "x"}`:                                            `describe_configs: resource #1: broker must be a broker id or "default", got "x"`,
-		`describe_configs{broker_logger = "default"}`:                               `describe_configs: resource #1: broker_logger must be a broker id`,
-		`describe_configs{topic = ""}`:                                              `describe_configs: resource #1: topic must not be empty`,
-		`describe_configs({topic = "a"}, {synonym = true})`:                         `describe_configs: options: unknown key "synonym"`,
+		`describe_configs("orders")`:                                                `describe_configs: resources: must be a resource like {topic="orders"}, or an array of them, got "orders"`,
+		`describe_configs({{topic = "a"}, {topc = "b"}})`:                           `describe_configs: resource #2: unknown key "topc" (did you mean "topic"?)`,
+		`describe_configs({{topic = "a", broker = 1}})`:                             `describe_configs: resource #1: must name exactly one of broker, broker_logger, client_metrics, group, topic, got 2`,
+		`describe_configs{broker = "x"}`:                                            `describe_configs: resource #1: broker: must be a broker id (int32 >= 0) or "default", got "x"`,
+		`describe_configs{broker = 2^31}`:                                           `describe_configs: resource #1: broker: must be a broker id (int32 >= 0) or "default", got 2147483648`,
+		`describe_configs{broker_logger = "default"}`:                               `describe_configs: resource #1: broker_logger: must be a broker id between 0 and 2147483647, got "default"`,
+		`describe_configs{topic = ""}`:                                              `describe_configs: resource #1: topic: must not be empty`,
+		`describe_configs{topic = "bad name!"}`:                                     `describe_configs: resource #1: topic: topic name "bad name!" has ' '`,
+		`describe_configs({topic = "a"}, {synonym = true})`:                         `describe_configs: options: unknown key "synonym" (did you mean "synonyms"?)`,
+		`describe_configs({topic = "a"}, {synonyms = 1})`:                           `describe_configs: options: synonyms: must be true or false, got 1`,
+		`describe_configs({topic = "a"}, {keys = {1}})`:                             `describe_configs: options: keys #1: must be a non-empty string, got 1`,
+		`describe_configs({topic = "a"}, {}, 3)`:                                    `describe_configs: takes at most 2 arguments`,
 		`describe_configs{topic = "a", set = {x = 1}}`:                              `describe_configs: resource #1: unknown key "set"`,
-		`describe_configs({})`:                                                      `describe_configs: resources: must name at least one resource`,
-		`alter_configs{topic = "a"}`:                                                `alter_configs: resource #1: set (or delete, append, subtract) is required`,
+		`describe_configs({})`:                                                      `describe_configs: resources: must name at least one`,
+		`alter_configs{topic = "a"}`:                                                `alter_configs: resource #1: must set, delete, append or subtract at least one config`,
 		`alter_configs{topic = "a", set = {x = 1}, delete = {"x"}}`:                 `alter_configs: resource #1: config "x" given in both set and delete`,
-		`alter_configs{topic = "a", set = {x = function() end}}`:                    `alter_configs: resource #1: set.x must be a string, number, boolean or array of strings, got function`,
-		`alter_configs{topic = "a", set = "x=1"}`:                                   `alter_configs: resource #1: set must be a table of name=value, got "x=1"`,
-		`alter_configs{topic = "a", delete = {1}}`:                                  `alter_configs: resource #1: delete #1: must be a string, got 1`,
-		`alter_configs({topic = "a", set = {x = 1}}, {validate = true})`:            `alter_configs: options: unknown key "validate"`,
+		`alter_configs{topic = "a", set = {x = function() end}}`:                    `alter_configs: resource #1: set: x: must be a string, number, boolean or array of strings, got function`,
+		`alter_configs{topic = "a", set = {[""] = 1}}`:                              `alter_configs: resource #1: set: key : must not be empty`,
+		`alter_configs{topic = "a", set = "x=1"}`:                                   `alter_configs: resource #1: set: must be a {name = value, ...}, got "x=1"`,
+		`alter_configs{topic = "a", delete = {1}}`:                                  `alter_configs: resource #1: delete #1: must be a non-empty string, got 1`,
+		`alter_configs({topic = "a", set = {x = 1}}, {validate = true})`:            `alter_configs: options: unknown key "validate" (did you mean "validate_only"?)`,
 		`alter_configs{{topic = "a", set = {x = 1}}, {topic = "a", set = {y = 1}}}`: `alter_configs: topic:a given twice`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
+}
+
+// The issue's examples: config values Kafka would get wrong, and
+// validate_only read one way only. Each is refused before anything is sent,
+// audited or changed.
+func TestAlterConfigsRefusesValuesItCannotSendExactly(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := engine.OpenAuditLog(auditPath)
+	require.NoError(t, err)
+	e := newEnvOn(t, c, Options{Audit: audit})
+	e.run(`create_topics{{name = "t", configs = {["retention.ms"] = 1000}}}`)
+	requests := countRequests(c)
+	for src, want := range map[string]string{
+		`alter_configs{topic = "t", set = {["retention.ms"] = 2^63}}`:                               `alter_configs: resource #1: set: retention.ms: is beyond 2^53`,
+		`alter_configs{topic = "t", set = {["retention.ms"] = math.huge}}`:                          `alter_configs: resource #1: set: retention.ms: is beyond 2^53`,
+		`alter_configs{topic = "t", set = {["retention.ms"] = -1/0}}`:                               `alter_configs: resource #1: set: retention.ms: must be a finite number, got -Inf`,
+		`alter_configs{topic = "t", set = {["retention.ms"] = 0/0}}`:                                `alter_configs: resource #1: set: retention.ms: must be a finite number, got NaN`,
+		`alter_configs{topic = "t", append = {["cleanup.policy"] = {"compact", 1}}}`:                `alter_configs: resource #1: append: cleanup.policy #2: must be a string, got 1`,
+		`alter_configs({topic = "t", set = {["retention.ms"] = 5}}, {validate_only = 0})`:           `alter_configs: options: validate_only: must be true or false, got 0`,
+		`alter_configs({topic = "t", set = {["retention.ms"] = 5}}, {validate_only = "false"})`:     `alter_configs: options: validate_only: must be true or false, got "false"`,
+		`alter_configs({topic = "t", set = {["retention.ms"] = 5}}, {validate_onyl = true})`:        `alter_configs: options: unknown key "validate_onyl" (did you mean "validate_only"?)`,
+		`alter_configs({topic = "t", set = {["retention.ms"] = 5}}, {partial = "yes"})`:             `alter_configs: options: partial: must be true or false, got "yes"`,
+		`alter_configs({topic = "t", set = {["retention.ms"] = 5}}, {validate_only = false}, true)`: `alter_configs: takes at most 2 arguments`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+	}
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
+	assert.Equal(t, map[string]string{"retention.ms": "1000"}, topicConfigs(t, e, "t"), "nothing changed")
+	require.NoError(t, audit.Close())
+	raw, err := os.ReadFile(auditPath)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), `"op":"alter_configs"`, "refused calls are not audited")
+
+	// Exact values pass: 2^53 and beyond as strings, fractions, booleans.
+	e.run(`alter_configs{topic = "t", set = {["retention.ms"] = 2^53, ["retention.bytes"] = "9223372036854775807", ["min.cleanable.dirty.ratio"] = 0.25, ["preallocate"] = true}}`)
+	got := topicConfigs(t, e, "t")
+	assert.Equal(t, "9007199254740992", got["retention.ms"])
+	assert.Equal(t, "9223372036854775807", got["retention.bytes"])
+	assert.Equal(t, "0.25", got["min.cleanable.dirty.ratio"])
+	assert.Equal(t, "true", got["preallocate"])
 }

@@ -1,14 +1,12 @@
 package luaapi
 
 import (
-	"fmt"
-
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func init() {
 	register(
-		&Func{Name: "api_versions", Area: "features", Args: "()",
+		&Func{Name: "api_versions", Area: "features", NoArgs: true,
 			Returns: "{{broker=, api=, name=, min_version=, max_version=}...}",
 			Summary: "The API versions each broker supports: a row per broker and API key.",
 			Doc: `Rows are sorted by broker then API key; name is the request name ("Produce", "DescribeQuorum", ...). One row per broker and key keeps it greppable and easy to compare across brokers during a rolling upgrade.
@@ -23,7 +21,7 @@ end`,
 				}
 				return cl.APIVersions(c.Ctx())
 			}},
-		&Func{Name: "describe_features", Area: "features", Args: "()",
+		&Func{Name: "describe_features", Area: "features", NoArgs: true,
 			Returns: "{{feature=, finalized_level=, supported_min=, supported_max=, epoch=}...}",
 			Summary: "The cluster's features (KIP-584): finalized level and supported range, a row per feature.",
 			Doc:     `feature is e.g. "metadata.version", "kraft.version", "transaction.version", "group.version". finalized_level is the level in force (0 when not finalized); supported_min/supported_max the range the brokers support; epoch the finalized features' epoch (the same on every row). Read from a broker's ApiVersions answer, as the Java admin client does.`,
@@ -35,8 +33,9 @@ end`,
 				}
 				return cl.DescribeFeatures(c.Ctx())
 			}},
-		&Func{Name: "update_features", Area: "features", Mutating: true, Destructive: true,
-			Args:    `(updates[, {validate_only=, partial=}])`,
+		&Func{Name: "update_features", Area: "features", Mutating: true, Destructive: true, Batch: true, ValidateOnly: true,
+			Params: []Param{{Name: "updates", Type: featureUpdates,
+				Doc: "the features and their new levels"}},
 			Returns: "{{feature=, max_version_level=, error=}...}",
 			Summary: "Change finalized feature levels (upgrade metadata.version, ...).",
 			Doc: `updates is one update or an array of updates {feature=, max_version_level=, [upgrade_type=]}; upgrade_type is "upgrade" (the default), "safe_downgrade" or "unsafe_downgrade" (lossy). max_version_level 0 removes the feature.
@@ -51,41 +50,26 @@ end`,
 	)
 }
 
+// featureUpdates reads update_features' updates.
+var featureUpdates = List[engine.FeatureUpdate](Record(
+	Field{Name: "feature", Type: NonEmptyStr(), Required: true, Doc: `the feature: "metadata.version", "transaction.version", ...`},
+	Field{Name: "max_version_level", Type: Int16(0).Named("feature level"), Required: true, Doc: "the new finalized level; 0 removes the feature"},
+	Field{Name: "upgrade_type", Type: Enum("upgrade", "safe_downgrade", "unsafe_downgrade"), Doc: `"upgrade" when left out`},
+).Then(func(rec Rec, _ string) (any, error) {
+	return engine.FeatureUpdate{Feature: get[string](rec, "feature"), MaxVersionLevel: get[int16](rec, "max_version_level"),
+		UpgradeType: get[string](rec, "upgrade_type")}, nil
+})).Items("update").NonEmpty()
+
 func updateFeatures(c *Call) (any, error) {
-	list, err := recordList(c.Arg(1), "updates")
-	if err != nil {
-		return nil, err
-	}
-	if len(list) == 0 {
-		return nil, argErr("updates", "must name at least one feature")
-	}
-	var ups []engine.FeatureUpdate
-	for i, item := range list {
-		f := newFields(item, fmt.Sprintf("update #%d", i+1), "feature", "max_version_level", "upgrade_type")
-		u := engine.FeatureUpdate{Feature: f.str("feature", true), MaxVersionLevel: int16(f.integer("max_version_level", 0, -1)),
-			UpgradeType: f.str("upgrade_type", false)}
-		if f.err == nil && !f.has("max_version_level") {
-			f.fail("max_version_level", "is required")
-		}
-		if _, ok := engine.UpgradeTypes[u.UpgradeType]; f.err == nil && u.UpgradeType != "" && !ok {
-			f.fail("upgrade_type", `must be "upgrade", "safe_downgrade" or "unsafe_downgrade", got %q`, u.UpgradeType)
-		}
-		if f.err == nil && u.Feature == "" {
-			f.fail("feature", "must not be empty")
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		ups = append(ups, u)
-	}
-	validate, cl, err := c.validateOnlyAndClient()
+	ups := param[[]engine.FeatureUpdate](c, "updates")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
 	for _, u := range ups {
 		c.Plan("set %s to level %d (%s)", u.Feature, u.MaxVersionLevel, orUpgrade(u.UpgradeType))
 	}
-	return cl.UpdateFeatures(c.Ctx(), ups, validate)
+	return cl.UpdateFeatures(c.Ctx(), ups, c.ValidateOnly())
 }
 
 func orUpgrade(s string) string {

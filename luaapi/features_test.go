@@ -93,13 +93,25 @@ func TestDescribeAndUpdateFeatures(t *testing.T) {
 	re = e.runErr(`update_features{{feature = "no.such.feature", max_version_level = 1}}`)
 	assert.Equal(t, "FEATURE_UPDATE_FAILED", re.Code)
 	for src, want := range map[string]string{
-		`update_features{{feature = "x", max_version_level = 1, upgrade_type = "sideways"}}`: `update_features: update #1: upgrade_type must be "upgrade", "safe_downgrade" or "unsafe_downgrade", got "sideways"`,
-		`update_features{{feature = "x"}}`:                                                   `update_features: update #1: max_version_level is required`,
-		`update_features{}`:                                                                  `update_features: updates: must name at least one feature`,
+		`update_features{{feature = "x", max_version_level = 1, upgrade_type = "sideways"}}`: `update_features: update #1: upgrade_type: must be "upgrade", "safe_downgrade" or "unsafe_downgrade", got "sideways"`,
+		`update_features{{feature = "x", max_version_level = 1, upgrade_type = "upgrad"}}`:   `(did you mean "upgrade"?)`,
+		`update_features{{feature = "x"}}`:                                                   `update_features: update #1: max_version_level: is required`,
+		`update_features{{feature = "x", max_version_level = 2^15}}`:                         `update_features: update #1: max_version_level: must be a feature level between 0 and 32767, got 32768`,
+		`update_features{{feature = "x", max_version_level = 1.5}}`:                          `update_features: update #1: max_version_level: must be a feature level between 0 and 32767, got 1.5`,
+		`update_features{{feature = "", max_version_level = 1}}`:                             `update_features: update #1: feature: must not be empty`,
+		`update_features{}`: `update_features: updates: must name at least one`,
+		`update_features({feature = "transaction.version", max_version_level = 0, upgrade_type = "unsafe_downgrade"}, {validate_only = "yes"})`: `update_features: options: validate_only: must be true or false, got "yes"`,
+		`update_features({{feature = "transaction.version", max_version_level = 0, upgrade_type = "unsafe_downgrade"}}, {validate_only = 1})`:   `update_features: options: validate_only: must be true or false, got 1`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
+	}
+	assert.Equal(t, int16(2), e.finalizedFeatures()["transaction.version"], "refused updates change nothing")
+	for _, src := range []string{`api_versions(1)`, `describe_features{}`} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, "takes at most 0 arguments", src)
 	}
 }
 
@@ -133,5 +145,7 @@ func TestListConfigResources(t *testing.T) {
 		assert(#list_config_resources{"broker", "topic"} == 5)
 	`)
 	re := e.runErr(`list_config_resources{"topics"}`)
-	assert.Contains(t, re.Message, `list_config_resources: types: #1: unknown type "topics"`)
+	assert.Contains(t, re.Message, `list_config_resources: types #1: must be "topic", "broker", "broker_logger", "client_metrics" or "group", got "topics" (did you mean "topic"?)`)
+	re = e.runErr(`list_config_resources("topic", {})`)
+	assert.Contains(t, re.Message, `list_config_resources: takes at most 1 argument`)
 }

@@ -49,8 +49,18 @@ func TestDescribeLogDirs(t *testing.T) {
 	assert.Contains(t, re.Message, "no broker 99 in the cluster")
 	re = e.runErr(`describe_log_dirs{topics = "missing"}`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
-	re = e.runErr(`describe_log_dirs{brokers = "x"}`)
-	assert.Contains(t, re.Message, `describe_log_dirs: query: brokers: must be an id or an array of ids, got "x"`)
+	for src, want := range map[string]string{
+		`describe_log_dirs{brokers = "x"}`:                         `describe_log_dirs: query: brokers: must be a broker id between 0 and 2147483647, got "x"`,
+		`describe_log_dirs{brokers = {1, 2^32 + 1}}`:               `describe_log_dirs: query: brokers #2: must be a broker id between 0 and 2147483647, got 4294967297`,
+		`describe_log_dirs{topics = {"ld", ""}}`:                   `describe_log_dirs: query: topics #2: must not be empty`,
+		`describe_log_dirs{topic = "ld"}`:                          `describe_log_dirs: query: unknown key "topic" (did you mean "topics"?)`,
+		`describe_log_dirs({topics = "ld"}, {partial = "true"})`:   `describe_log_dirs: options: partial: must be true or false, got "true"`,
+		`describe_log_dirs({topics = "ld"}, {partial = true}, {})`: `describe_log_dirs: takes at most 2 arguments`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+	}
 
 	h := e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.DescribeLogDirs}, Resource: "/mem/kfake", Err: kerr.KafkaStorageError, Count: -1, Nodes: []int32{1}})
 	defer h.Remove()
@@ -102,13 +112,19 @@ func TestAlterReplicaLogDirsRetriesDryRunAndBadArguments(t *testing.T) {
 	assert.Contains(t, e.stderr.String(), "dry-run: alter_replica_log_dirs: move r[0] on broker 2 to /mem/kfake")
 
 	for src, want := range map[string]string{
-		`alter_replica_log_dirs{{topic = "r", partition = 0, dir = "/x"}}`:              `alter_replica_log_dirs: move #1: broker is required`,
-		`alter_replica_log_dirs{{topic = "r", partition = -1, broker = 0, dir = "/x"}}`: `move #1: partition must be a non-negative integer, got -1`,
-		`alter_replica_log_dirs{}`: `moves: must name at least one move`,
+		`alter_replica_log_dirs{{topic = "r", partition = 0, dir = "/x"}}`:                              `alter_replica_log_dirs: move #1: broker: is required`,
+		`alter_replica_log_dirs{{topic = "r", partition = -1, broker = 0, dir = "/x"}}`:                 `alter_replica_log_dirs: move #1: partition: must be a partition between 0 and 2147483647, got -1`,
+		`alter_replica_log_dirs{{topic = "r", partition = 2^32 + 1, broker = 1, dir = "/x"}}`:           `alter_replica_log_dirs: move #1: partition: must be a partition between 0 and 2147483647, got 4294967297`,
+		`alter_replica_log_dirs{{topic = "r", partition = 0, broker = 2^32 + 1, dir = "/x"}}`:           `alter_replica_log_dirs: move #1: broker: must be a broker id between 0 and 2147483647, got 4294967297`,
+		`alter_replica_log_dirs{{topic = "r", partition = 0, broker = 1, dir = ""}}`:                    `alter_replica_log_dirs: move #1: dir: must not be empty`,
+		`alter_replica_log_dirs{{topic = "r", partition = 0, broker = 1, dri = "/x"}}`:                  `alter_replica_log_dirs: move #1: unknown key "dri" (did you mean "dir"?)`,
+		`alter_replica_log_dirs({{topic = "r", partition = 0, broker = 1, dir = "/x"}}, {partial = 0})`: `alter_replica_log_dirs: options: partial: must be true or false, got 0`,
+		`alter_replica_log_dirs{}`: `alter_replica_log_dirs: moves: must name at least one`,
 		`alter_replica_log_dirs{{topic = "r", partition = 0, broker = 0, dir = "/x"}, {topic = "r", partition = 0, broker = 0, dir = "/y"}}`: `is moved twice`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Equal(t, "/mem/b", e.replicaDirs(1, "r")[0], "refused moves change nothing")
 }

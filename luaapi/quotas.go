@@ -1,9 +1,6 @@
 package luaapi
 
 import (
-	"fmt"
-	"math"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
@@ -11,7 +8,10 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "describe_client_quotas", Area: "quotas", Args: "([entities][, {strict=}])",
+		&Func{Name: "describe_client_quotas", Area: "quotas",
+			Params: []Param{{Name: "entities", Type: quotaFilters, Optional: true,
+				Doc: "the entities to describe (every one when left out)"}},
+			Options: []Field{{Name: "strict", Type: Bool(), Doc: "leave out entities with types the filter does not name"}},
 			Returns: "{{entity={user=, client_id=, ip=}, quotas={key=number}}...}",
 			Summary: "Describe client quotas (all of them without entities).",
 			Doc: `entities is one entity filter or an array of them; each is {user=, client_id=, ip=} where a name matches that entity exactly, "<default>" (or "" or kafka.json.null) matches the type's default entity, and true matches every named entity of the type. A type left out is not constrained, unless strict=true (then entities with other types are left out).
@@ -19,8 +19,9 @@ Results cover the entities matching any filter, sorted by entity; an entity's de
 			Example: `alter_client_quotas{{entity = {user = "alice"}, set = {producer_byte_rate = 1048576}}}
 for _, q in ipairs(describe_client_quotas{user = "alice"}) do print(q.entity.user, q.quotas.producer_byte_rate) end`,
 			Run: describeClientQuotas},
-		&Func{Name: "alter_client_quotas", Area: "quotas", Mutating: true,
-			Args:    "(entries[, {validate_only=, partial=}])",
+		&Func{Name: "alter_client_quotas", Area: "quotas", Mutating: true, Batch: true, ValidateOnly: true,
+			Params: []Param{{Name: "entries", Type: quotaAlterations,
+				Doc: "the entities and their quota changes"}},
 			Returns: "{{entity={...}, error=}...}",
 			Summary: "Set and remove client quotas.",
 			Doc: `entries is one entry or an array of entries {entity={user=, client_id=, ip=}, set={key=number}, remove={"key"}}. An entity name "<default>" (or "" or kafka.json.null) means the type's default entity: {user="<default>"} is the quota every user without its own gets.
@@ -33,45 +34,81 @@ Removing a quota an entity does not have is not an error. validate_only=true (an
 	)
 }
 
-var quotaEntityKeys = []string{"user", "client_id", "ip"}
-
-// quotaEntity reads {user=, client_id=, ip=}; asFilter accepts true (any
-// named entity).
-func (c *Call) quotaEntity(v lua.LValue, where string, asFilter bool) (map[string]string, error) {
-	f := newFields(v, where, quotaEntityKeys...)
-	if f.err != nil {
-		return nil, f.err
+// quotaEntityPart reads one part of a quota entity: a name, or "<default>"
+// (also "" and kafka.json.null) for the type's default entity; in a filter,
+// true matches every named entity of the type.
+func quotaEntityPart(filter bool) *CustomType {
+	doc := `name or "<default>"`
+	kinds := []lua.LValueType{lua.LTString, lua.LTUserData}
+	if filter {
+		doc = `name, "<default>" or true (any)`
+		kinds = append(kinds, lua.LTBool)
 	}
-	out := map[string]string{}
-	for _, k := range quotaEntityKeys {
-		val := f.get(k)
+	return Custom(doc, `"alice"`, func(r *reader, v lua.LValue, at string) (any, error) {
 		switch {
-		case val == lua.LNil:
-			continue
-		case val == c.rt.null() || val == lua.LString("") || val == lua.LString(engine.DefaultEntity):
-			out[k] = engine.DefaultEntity
-		case asFilter && val == lua.LTrue:
-			out[k] = engine.QuotaMatchAny
-		default:
-			s, ok := val.(lua.LString)
-			if !ok {
-				want := "a name or \"<default>\""
-				if asFilter {
-					want = "a name, \"<default>\" or true (any)"
-				}
-				return nil, argErr(where+": "+k, "must be %s, got %s", want, describe(val))
-			}
-			out[k] = string(s)
+		case v == r.null || v == lua.LString("") || v == lua.LString(engine.DefaultEntity):
+			return engine.DefaultEntity, nil
+		case filter && v == lua.LTrue:
+			return engine.QuotaMatchAny, nil
 		}
-	}
-	if len(out) == 0 && !asFilter {
-		return nil, argErr(where, "must name at least one of user, client_id, ip")
-	}
-	return out, nil
+		if _, ok := v.(lua.LString); !ok {
+			return nil, argErr(at, "must be a %s, got %s", doc, describe(v))
+		}
+		return Str().read(r, v, at)
+	}, kinds...)
 }
 
+// quotaEntity reads {user=, client_id=, ip=}; as a filter a type left out
+// is not constrained, as an entity to alter one part at least is needed.
+func quotaEntity(filter bool) *RecordType {
+	part := quotaEntityPart(filter)
+	return Record(
+		Field{Name: "user", Type: part, Doc: "a user principal's name"},
+		Field{Name: "client_id", Type: part, Doc: "a client id"},
+		Field{Name: "ip", Type: part, Doc: "a client IP address"},
+	).Sample(`{user = "alice"}`).Then(func(rec Rec, at string) (any, error) {
+		out := map[string]string{}
+		for k, v := range rec {
+			out[k] = v.(string)
+		}
+		if filter {
+			return engine.QuotaFilter(out), nil
+		}
+		if len(out) == 0 {
+			return nil, argErr(at, "must name at least one of user, client_id, ip")
+		}
+		return out, nil
+	})
+}
+
+var (
+	quotaFilters = List[engine.QuotaFilter](quotaEntity(true)).Items("entity")
+
+	quotaAlterations = List[engine.QuotaAlteration](Record(
+		Field{Name: "entity", Type: quotaEntity(false), Required: true, Doc: "{user=, client_id=, ip=}"},
+		Field{Name: "set", Type: MapOf[string, float64](NonEmptyStr(), Number(0)), Doc: "quotas to set: {key = number}"},
+		Field{Name: "remove", Type: List[string](NonEmptyStr()), Doc: "quota keys to remove"},
+	).Sample(`{entity = {user = "alice"}, set = {producer_byte_rate = 1024}}`).Then(func(rec Rec, at string) (any, error) {
+		a := engine.QuotaAlteration{Entity: get[map[string]string](rec, "entity"), Set: get[map[string]float64](rec, "set"),
+			Remove: get[[]string](rec, "remove")}
+		if a.Set == nil {
+			a.Set = map[string]float64{}
+		}
+		if len(a.Set) == 0 && len(a.Remove) == 0 {
+			return nil, argErr(at, "must set or remove at least one quota")
+		}
+		for _, k := range a.Remove {
+			if _, both := a.Set[k]; both {
+				return nil, argErr(at, "%s is both set and removed", k)
+			}
+		}
+		return a, nil
+	})).Items("entry").NonEmpty()
+)
+
 // recordList reads one record (a table with string keys) or an array of
-// them (possibly empty).
+// them (possibly empty). The quota functions declare their arguments now;
+// it stays for leaders.go until that is declared too.
 func recordList(v lua.LValue, what string) ([]lua.LValue, error) {
 	t, ok := v.(*lua.LTable)
 	if !ok {
@@ -97,99 +134,16 @@ func recordList(v lua.LValue, what string) ([]lua.LValue, error) {
 }
 
 func describeClientQuotas(c *Call) (any, error) {
-	var filters []engine.QuotaFilter
-	if v := c.Arg(1); v != lua.LNil {
-		list, err := recordList(v, "entities")
-		if err != nil {
-			return nil, err
-		}
-		for i, item := range list {
-			where := "entities"
-			if len(list) > 1 || isArray(v.(*lua.LTable)) {
-				where = fmt.Sprintf("entity #%d", i+1)
-			}
-			m, err := c.quotaEntity(item, where, true)
-			if err != nil {
-				return nil, err
-			}
-			filters = append(filters, m)
-		}
-	}
-	o, err := c.Options(2, "strict")
-	if err != nil {
-		return nil, err
-	}
-	strict := o.boolean("strict")
-	if o.err != nil {
-		return nil, o.err
-	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.DescribeClientQuotas(c.Ctx(), filters, strict)
+	return cl.DescribeClientQuotas(c.Ctx(), param[[]engine.QuotaFilter](c, "entities"), param[bool](c, "strict"))
 }
 
 func alterClientQuotas(c *Call) (any, error) {
-	list, err := recordList(c.Arg(1), "entries")
-	if err != nil {
-		return nil, err
-	}
-	if len(list) == 0 {
-		return nil, argErr("entries", "must name at least one entity")
-	}
-	var alts []engine.QuotaAlteration
-	for i, item := range list {
-		where := fmt.Sprintf("entry #%d", i+1)
-		f := newFields(item, where, "entity", "set", "remove")
-		if f.err != nil {
-			return nil, f.err
-		}
-		if !f.has("entity") {
-			return nil, argErr(where, "entity is required")
-		}
-		ent, err := c.quotaEntity(f.get("entity"), where+": entity", false)
-		if err != nil {
-			return nil, err
-		}
-		a := engine.QuotaAlteration{Entity: ent, Set: map[string]float64{}, Remove: f.strings("remove")}
-		if v := f.get("set"); v != lua.LNil {
-			t, ok := v.(*lua.LTable)
-			if !ok {
-				return nil, argErr(where+": set", "must be a table of key = number, got %s", describe(v))
-			}
-			var serr error
-			t.ForEach(func(k, val lua.LValue) {
-				ks, ok := k.(lua.LString)
-				n, isNum := val.(lua.LNumber)
-				switch {
-				case serr != nil:
-				case !ok:
-					serr = argErr(where+": set", "keys must be quota names, got %s", describe(k))
-				case !isNum || math.IsNaN(float64(n)) || float64(n) < 0:
-					serr = argErr(where+": set: "+string(ks), "must be a non-negative number, got %s", describe(val))
-				default:
-					a.Set[string(ks)] = float64(n)
-				}
-			})
-			if serr != nil {
-				return nil, serr
-			}
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		if len(a.Set) == 0 && len(a.Remove) == 0 {
-			return nil, argErr(where, "must set or remove at least one quota")
-		}
-		for _, k := range a.Remove {
-			if _, both := a.Set[k]; both {
-				return nil, argErr(where, "%s is both set and removed", k)
-			}
-		}
-		alts = append(alts, a)
-	}
-	validate, cl, err := c.validateOnlyAndClient()
+	alts := param[[]engine.QuotaAlteration](c, "entries")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -201,5 +155,5 @@ func alterClientQuotas(c *Call) (any, error) {
 			c.Plan("%s: remove %s", engine.QuotaEntity(a.Entity), k)
 		}
 	}
-	return cl.AlterClientQuotas(c.Ctx(), alts, validate)
+	return cl.AlterClientQuotas(c.Ctx(), alts, c.ValidateOnly())
 }

@@ -98,19 +98,34 @@ func TestAlterClientQuotasRetriesAndPerEntityErrors(t *testing.T) {
 
 func TestClientQuotasBadArguments(t *testing.T) {
 	e := newEnv(t)
+	e.run(`alter_client_quotas{entity = {user = "keep"}, set = {producer_byte_rate = 10}}`)
+	requests := countRequests(e.cluster)
 	for src, want := range map[string]string{
-		`alter_client_quotas{{entity = {user = "a"}, set = {producer_byte_rate = "x"}}}`: `alter_client_quotas: entry #1: set: producer_byte_rate: must be a non-negative number, got "x"`,
+		`alter_client_quotas{{entity = {user = "a"}, set = {producer_byte_rate = "x"}}}`: `alter_client_quotas: entry #1: set: producer_byte_rate: must be a finite number >= 0, got "x"`,
+		`alter_client_quotas{{entity = {user = "a"}, set = {producer_byte_rate = -1}}}`:  `alter_client_quotas: entry #1: set: producer_byte_rate: must be a finite number >= 0, got -1`,
+		`alter_client_quotas{{entity = {user = "a"}, set = {producer_byte_rate = 0/0}}}`: `alter_client_quotas: entry #1: set: producer_byte_rate: must be a finite number >= 0, got NaN`,
+		`alter_client_quotas{{entity = {user = "a"}, set = {producer_byte_rate = 1/0}}}`: `alter_client_quotas: entry #1: set: producer_byte_rate: must be a finite number >= 0, got +Inf`,
+		`alter_client_quotas{{entity = {user = "a"}, set = {[""] = 1}}}`:                 `alter_client_quotas: entry #1: set: key : must not be empty`,
 		`alter_client_quotas{{entity = {group = "a"}, set = {x = 1}}}`:                   `alter_client_quotas: entry #1: entity: unknown key "group"`,
+		`alter_client_quotas{{entity = {usr = "a"}, set = {x = 1}}}`:                     `alter_client_quotas: entry #1: entity: unknown key "usr" (did you mean "user"?)`,
 		`alter_client_quotas{{entity = {}, set = {x = 1}}}`:                              `alter_client_quotas: entry #1: entity: must name at least one of user, client_id, ip`,
 		`alter_client_quotas{{entity = {user = "a"}}}`:                                   `alter_client_quotas: entry #1: must set or remove at least one quota`,
-		`alter_client_quotas{{set = {x = 1}}}`:                                           `alter_client_quotas: entry #1: entity is required`,
+		`alter_client_quotas{{entity = {user = "a"}, set = {x = 1}, remove = "x"}}`:      `alter_client_quotas: entry #1: x is both set and removed`,
+		`alter_client_quotas{{set = {x = 1}}}`:                                           `alter_client_quotas: entry #1: entity: is required`,
 		`alter_client_quotas{{entity = {user = true}, set = {x = 1}}}`:                   `alter_client_quotas: entry #1: entity: user: must be a name or "<default>", got true`,
-		`describe_client_quotas{user = 5}`:                                               `describe_client_quotas: entities: user: must be a name, "<default>" or true (any), got 5`,
-		`describe_client_quotas({}, {strikt = true})`:                                    `describe_client_quotas: options: unknown key "strikt"`,
+		`alter_client_quotas{}`: `alter_client_quotas: entries: must name at least one`,
+		`alter_client_quotas({entity = {user = "a"}, set = {x = 1}}, {validate_only = 0})`:       `alter_client_quotas: options: validate_only: must be true or false, got 0`,
+		`alter_client_quotas({entity = {user = "a"}, set = {x = 1}}, {validate_only = "false"})`: `alter_client_quotas: options: validate_only: must be true or false, got "false"`,
+		`alter_client_quotas({entity = {user = "a"}, set = {x = 1}}, {validateonly = true})`:     `alter_client_quotas: options: unknown key "validateonly" (did you mean "validate_only"?)`,
+		`describe_client_quotas{user = 5}`:                                                       `describe_client_quotas: entity #1: user: must be a name, "<default>" or true (any), got 5`,
+		`describe_client_quotas{{ip = false}}`:                                                   `describe_client_quotas: entity #1: ip: must be a name, "<default>" or true (any), got false`,
+		`describe_client_quotas({}, {strikt = true})`:                                            `describe_client_quotas: options: unknown key "strikt" (did you mean "strict"?)`,
+		`describe_client_quotas({}, {strict = "yes"})`:                                           `describe_client_quotas: options: strict: must be true or false, got "yes"`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
-	assert.Empty(t, e.clusterQuotas())
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
+	assert.Equal(t, []string{"{user=keep}: producer_byte_rate=10.000000"}, e.clusterQuotas(), "refused calls change nothing")
 }

@@ -1,16 +1,18 @@
 package luaapi
 
 import (
-	"fmt"
+	"cmp"
 
-	lua "github.com/yuin/gopher-lua"
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func init() {
 	register(
-		&Func{Name: "describe_user_scram_credentials", Area: "scram", Args: "([users])",
+		&Func{Name: "describe_user_scram_credentials", Area: "scram", Batch: true,
+			Params: []Param{{Name: "users", Type: List[string](NonEmptyStr()), Optional: true,
+				Doc: "a user name or an array of them (every user when left out)"}},
 			Returns: "{{user=, mechanism=, iterations=}...}",
 			Summary: "Describe users' SCRAM credentials: a row per user and mechanism (every user's without users).",
 			Doc: `users is a user name or an array of names. Rows are sorted by user then mechanism ("SCRAM-SHA-256", "SCRAM-SHA-512"); Kafka never returns passwords or salts.
@@ -18,8 +20,9 @@ A named user without any SCRAM credential fails with RESOURCE_NOT_FOUND (the oth
 			Example: `alter_user_scram_credentials{upsert = {{user = "alice", password = kafka.env("ALICE_PASSWORD", "example-only")}}}
 for _, c in ipairs(describe_user_scram_credentials("alice")) do print(c.user, c.mechanism, c.iterations) end`,
 			Run: describeUserSCRAMCredentials},
-		&Func{Name: "alter_user_scram_credentials", Area: "scram", Mutating: true,
-			Args:    "{upsert={{user=, password=, [mechanism=], [iterations=]}...}, delete={{user=, [mechanism=]}...}}[, {partial=}]",
+		&Func{Name: "alter_user_scram_credentials", Area: "scram", Mutating: true, Batch: true,
+			Params: []Param{{Name: "changes", Type: scramChanges,
+				Doc: "credentials to upsert, {user=, password=, [mechanism=], [iterations=]}, and to delete, {user=, [mechanism=]}"}},
 			Returns: "{{user=, error=}...}",
 			Summary: "Create, change or delete users' SCRAM credentials.",
 			Doc: `mechanism is "SCRAM-SHA-256" (the default) or "SCRAM-SHA-512"; iterations defaults to 4096 and must be 4096..16384. The password is salted on this side and never printed, logged, put in errors, in --dry-run plans or in the audit log (keys containing "password" are redacted).
@@ -32,97 +35,70 @@ alter_user_scram_credentials{delete = {{user = "svc-billing", mechanism = "SCRAM
 	)
 }
 
+// scramMechanism is "SCRAM-SHA-256" or "SCRAM-SHA-512", spelled any way
+// engine.ParseSCRAMMechanism reads ("scram-sha-512", "SHA-512", ...).
+var scramMechanism = spelledEnum(func(s, name string) bool {
+	m, err := engine.ParseSCRAMMechanism(s)
+	return err == nil && m.String() == name
+}, "SCRAM-SHA-256", "SCRAM-SHA-512")
+
+func mechanismOf(rec Rec) kadm.ScramMechanism {
+	m, _ := engine.ParseSCRAMMechanism(cmp.Or(get[string](rec, "mechanism"), "SCRAM-SHA-256"))
+	return m
+}
+
+// scramChanges is alter_user_scram_credentials' argument. The password is
+// read by secretStr, whose errors never show it.
+var scramChanges = Record(
+	Field{Name: "upsert", Doc: "credentials to create or change", Type: List[engine.SCRAMUpsert](Record(
+		Field{Name: "user", Type: NonEmptyStr(), Required: true},
+		Field{Name: "password", Type: secretStr, Required: true, Doc: "salted here; never shown, logged or audited"},
+		Field{Name: "mechanism", Type: scramMechanism, Doc: `"SCRAM-SHA-256" when left out`},
+		Field{Name: "iterations", Type: Int32(4096).Between(4096, 16384).Named("SCRAM iteration count"), Doc: "4096 when left out"},
+	).Then(func(rec Rec, _ string) (any, error) {
+		return engine.SCRAMUpsert{User: get[string](rec, "user"), Mechanism: mechanismOf(rec),
+			Iterations: get[int32](rec, "iterations"), Password: engine.Secret(get[string](rec, "password"))}, nil
+	})).Items("upsert")},
+	Field{Name: "delete", Doc: "credentials to delete", Type: List[engine.SCRAMDeletion](Record(
+		Field{Name: "user", Type: NonEmptyStr(), Required: true},
+		Field{Name: "mechanism", Type: scramMechanism, Doc: `"SCRAM-SHA-256" when left out`},
+	).Then(func(rec Rec, _ string) (any, error) {
+		return engine.SCRAMDeletion{User: get[string](rec, "user"), Mechanism: mechanismOf(rec)}, nil
+	})).Items("delete")},
+).Sample(`{delete = {{user = "u"}}}`).Then(func(rec Rec, at string) (any, error) {
+	ch := scramChangeSet{ups: get[[]engine.SCRAMUpsert](rec, "upsert"), dels: get[[]engine.SCRAMDeletion](rec, "delete")}
+	if len(ch.ups)+len(ch.dels) == 0 {
+		return nil, argErr(at, "must upsert or delete at least one credential")
+	}
+	return ch, nil
+})
+
+type scramChangeSet struct {
+	ups  []engine.SCRAMUpsert
+	dels []engine.SCRAMDeletion
+}
+
 func describeUserSCRAMCredentials(c *Call) (any, error) {
-	users, err := c.Strings(1, "users", true)
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	_, cl, err := c.optionsAndClient(2)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeUserSCRAMCredentials(c.Ctx(), users)
+	return cl.DescribeUserSCRAMCredentials(c.Ctx(), param[[]string](c, "users"))
 }
 
 func alterUserSCRAMCredentials(c *Call) (any, error) {
-	f := newFields(c.Arg(1), "changes", "upsert", "delete")
-	if f.err != nil {
-		return nil, f.err
-	}
-	var ups []engine.SCRAMUpsert
-	var dels []engine.SCRAMDeletion
-	read := func(key string, each func(where string, item lua.LValue) error) error {
-		v := f.get(key)
-		if v == lua.LNil {
-			return nil
-		}
-		list, err := recordList(v, key)
-		if err != nil {
-			return err
-		}
-		for i, item := range list {
-			if err := each(fmt.Sprintf("%s #%d", key, i+1), item); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	mechanism := func(g *fields) engine.SCRAMDeletion {
-		d := engine.SCRAMDeletion{User: g.str("user", true)}
-		m, err := engine.ParseSCRAMMechanism(g.str("mechanism", false))
-		if !g.has("mechanism") {
-			m, err = engine.ParseSCRAMMechanism("SCRAM-SHA-256")
-		}
-		if err != nil {
-			g.fail("mechanism", "%v", err)
-		}
-		if g.err == nil && d.User == "" {
-			g.fail("user", "must not be empty")
-		}
-		d.Mechanism = m
-		return d
-	}
-	if err := read("upsert", func(where string, item lua.LValue) error {
-		g := newFields(item, where, "user", "mechanism", "iterations", "password")
-		d := mechanism(g)
-		u := engine.SCRAMUpsert{User: d.User, Mechanism: d.Mechanism, Iterations: int32(g.integer("iterations", 0, 0))}
-		pw, ok := g.get("password").(lua.LString)
-		if g.err == nil && (!ok || pw == "") {
-			// Never echo the value: it may be a password of the wrong type.
-			g.fail("password", "must be a non-empty string")
-		}
-		u.Password = engine.Secret(pw)
-		if g.err == nil {
-			if err := engine.CheckSCRAMIterations(u.Iterations); err != nil {
-				g.fail("iterations", "%v", err)
-			}
-		}
-		ups = append(ups, u)
-		return g.err
-	}); err != nil {
-		return nil, err
-	}
-	if err := read("delete", func(where string, item lua.LValue) error {
-		g := newFields(item, where, "user", "mechanism")
-		dels = append(dels, mechanism(g))
-		return g.err
-	}); err != nil {
-		return nil, err
-	}
-	if len(ups)+len(dels) == 0 {
-		return nil, argErr("changes", "must upsert or delete at least one credential")
-	}
-	_, cl, err := c.optionsAndClient(2)
+	ch := param[scramChangeSet](c, "changes")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
 	if c.DryRun() {
 		var users []string
-		for _, u := range ups {
+		for _, u := range ch.ups {
 			c.Plan("set %s credential for %s (iterations %d)", u.Mechanism, u.User, max(u.Iterations, 4096))
 			users = append(users, u.User)
 		}
-		for _, d := range dels {
+		for _, d := range ch.dels {
 			c.Plan("delete %s credential of %s", d.Mechanism, d.User)
 			users = append(users, d.User)
 		}
@@ -132,5 +108,5 @@ func alterUserSCRAMCredentials(c *Call) (any, error) {
 		}
 		return out, nil
 	}
-	return cl.AlterUserSCRAMCredentials(c.Ctx(), ups, dels)
+	return cl.AlterUserSCRAMCredentials(c.Ctx(), ch.ups, ch.dels)
 }

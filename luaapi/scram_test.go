@@ -1,8 +1,10 @@
 package luaapi
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,11 +94,28 @@ func TestSCRAMPasswordsNeverLeak(t *testing.T) {
 	assert.Equal(t, "UNACCEPTABLE_CREDENTIAL", re.Code)
 	assert.NotContains(t, re.Message, scramSecret)
 	re = e.runErr(`alter_user_scram_credentials{upsert = {{user = "erin", password = "` + scramSecret + `", iterations = 10}}}`)
-	assert.Contains(t, re.Message, "iterations must be between 4096 and 16384")
+	assert.Equal(t, "alter_user_scram_credentials: upsert #1: iterations: must be a SCRAM iteration count between 4096 and 16384, got 10", re.Message)
 	assert.NotContains(t, re.Message, scramSecret)
-	re = e.runErr(`alter_user_scram_credentials{upsert = {{user = "erin", password = 12345}}}`)
-	assert.Contains(t, re.Message, "alter_user_scram_credentials: upsert #1: password must be a non-empty string")
-	assert.NotContains(t, re.Message, "12345")
+	// A password of the wrong type, or next to a bad field, is never echoed.
+	for _, src := range []string{
+		`alter_user_scram_credentials{upsert = {{user = "erin", password = 12345}}}`,
+		`alter_user_scram_credentials{upsert = {{user = "erin", password = {"12345"}}}}`,
+		`alter_user_scram_credentials{upsert = {{user = "erin", password = ""}}}`,
+	} {
+		re = e.runErr(src)
+		assert.Equal(t, "alter_user_scram_credentials: upsert #1: password: must be a non-empty string (the value is not shown)", re.Message, src)
+	}
+	for _, src := range []string{
+		`alter_user_scram_credentials{upsert = {{user = "erin", password = "` + scramSecret + `", mechanism = "MD5"}}}`,
+		`alter_user_scram_credentials{upsert = {{user = "erin", password = "` + scramSecret + `", iterations = 2^31}}}`,
+		`alter_user_scram_credentials{upsert = {{user = "erin", password = "` + scramSecret + `", pasword = "x"}}}`,
+		`alter_user_scram_credentials({upsert = {{user = "erin", password = "` + scramSecret + `"}}}, {partial = "yes"})`,
+		`alter_user_scram_credentials({upsert = {{user = "erin", password = "` + scramSecret + `"}}}, {}, 1)`,
+	} {
+		re = e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.NotContains(t, re.Message, scramSecret, src)
+	}
 	e.run(`
 		kafka.dry_run(true)
 		local r = alter_user_scram_credentials{upsert = {{user = "frank", password = "` + scramSecret + `"}}}
@@ -132,15 +151,33 @@ func TestAlterSCRAMRetriesAndBadArguments(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []kadm.CredInfo{{Mechanism: kadm.ScramSha256, Iterations: 4096}}, res["gina"].CredInfos)
 
+	requests := countRequests(e.cluster)
 	for src, want := range map[string]string{
 		`alter_user_scram_credentials{}`: `alter_user_scram_credentials: changes: must upsert or delete at least one credential`,
-		`alter_user_scram_credentials{upsert = {{user = "x", password = "p", mechanism = "MD5"}}}`: `upsert #1: mechanism unknown mechanism "MD5"`,
-		`alter_user_scram_credentials{delete = {{mechanism = "SCRAM-SHA-256"}}}`:                   `delete #1: user must be a string, got nil`,
-		`alter_user_scram_credentials{add = {}}`:                                                   `changes: unknown key "add"`,
-		`describe_user_scram_credentials(5)`:                                                       `users: must be a string or an array of strings, got 5`,
+		`alter_user_scram_credentials{upsert = {{user = "x", password = "p", mechanism = "MD5"}}}`:         `alter_user_scram_credentials: upsert #1: mechanism: must be "SCRAM-SHA-256" or "SCRAM-SHA-512", got "MD5"`,
+		`alter_user_scram_credentials{upsert = {{user = "x", password = "p", mechanism = "SCRAM-SHA-5"}}}`: `(did you mean "SCRAM-SHA-256"?)`,
+		`alter_user_scram_credentials{upsert = {{user = "x", password = "p", iterations = 16385}}}`:        `alter_user_scram_credentials: upsert #1: iterations: must be a SCRAM iteration count between 4096 and 16384, got 16385`,
+		`alter_user_scram_credentials{upsert = {{user = "x", password = "p", iterations = 4096.5}}}`:       `alter_user_scram_credentials: upsert #1: iterations: must be a SCRAM iteration count between 4096 and 16384, got 4096.5`,
+		`alter_user_scram_credentials{upsert = {{password = "p"}}}`:                                        `alter_user_scram_credentials: upsert #1: user: is required`,
+		`alter_user_scram_credentials{delete = {{mechanism = "SCRAM-SHA-256"}}}`:                           `alter_user_scram_credentials: delete #1: user: is required`,
+		`alter_user_scram_credentials{delete = {{user = ""}}}`:                                             `alter_user_scram_credentials: delete #1: user: must not be empty`,
+		`alter_user_scram_credentials{add = {}}`:                                                           `alter_user_scram_credentials: changes: unknown key "add" (allowed: upsert, delete)`,
+		`alter_user_scram_credentials{delet = {}}`:                                                         `alter_user_scram_credentials: changes: unknown key "delet" (did you mean "delete"?)`,
+		`alter_user_scram_credentials({delete = {{user = "x"}}}, {partial = 1})`:                           `alter_user_scram_credentials: options: partial: must be true or false, got 1`,
+		`describe_user_scram_credentials(5)`:                                                               `describe_user_scram_credentials: users: must be a non-empty string, or an array of them, got 5`,
+		`describe_user_scram_credentials({"a", ""})`:                                                       `describe_user_scram_credentials: users #2: must not be empty`,
+		`describe_user_scram_credentials("a", {partal = true})`:                                            `describe_user_scram_credentials: options: unknown key "partal" (did you mean "partial"?)`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+	assert.Zero(t, requests.Load(), "refused calls send nothing")
+	res, err = e.adm.DescribeUserSCRAMs(e.ctx())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"gina"}, slices.Sorted(maps.Keys(res)), "refused calls change nothing")
+
+	// Mechanisms are read as Kafka's tools spell them.
+	e.run(`alter_user_scram_credentials{upsert = {user = "hal", mechanism = "sha512", password = "pw"}}
+		assert(describe_user_scram_credentials("hal")[1].mechanism == "SCRAM-SHA-512")`)
 }
