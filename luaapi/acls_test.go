@@ -79,7 +79,7 @@ func TestACLsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	row := `principal = "User:a", operation = "read", resource_type = "topic", resource_name = "t"`
 	for src, want := range map[string]string{
-		`create_acls{{principal = "alice", operation = "read", resource_type = "topic", resource_name = "t"}}`:  `create_acls: row #1: principal: principal must be TYPE:NAME such as "User:alice", got "alice"`,
+		`create_acls{{principal = "alice", operation = "read", resource_type = "topic", resource_name = "t"}}`:  `create_acls: row #1: principal: must be TYPE:NAME such as "User:alice", got "alice"`,
 		`create_acls{{principal = "User:a", operation = "reed", resource_type = "topic", resource_name = "t"}}`: `create_acls: row #1: operation: must be "read", "write", "create", "delete", "alter", "describe", "cluster_action", "describe_configs", "alter_configs", "idempotent_write", "create_tokens", "describe_tokens" or "all", got "reed" (did you mean "read"?)`,
 		`create_acls{{principal = "User:a", operation = "any", resource_type = "topic", resource_name = "t"}}`:  `create_acls: row #1: operation: must be "read"`,
 		`create_acls{{principal = "User:a", operation = "read", resource_type = "topic"}}`:                      `create_acls: row #1: resource_name is required`,
@@ -93,11 +93,11 @@ func TestACLsBadArguments(t *testing.T) {
 		`create_acls(42)`:                                  `create_acls: rows: must be {principal=, operation=, resource_type=, [resource_name=], [permission=], [host=], [pattern_type=]}, or an array of them, got 42`,
 		`create_acls{}`:                                    `create_acls: rows: must name at least one`,
 		`delete_acls{{}}`:                                  `delete_acls: filter #1: must set at least one field`,
-		`delete_acls{principal = "bob"}`:                   `delete_acls: filter #1: principal: principal must be TYPE:NAME`,
+		`delete_acls{principal = "bob"}`:                   `delete_acls: filter #1: principal: must be TYPE:NAME`,
 		`delete_acls{pattern_type = "prefix"}`:             `delete_acls: filter #1: pattern_type: must be "literal", "prefixed", "any" or "match", got "prefix" (did you mean "prefixed"?)`,
 		`describe_acls{permission = "ok"}`:                 `describe_acls: filter: permission: must be "allow", "deny" or "any", got "ok"`,
-		`describe_acls{principal = "alice"}`:               `describe_acls: filter: principal: principal must be TYPE:NAME such as "User:alice", got "alice"`,
-		`describe_acls{principal = "User:"}`:               `describe_acls: filter: principal: principal must be TYPE:NAME`,
+		`describe_acls{principal = "alice"}`:               `describe_acls: filter: principal: must be TYPE:NAME such as "User:alice", got "alice"`,
+		`describe_acls{principal = "User:"}`:               `describe_acls: filter: principal: must be TYPE:NAME`,
 		`describe_acls{operation = "wrte"}`:                `describe_acls: filter: operation: must be "read", "write"`,
 		`describe_acls{resource_type = "topics"}`:          `describe_acls: filter: resource_type: must be "topic", "group", "cluster", "transactional_id", "delegation_token", "user" or "any", got "topics" (did you mean "topic"?)`,
 		`describe_acls{resource_type = "topic", host = 1}`: `describe_acls: filter: host: must be a non-empty string, got 1`,

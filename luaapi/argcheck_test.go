@@ -137,7 +137,7 @@ func TestBadValuesAtEveryPositionSendNothing(t *testing.T) {
 			}
 		}
 		if !f.hasOptionsTable() {
-			refuse(f, append(append([]string{}, sample...), "1"), "takes at most")
+			refuse(f, append(append([]string{}, sample...), "1"), "takes ")
 			continue
 		}
 		optsAt := len(f.Params)
@@ -153,7 +153,7 @@ func TestBadValuesAtEveryPositionSendNothing(t *testing.T) {
 			args := append(append([]string{}, sample[:optsAt]...), optionsWith(f, o.Name+"x = true"))
 			refuse(f, args, fmt.Sprintf("did you mean %q", o.Name))
 		}
-		refuse(f, append(append([]string{}, sample...), "1"), "takes at most")
+		refuse(f, append(append([]string{}, sample...), "1"), "takes ")
 	}
 	t.Logf("%d refused calls over %d functions", calls, len(adminFuncs()))
 	raw, err := os.ReadFile(auditPath)

@@ -148,7 +148,7 @@ func TestUnregisterBroker(t *testing.T) {
 		`unregister_broker()`:         `unregister_broker: id: is required`,
 		`unregister_broker(1, 2)`:     `unregister_broker: takes at most 1 argument`,
 		`unregister_broker(1, {})`:    `unregister_broker: takes at most 1 argument`,
-		`describe_quorum{}`:           `describe_quorum: takes at most 0 arguments`,
+		`describe_quorum{}`:           `describe_quorum: takes no arguments`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)

@@ -37,7 +37,7 @@ func TestDescribeCluster(t *testing.T) {
 
 	re := e.runErr(`describe_cluster({})`)
 	assert.Equal(t, "INVALID_ARGUMENT", re.Code)
-	assert.Contains(t, re.Message, "describe_cluster: takes at most 0 arguments")
+	assert.Contains(t, re.Message, "describe_cluster: takes no arguments")
 }
 
 func TestDescribeClusterRackNilWhenUnset(t *testing.T) {

@@ -111,7 +111,7 @@ func TestDescribeAndUpdateFeatures(t *testing.T) {
 	for _, src := range []string{`api_versions(1)`, `describe_features{}`} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
-		assert.Contains(t, re.Message, "takes at most 0 arguments", src)
+		assert.Contains(t, re.Message, "takes no arguments", src)
 	}
 }
 

@@ -241,7 +241,7 @@ func TestDeleteGroupOffsetsSubscribedTopic(t *testing.T) {
 		`delete_group_offsets("live", {{topic = "events", partition = -1}})`:          `delete_group_offsets: topics #1: partition: must be a partition between 0 and 2147483647, got -1`,
 		`delete_group_offsets("live", {"old", {topic = "events", partition = 2^32}})`: `delete_group_offsets: topics #2: partition: must be a partition between 0 and 2147483647, got 4294967296`,
 		`delete_group_offsets("live", {topic = "old", partition = 0, extra = 1})`:     `delete_group_offsets: topics: unknown key "extra"`,
-		`delete_group_offsets("live", {"bad topic"})`:                                 `delete_group_offsets: topics #1: topic name "bad topic" has ' '`,
+		`delete_group_offsets("live", {"bad topic"})`:                                 `delete_group_offsets: topics #1: "bad topic" has ' '`,
 		`delete_group_offsets("live", "events", {if_exists = true})`:                  `delete_group_offsets: options: unknown key "if_exists"`,
 		`delete_group_offsets("live", "old", {}, 1)`:                                  `delete_group_offsets: takes at most 3 arguments`,
 	} {

@@ -39,13 +39,13 @@ const maxTopicNameLength = 249
 func checkTopicName(s string) error {
 	switch {
 	case s == "." || s == "..":
-		return fmt.Errorf("topic name cannot be %q", s)
+		return fmt.Errorf("cannot be %q (Kafka refuses it as a topic name)", s)
 	case len(s) > maxTopicNameLength:
-		return fmt.Errorf("topic name is %d characters long; Kafka allows at most %d", len(s), maxTopicNameLength)
+		return fmt.Errorf("is %d characters long; Kafka allows at most %d in a topic name", len(s), maxTopicNameLength)
 	}
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return fmt.Errorf("topic name %q has %q; Kafka allows only ASCII letters, digits, '.', '_' and '-'", s, r)
+			return fmt.Errorf("%q has %q; Kafka allows only ASCII letters, digits, '.', '_' and '-' in a topic name", s, r)
 		}
 	}
 	return nil
@@ -54,7 +54,7 @@ func checkTopicName(s string) error {
 func checkPrincipal(s string) error {
 	i := strings.IndexByte(s, ':')
 	if i <= 0 || i == len(s)-1 {
-		return fmt.Errorf("principal must be TYPE:NAME such as \"User:alice\", got %q", s)
+		return fmt.Errorf("must be TYPE:NAME such as \"User:alice\", got %q", s)
 	}
 	return nil
 }

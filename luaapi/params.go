@@ -56,7 +56,9 @@ func (f *Func) optionsPath() string {
 
 // declared reports whether f declares its arguments (every function
 // does; the check is for the transition and for plugins).
-func (f *Func) declared() bool { return f.Params != nil || f.Options != nil || f.NoArgs || f.TableCall }
+func (f *Func) declared() bool {
+	return f.Params != nil || f.Options != nil || f.NoArgs || f.TableCall || f.Batch || f.ValidateOnly
+}
 
 // parsedArgs is a call's arguments after the declaration read them.
 type parsedArgs struct {
@@ -84,7 +86,10 @@ func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error)
 		limit++
 	}
 	if len(vals) > limit && optsAt == len(f.Params) {
-		return nil, argErr("", "takes at most %d argument%s (%s), got %d", limit, plural(limit), signature(f), len(vals))
+		if limit == 0 {
+			return nil, argErr("", "takes no arguments, got %d", len(vals))
+		}
+		return nil, argErr("", "takes at most %d argument%s, %s%s, got %d", limit, plural(limit), f.Name, signature(f), len(vals))
 	}
 	for i, p := range f.Params {
 		at := p.Name

@@ -296,7 +296,7 @@ func TestResetOffsetsBadArguments(t *testing.T) {
 		`reset_offsets{group = "g", to = "earliest", partial = "true"}`:                              `reset_offsets: partial: must be true or false, got "true"`,
 		`reset_offsets{group = "g", to = "earliest", topics = {{topic = "events"}}}`:                 `reset_offsets: topics #1: partition: is required`,
 		`reset_offsets{group = "g", to = "earliest", topics = {topic = "events", partition = 2^32}}`: `reset_offsets: topics: partition: must be a partition between 0 and 2147483647, got 4294967296`,
-		`reset_offsets("g", "earliest")`:                                                             `reset_offsets: takes at most 1 argument ({group=, to=, [topics=], [dry_run=], [force=], [partial=]}), got 2`,
+		`reset_offsets("g", "earliest")`:                                                             `reset_offsets: takes at most 1 argument, reset_offsets{group=, to=, [topics=], [dry_run=], [force=], [partial=]}, got 2`,
 		`reset_offsets("g")`:                                                                         `reset_offsets: takes one table {group=, to=, [topics=], [dry_run=], [force=], [partial=]}, got "g"`,
 	} {
 		re := e.runErr(src)

@@ -194,7 +194,7 @@ func (m *MapType) accepts(v lua.LValue) bool { return isTable(v) }
 func (m *MapType) read(r *reader, v lua.LValue, at string) (any, error) {
 	t, ok := v.(*lua.LTable)
 	if !ok {
-		return nil, argErr(at, "must be a %s, got %s", m.Doc(), describe(v))
+		return nil, argErr(at, "must be %s, got %s", aOrAn(m.Doc()), describe(v))
 	}
 	if err := r.enter(t, at); err != nil {
 		return nil, err

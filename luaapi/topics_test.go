@@ -83,7 +83,7 @@ func TestCreateTopicsBadArguments(t *testing.T) {
 		`create_topics({"a"}, {validate_only = "yes"})`:                      `create_topics: options: validate_only: must be true or false, got "yes"`,
 		`create_topics({"a"}, {if_not_exists = 1})`:                          `create_topics: options: if_not_exists: must be true or false, got 1`,
 		`create_topics({"a"}, {}, 3)`:                                        `create_topics: takes at most 2 arguments`,
-		`create_topics({"bad name!"})`:                                       `create_topics: spec #1: topic name "bad name!" has ' '`,
+		`create_topics({"bad name!"})`:                                       `create_topics: spec #1: "bad name!" has ' '`,
 		`local t = {} t.a = t create_topics({{name = "a", configs = t}})`:    `is a cyclic table`,
 		`create_partitions({a = 2^32 + 2})`:                                  `create_partitions: totals: a: must be a partition count between 1 and 2147483647`,
 	} {
