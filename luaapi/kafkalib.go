@@ -197,7 +197,7 @@ var connectOptions = []Field{
 	{Name: "brokers", Type: List[string](NonEmptyStr().Checked("host:port", nil).Sample("localhost:9092")), Doc: `seed brokers, "host:port" (a comma-separated string is split)`},
 	{Name: "profile", Type: NonEmptyStr(), Doc: "a profile from the config file"},
 	{Name: "client_id", Type: Str(), Doc: "the client id the brokers see"},
-	{Name: "timeout", Type: Int64(1).Between(1, maxMillis).Named("timeout in ms"), Doc: "each call's deadline"},
+	{Name: "timeout", Type: Int64(1).Between(1, maxDurationMillis).Named("timeout in ms"), Doc: "each call's deadline"},
 	{Name: "sasl_mechanism", Type: Enum("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"), Doc: "SASL mechanism; the password comes from KADMIN_SASL_PASSWORD"},
 	{Name: "sasl_username", Type: NonEmptyStr(), Doc: "SASL user (with sasl_mechanism)"},
 	{Name: "tls", Type: Bool(), Doc: "connect with TLS"},
@@ -210,7 +210,7 @@ var connectOptions = []Field{
 
 // sleepMillis is kafka.sleep's duration: whole milliseconds that a
 // time.Duration holds.
-var sleepMillis = Int64(0).Between(0, maxMillis).Named("duration in ms")
+var sleepMillis = Int64(0).Between(0, maxDurationMillis).Named("duration in ms")
 
 // logParams is kafka.log.*'s argument.
 var logParams = []Param{{Name: "message", Type: AnyType{}, Optional: true, Doc: "a message, or a table {msg=, key=value...} of fields (secret-named keys are redacted)"}}
@@ -297,7 +297,7 @@ func (r *Runtime) libPP(L *lua.LState) int {
 }
 
 func (r *Runtime) libSleep(L *lua.LState) int {
-	ms, _ := exactInt(L.Get(1)) // checked by the declaration: 0 <= ms <= maxMillis
+	ms, _ := exactInt(L.Get(1)) // checked by the declaration: 0 <= ms <= maxDurationMillis
 	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 	defer t.Stop()
 	ctx := L.Context()

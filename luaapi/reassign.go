@@ -58,7 +58,7 @@ for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(
 			Options: []Field{
 				{Name: "timeout", Type: reassignTimeout, Doc: "how long to wait before raising TIMEOUT (default 30m)"},
 				{Name: "topics", Type: topicNames, Doc: "wait only for these topics' reassignments"},
-				{Name: "interval_ms", Type: Int64(1).Between(1, maxMillis).Named("poll interval in ms"), Doc: "time between polls (default 1000)"},
+				{Name: "interval_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("poll interval in ms"), Doc: "time between polls (default 1000)"},
 			},
 			Returns: "{{topic=, partition=, replicas=}...}",
 			Summary: "Wait until no partition reassignment is in progress.",
@@ -78,9 +78,9 @@ func listReassignments(c *Call) (any, error) {
 	return cl.ListPartitionReassignments(c.Ctx(), param[[]string](c, "topics"))
 }
 
-// maxMillis is the longest duration in milliseconds a time.Duration holds
+// maxDurationMillis is the longest duration in milliseconds a time.Duration holds
 // (about 292 years): a larger one would overflow when converted.
-const maxMillis = math.MaxInt64 / int64(time.Millisecond)
+const maxDurationMillis = math.MaxInt64 / int64(time.Millisecond)
 
 // reassignReplicas is a row's new replica list: broker ids, the first the
 // preferred leader, each at most once.
@@ -135,7 +135,7 @@ var reassignPlan = Record(
 
 // reassignRows is alter_partition_reassignments' argument: rows, one row,
 // or a plan. A table with partitions= and no topic= is a plan.
-var reassignRows = List[[]engine.PartitionTarget](Custom(
+var reassignRows = uniqueRows(List[[]engine.PartitionTarget](Custom(
 	"{topic=, partition=, replicas=} or a plan from plan_reassignment",
 	reassignRow.sample(),
 	func(r *reader, v lua.LValue, at string) (any, error) {
@@ -143,32 +143,41 @@ var reassignRows = List[[]engine.PartitionTarget](Custom(
 			return reassignPlan.read(r, v, at)
 		}
 		return reassignRow.read(r, v, at)
-	}, lua.LTTable)).Items("row").NonEmpty()
+	}, lua.LTTable)).NonEmpty(), func(x any) []engine.PartitionTarget {
+	return slices.Concat(x.([][]engine.PartitionTarget)...)
+})
 
 // cancelRows is cancel_partition_reassignments' argument.
-var cancelRows = List[engine.PartitionTarget](Record(
+var cancelRows = uniqueRows(List[engine.PartitionTarget](Record(
 	Field{Name: "topic", Type: topicName, Required: true},
 	Field{Name: "partition", Type: partitionNum, Required: true},
 ).Then(func(rec Rec, at string) (any, error) {
 	return engine.PartitionTarget{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition")}, nil
-})).Items("row").NonEmpty()
+})).NonEmpty(), func(x any) []engine.PartitionTarget { return x.([]engine.PartitionTarget) })
 
-// uniqueTargets refuses a partition named twice (which move would win?).
-func uniqueTargets(rows []engine.PartitionTarget) error {
-	seen := map[engine.TopicPartition]bool{}
-	for _, r := range rows {
-		tp := engine.TopicPartition{Topic: r.Topic, Partition: r.Partition}
-		if seen[tp] {
-			return argErr("rows", "%s is given twice", tp)
+// uniqueRows reads rows with list and refuses a partition named twice
+// (which move would win?).
+func uniqueRows(list *ListType, rows func(any) []engine.PartitionTarget) *CustomType {
+	return Custom(list.Doc(), list.sample(), func(r *reader, v lua.LValue, at string) (any, error) {
+		x, err := list.read(r, v, at)
+		if err != nil {
+			return nil, err
 		}
-		seen[tp] = true
-	}
-	return nil
+		out := rows(x)
+		seen := map[engine.TopicPartition]bool{}
+		for _, row := range out {
+			tp := engine.TopicPartition{Topic: row.Topic, Partition: row.Partition}
+			if seen[tp] {
+				return nil, argErr(at, "%s is given twice", tp)
+			}
+			seen[tp] = true
+		}
+		return out, nil
+	}, lua.LTTable)
 }
 
 func alterReassignments(c *Call) (any, error) {
-	rows := slices.Concat(param[[][]engine.PartitionTarget](c, "rows")...)
-	return reassignCall(c, rows, true)
+	return reassignCall(c, param[[]engine.PartitionTarget](c, "rows"), true)
 }
 
 func cancelReassignments(c *Call) (any, error) {
@@ -176,9 +185,6 @@ func cancelReassignments(c *Call) (any, error) {
 }
 
 func reassignCall(c *Call, rows []engine.PartitionTarget, alter bool) (any, error) {
-	if err := uniqueTargets(rows); err != nil {
-		return nil, err
-	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -230,7 +236,7 @@ var reassignTimeout = Custom(`integer ms >= 1, or a duration string like "30m"`,
 	func(_ *reader, v lua.LValue, at string) (any, error) {
 		switch v := v.(type) {
 		case lua.LNumber:
-			if n, ok := exactInt(v); ok && n >= 1 && n <= maxMillis {
+			if n, ok := exactInt(v); ok && n >= 1 && n <= maxDurationMillis {
 				return time.Duration(n) * time.Millisecond, nil
 			}
 		case lua.LString:

@@ -108,12 +108,12 @@ func TestAlterPartitionReassignmentsErrors(t *testing.T) {
 		assert(r[1].error.code == "UNKNOWN_TOPIC_OR_PARTITION")
 	`)
 	for src, want := range map[string]string{
-		`alter_partition_reassignments{{topic = "mv", partition = 0}}`:                        `alter_partition_reassignments: row #1: replicas: is required`,
-		`alter_partition_reassignments{{topic = "mv", partition = "x", replicas = {1}}}`:      `alter_partition_reassignments: row #1: partition: must be a partition between 0 and 2147483647, got "x"`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {"a"}}}`:      `alter_partition_reassignments: row #1: replicas #1: must be a broker id between 0 and 2147483647, got "a"`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0}}`:                        `alter_partition_reassignments: rows #1: replicas: is required`,
+		`alter_partition_reassignments{{topic = "mv", partition = "x", replicas = {1}}}`:      `alter_partition_reassignments: rows #1: partition: must be a partition between 0 and 2147483647, got "x"`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {"a"}}}`:      `alter_partition_reassignments: rows #1: replicas #1: must be a broker id between 0 and 2147483647, got "a"`,
 		`alter_partition_reassignments("mv")`:                                                 `alter_partition_reassignments: rows: must be {topic=, partition=, replicas=} or a plan from plan_reassignment, or an array of them, got "mv"`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, x = 1}}`: `alter_partition_reassignments: row #1: unknown key "x"`,
-		`alter_partition_reassignments{{topic = "mv", replicas = {1}}}`:                       `alter_partition_reassignments: row #1: partition: is required`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, x = 1}}`: `alter_partition_reassignments: rows #1: unknown key "x"`,
+		`alter_partition_reassignments{{topic = "mv", replicas = {1}}}`:                       `alter_partition_reassignments: rows #1: partition: is required`,
 		`alter_partition_reassignments{}`:                                                     `alter_partition_reassignments: rows: must name at least one`,
 	} {
 		re := e.runErr(src)
@@ -149,7 +149,7 @@ func TestCancelPartitionReassignmentsSendsNullReplicas(t *testing.T) {
 	require.Contains(t, got, "mv[1]")
 	assert.Nil(t, got["mv[1]"], "a cancel sends null replicas")
 	re = e.runErr(`cancel_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}}}`)
-	assert.Contains(t, re.Message, `cancel_partition_reassignments: row #1: unknown key "replicas"`)
+	assert.Contains(t, re.Message, `cancel_partition_reassignments: rows #1: unknown key "replicas"`)
 }
 
 func TestListPartitionReassignments(t *testing.T) {
@@ -307,15 +307,15 @@ func TestReassignmentArgumentsRefusedBeforeSending(t *testing.T) {
 	e.run(`create_topics{{name = "mv", partitions = 2}}`)
 	sent, _ := sentReassignments(e)
 	refusedBeforeSending(t, e, auditPath, map[string]string{
-		`alter_partition_reassignments{{topic = "mv", partition = 2^32 + 1, replicas = {0}}}`:                                         `alter_partition_reassignments: row #1: partition: must be a partition between 0 and 2147483647, got 4294967297`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {2^32}}}`:                                             `alter_partition_reassignments: row #1: replicas #1: must be a broker id between 0 and 2147483647, got 4294967296`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1, 1}}}`:                                             `alter_partition_reassignments: row #1: replicas: lists broker 1 twice`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {}}}`:                                                 `alter_partition_reassignments: row #1: replicas: must name at least one`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, target = {2}}}`:                                  `alter_partition_reassignments: row #1: target: cannot be combined with replicas`,
+		`alter_partition_reassignments{{topic = "mv", partition = 2^32 + 1, replicas = {0}}}`:                                         `alter_partition_reassignments: rows #1: partition: must be a partition between 0 and 2147483647, got 4294967297`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {2^32}}}`:                                             `alter_partition_reassignments: rows #1: replicas #1: must be a broker id between 0 and 2147483647, got 4294967296`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1, 1}}}`:                                             `alter_partition_reassignments: rows #1: replicas: lists broker 1 twice`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {}}}`:                                                 `alter_partition_reassignments: rows #1: replicas: must name at least one`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, target = {2}}}`:                                  `alter_partition_reassignments: rows #1: target: cannot be combined with replicas`,
 		`alter_partition_reassignments({{topic = "mv", partition = 0, replicas = {1}}}, {partial = 1})`:                               `alter_partition_reassignments: options: partial: must be true or false, got 1`,
 		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}}, {topic = "mv", partition = 0, replicas = {2}}}`: `alter_partition_reassignments: rows: mv[0] is given twice`,
-		`alter_partition_reassignments{moves = 1, partitions = {{topic = "mv", partition = 0, target = {1}, moves = -1}}}`:            `alter_partition_reassignments: row #1: partitions #1: moves: must be an integer between 0`,
-		`cancel_partition_reassignments{{topic = "mv", partition = -1}}`:                                                              `cancel_partition_reassignments: row #1: partition: must be a partition between 0 and 2147483647, got -1`,
+		`alter_partition_reassignments{moves = 1, partitions = {{topic = "mv", partition = 0, target = {1}, moves = -1}}}`:            `alter_partition_reassignments: rows: partitions #1: moves: must be an integer between 0`,
+		`cancel_partition_reassignments{{topic = "mv", partition = -1}}`:                                                              `cancel_partition_reassignments: rows #1: partition: must be a partition between 0 and 2147483647, got -1`,
 		`cancel_partition_reassignments({{topic = "mv", partition = 0}}, {partial = true}, 3)`:                                        `cancel_partition_reassignments: takes at most 2 arguments`,
 		`wait_reassignments{timeout = -1}`:                     `wait_reassignments: options: timeout: must be positive milliseconds`,
 		`wait_reassignments{timeout = 0/0}`:                    `wait_reassignments: options: timeout: must be positive milliseconds or a duration like "10m", got NaN`,

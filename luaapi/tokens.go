@@ -14,7 +14,7 @@ func init() {
 		&Func{Name: "create_delegation_token", Area: "tokens", Mutating: true,
 			Options: []Field{
 				{Name: "renewers", Type: List[string](tokenPrincipal), Doc: "principals that may renew the token"},
-				{Name: "max_lifetime_ms", Type: Int64(1).Between(1, maxMillis).Named("lifetime in ms"), Doc: "the token's maximum lifetime (default: the broker's maximum)"},
+				{Name: "max_lifetime_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("lifetime in ms"), Doc: "the token's maximum lifetime (default: the broker's maximum)"},
 				{Name: "owner", Type: tokenPrincipal, Doc: "the token's owner (default: the caller)"},
 			},
 			Returns: "{token_id=, hmac=, owner=, requester=, issue_timestamp=, expiry_timestamp=, max_timestamp=}",
@@ -63,7 +63,7 @@ var tokenPrincipal = NonEmptyStr().Checked(`principal ("User:alice", or "alice" 
 }).Sample("User:alice")
 
 // tokenPeriod is renew's and expire's period_ms.
-var tokenPeriod = Int64(-1).Between(-1, maxMillis).Named("period in ms")
+var tokenPeriod = Int64(-1).Between(-1, maxDurationMillis).Named("period in ms")
 
 // maxHMACLength bounds a base64 HMAC: Kafka's are 88 characters
 // (HmacSHA512).

@@ -54,7 +54,7 @@ end`,
 			Options: []Field{
 				{Name: "topics", Type: topicNames, Doc: "look only at these topics (default: every topic)"},
 				{Name: "brokers", Type: brokerIDList, Doc: "look only at partitions led by these brokers"},
-				{Name: "max_age_ms", Type: Int64(0).Between(0, maxMillis).Named("maximum age in ms"), Doc: "only transactions whose last write is older than this (default 15 minutes; 0: any age)"},
+				{Name: "max_age_ms", Type: Int64(0).Between(0, maxDurationMillis).Named("maximum age in ms"), Doc: "only transactions whose last write is older than this (default 15 minutes; 0: any age)"},
 			},
 			Returns: "{{topic=, partition=, producer_id=, producer_epoch=, coordinator_epoch=, start_offset=, last_timestamp=, transactional_id=, reason=}...}",
 			Summary: "Find transactions left open on partitions that their coordinator has forgotten.",
