@@ -3,6 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -104,65 +105,115 @@ func libError(L *lua.LState, name string, err error) int {
 
 func init() {
 	register(
-		&Func{Name: "kafka.connect", Area: "library", Args: "{brokers=, profile=, sasl_mechanism=, sasl_username=, tls=, timeout=}",
+		&Func{Name: "kafka.connect", Area: "library", TableCall: true, Options: connectOptions,
 			Returns: "client", Summary: "Connect to another cluster; the client has every admin function as a method.",
 			Doc: "Returns a client object: `c:list_topics()`, `c:create_topics{...}`. It connects lazily, on the first call. Credentials stay with their cluster: `kafka.connect{}` is another client to the default cluster with its credentials; `brokers=` names another cluster, reached with no credentials unless the call names them (`sasl_mechanism` with `sasl_username`, whose password comes from KADMIN_SASL_PASSWORD and never from the script; `tls_cert`/`tls_key`) or a `profile` from the config file whose brokers include every seed. timeout is in milliseconds.",
 			Example: `local c = kafka.connect{brokers = kafka.default:brokers()}
 return #c:list_topics() >= 0`,
 			Native: (*Runtime).libConnect},
-		&Func{Name: "kafka.json.encode", Area: "library", Args: "(value[, {indent=bool}])", Returns: "string",
+		&Func{Name: "kafka.json.encode", Area: "library",
+			Params:  []Param{{Name: "value", Type: AnyType{}, Optional: true, Doc: "the value to encode (nil and kafka.json.null are null)"}},
+			Options: []Field{{Name: "indent", Type: Bool(), Doc: "indent nested values by two spaces"}},
+			Returns: "string",
 			Summary: "Encode a value as JSON with sorted keys; empty tables are [], kafka.json.null is null.",
 			Example: `return kafka.json.encode({b = 1, a = {1, 2}})`,
 			Native:  (*Runtime).libJSONEncode},
-		&Func{Name: "kafka.json.decode", Area: "library", Args: "(string)", Returns: "value",
+		&Func{Name: "kafka.json.decode", Area: "library",
+			Params:  []Param{{Name: "text", Type: Str().MaxLen(math.MaxInt32), Doc: "a JSON document"}},
+			Returns: "value",
 			Summary: "Decode JSON; null becomes kafka.json.null.",
 			Example: `return kafka.json.decode('{"a":[1,2]}').a[2]`,
 			Native:  (*Runtime).libJSONDecode},
-		&Func{Name: "kafka.pp", Area: "library", Args: "(value...)", Returns: "nothing",
+		&Func{Name: "kafka.pp", Area: "library", Variadic: true,
+			Params:  []Param{{Name: "value", Type: AnyType{}, Optional: true, Doc: "the values to print, one after another"}},
+			Returns: "nothing",
 			Summary: "Pretty-print values to stdout: arrays of records as an aligned table, others as indented Lua (JSON under -o json).",
 			Example: `kafka.pp(list_topics())`,
 			Native:  (*Runtime).libPP},
-		&Func{Name: "kafka.sleep", Area: "library", Args: "(ms)", Returns: "nothing",
+		&Func{Name: "kafka.sleep", Area: "library",
+			Params:  []Param{{Name: "ms", Type: sleepMillis, Doc: "how long to sleep"}},
+			Returns: "nothing",
 			Summary: "Sleep; Ctrl-C interrupts it.",
 			Example: `kafka.sleep(10)`,
 			Native:  (*Runtime).libSleep},
-		&Func{Name: "kafka.now", Area: "library", Args: "()", Returns: "number",
+		&Func{Name: "kafka.now", Area: "library", NoArgs: true, Returns: "number",
 			Summary: "Milliseconds since the Unix epoch (Kafka timestamps are in ms).",
 			Example: `return kafka.now() > 0`,
 			Native:  (*Runtime).libNow},
-		&Func{Name: "kafka.env", Area: "library", Args: "(name[, default])", Returns: "string or nil",
+		&Func{Name: "kafka.env", Area: "library",
+			Params: []Param{
+				{Name: "name", Type: NonEmptyStr().Checked("variable name", nil), Doc: "the variable"},
+				{Name: "default", Type: AnyType{}, Optional: true, Doc: "returned when the variable is unset or empty"},
+			},
+			Returns: "string or default",
 			Summary: "Read an environment variable.",
 			Example: `return kafka.env("KADMIN_NO_SUCH_VAR", "fallback")`,
 			Native:  (*Runtime).libEnv},
-		&Func{Name: "kafka.check", Area: "library", Args: "(cond, message)", Returns: "cond",
+		&Func{Name: "kafka.check", Area: "library",
+			Params: []Param{
+				{Name: "cond", Type: AnyType{}, Optional: true, Doc: "the check passes unless this is false or nil"},
+				{Name: "message", Type: Str(), Optional: true, Doc: `what failed (default "check failed")`},
+			},
+			Returns: "cond",
 			Summary: "Record a health check; when any check failed the run exits 4 at the end. Does not stop the script.",
 			Example: `kafka.check(#list_topics() > 0, "cluster has topics")`,
 			Native:  (*Runtime).libCheck},
-		&Func{Name: "kafka.fail", Area: "library", Args: "(message)", Returns: "never",
+		&Func{Name: "kafka.fail", Area: "library",
+			Params:  []Param{{Name: "message", Type: AnyType{}, Optional: true, Doc: "the error message (any value: a caught error is shown as tostring gives it)"}},
+			Returns: "never",
 			Summary: "Stop the script with an error (exit 1).",
 			Example: `local ok = pcall(kafka.fail, "stop here")
 return ok == false`,
 			Native: (*Runtime).libFail},
-		&Func{Name: "kafka.dry_run", Area: "library", Args: "([on])", Returns: "boolean",
+		&Func{Name: "kafka.dry_run", Area: "library",
+			Params:  []Param{{Name: "on", Type: Bool(), Optional: true, Doc: "true: dry-run from now on; false: changes apply again; left out: only ask"}},
+			Returns: "boolean",
 			Summary: "Turn dry-run on or off for the rest of the run; returns the current setting. In dry-run, mutations validate and print their plan to stderr but change nothing.",
 			Example: `kafka.dry_run(true)
 local r = create_topics{"dry-run-example"}
 kafka.dry_run(false)
 return r[1].dry_run`,
 			Native: (*Runtime).libDryRun},
-		&Func{Name: "kafka.log.info", Area: "library", Args: "(message or {msg=, key=value...})", Returns: "nothing",
+		&Func{Name: "kafka.log.info", Area: "library", Params: logParams, Returns: "nothing",
 			Summary: "Structured log line on stderr (also kafka.log.warn, kafka.log.error, kafka.log.debug).",
 			Example: `kafka.log.info{msg = "checked", topics = 3}`,
 			Native:  logAt("info")},
-		&Func{Name: "kafka.log.warn", Area: "library", Args: "(message or {msg=, ...})", Returns: "nothing", Summary: "Structured warning on stderr.", Native: logAt("warn")},
-		&Func{Name: "kafka.log.error", Area: "library", Args: "(message or {msg=, ...})", Returns: "nothing", Summary: "Structured error line on stderr.", Native: logAt("error")},
-		&Func{Name: "kafka.log.debug", Area: "library", Args: "(message or {msg=, ...})", Returns: "nothing", Summary: "Structured debug line on stderr.", Native: logAt("debug")},
-		&Func{Name: "help", Area: "library", Args: "([fn or name])", Returns: "nothing",
+		&Func{Name: "kafka.log.warn", Area: "library", Params: logParams, Returns: "nothing", Summary: "Structured warning on stderr.", Native: logAt("warn")},
+		&Func{Name: "kafka.log.error", Area: "library", Params: logParams, Returns: "nothing", Summary: "Structured error line on stderr.", Native: logAt("error")},
+		&Func{Name: "kafka.log.debug", Area: "library", Params: logParams, Returns: "nothing", Summary: "Structured debug line on stderr.", Native: logAt("debug")},
+		&Func{Name: "help", Area: "library",
+			Params:  []Param{{Name: "fn", Type: OneOf(FuncType{}, Str()).Described("function or function name"), Optional: true, Doc: "the function to explain; left out: list every function"}},
+			Returns: "nothing",
 			Summary: "Show the functions, or one function's documentation.",
 			Example: `help(create_topics)`,
 			Native:  (*Runtime).libHelp},
 	)
 }
+
+// connectOptions are kafka.connect's keys: checked before the client is
+// made, so a misspelled key is an error rather than a silently default
+// connection.
+var connectOptions = []Field{
+	{Name: "brokers", Type: List[string](NonEmptyStr().Checked("host:port", nil).Sample("localhost:9092")), Doc: `seed brokers, "host:port" (a comma-separated string is split)`},
+	{Name: "profile", Type: NonEmptyStr(), Doc: "a profile from the config file"},
+	{Name: "client_id", Type: Str(), Doc: "the client id the brokers see"},
+	{Name: "timeout", Type: Int64(1).Between(1, maxDurationMillis).Named("timeout in ms"), Doc: "each call's deadline"},
+	{Name: "sasl_mechanism", Type: Enum("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"), Doc: "SASL mechanism; the password comes from KADMIN_SASL_PASSWORD"},
+	{Name: "sasl_username", Type: NonEmptyStr(), Doc: "SASL user (with sasl_mechanism)"},
+	{Name: "tls", Type: Bool(), Doc: "connect with TLS"},
+	{Name: "tls_ca", Type: NonEmptyStr(), Doc: "CA certificate file (PEM); implies tls"},
+	{Name: "tls_cert", Type: NonEmptyStr(), Doc: "client certificate file (PEM); implies tls"},
+	{Name: "tls_key", Type: NonEmptyStr(), Doc: "client key file (PEM)"},
+	{Name: "tls_server_name", Type: NonEmptyStr(), Doc: "the name the brokers' certificates must have"},
+	{Name: "tls_insecure_skip_verify", Type: Bool(), Doc: "do not verify the brokers' certificates (tests only)"},
+}
+
+// sleepMillis is kafka.sleep's duration: whole milliseconds that a
+// time.Duration holds.
+var sleepMillis = Int64(0).Between(0, maxDurationMillis).Named("duration in ms")
+
+// logParams is kafka.log.*'s argument.
+var logParams = []Param{{Name: "message", Type: AnyType{}, Optional: true, Doc: "a message, or a table {msg=, key=value...} of fields (secret-named keys are redacted)"}}
 
 // libConnect makes a client. Credentials belong to one cluster
 // (engine/credentials.go): kafka.connect{} is the default cluster with the
@@ -245,11 +296,7 @@ func (r *Runtime) libJSONEncode(L *lua.LState) int {
 }
 
 func (r *Runtime) libJSONDecode(L *lua.LState) int {
-	s, ok := L.Get(1).(lua.LString)
-	if !ok {
-		return libError(L, "kafka.json.decode", argErr("argument #1", "must be a string, got %s", describe(L.Get(1))))
-	}
-	v, err := r.decodeJSON(string(s), r.null())
+	v, err := r.decodeJSON(L.CheckString(1), r.null())
 	if err != nil {
 		return libError(L, "kafka.json.decode", argErr("", "invalid JSON: %v", err))
 	}
@@ -271,10 +318,7 @@ func (r *Runtime) libPP(L *lua.LState) int {
 }
 
 func (r *Runtime) libSleep(L *lua.LState) int {
-	ms, ok := toInt(L.Get(1))
-	if !ok || ms < 0 {
-		return libError(L, "kafka.sleep", argErr("ms", "must be a non-negative integer, got %s", describe(L.Get(1))))
-	}
+	ms, _ := exactInt(L.Get(1)) // checked by the declaration: 0 <= ms <= maxDurationMillis
 	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 	defer t.Stop()
 	ctx := L.Context()
@@ -323,8 +367,8 @@ func (r *Runtime) libFail(L *lua.LState) int {
 }
 
 func (r *Runtime) libDryRun(L *lua.LState) int {
-	if L.GetTop() >= 1 {
-		r.dryRun = lua.LVAsBool(L.Get(1))
+	if on, ok := L.Get(1).(lua.LBool); ok { // true, false or nothing: checked by the declaration
+		r.dryRun = bool(on)
 	}
 	L.Push(lua.LBool(r.dryRun))
 	return 1

@@ -1,17 +1,18 @@
 package luaapi
 
 import (
-	"fmt"
-
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func init() {
 	register(
-		&Func{Name: "elect_leaders", Area: "leaders", Mutating: true, Destructive: true,
-			Args:    `{topics= | partitions={{topic=, partition=}...} | all=true, [type="preferred"|"unclean"], [partial=]}`,
+		&Func{Name: "elect_leaders", Area: "leaders", Mutating: true, Destructive: true, TableCall: true, Batch: true,
+			Options: []Field{
+				{Name: "topics", Type: topicNames, Doc: "every partition of these topics"},
+				{Name: "partitions", Type: electPartitions, Doc: "these partitions"},
+				{Name: "all", Type: Bool(), Doc: "every partition in the cluster (instead of topics and partitions)"},
+				{Name: "type", Type: Enum(string(engine.ElectPreferred), string(engine.ElectUnclean)), Doc: `the election: "preferred" (default) or "unclean"`},
+			},
 			Returns: "{{topic=, partition=, leader=, not_needed=, error=}...}",
 			Summary: "Elect partition leaders: move leadership back to the preferred replica, or (unclean) to any live replica.",
 			Doc: `topics (a name or array: all their partitions), partitions ({{topic=, partition=}...}) or all=true (every partition in the cluster) say where; type is "preferred" (the default) or "unclean".
@@ -22,57 +23,29 @@ Declared destructive because type="unclean" can elect an out-of-sync replica and
 	)
 }
 
-// topicPartitions reads {{topic=, partition=}...}.
-func topicPartitions(v lua.LValue, what string) ([]engine.TopicPartition, error) {
-	list, err := recordList(v, what)
-	if err != nil {
-		return nil, err
-	}
-	var out []engine.TopicPartition
-	for i, item := range list {
-		f := newFields(item, fmt.Sprintf("%s #%d", what, i+1), "topic", "partition")
-		tp := engine.TopicPartition{Topic: f.str("topic", true), Partition: int32(f.integer("partition", 0, -1))}
-		if f.err == nil && !f.has("partition") {
-			f.fail("partition", "is required")
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		out = append(out, tp)
-	}
-	return out, nil
-}
+// electPartitions is elect_leaders' partitions={{topic=, partition=}...}.
+var electPartitions = List[engine.TopicPartition](Record(
+	Field{Name: "topic", Type: topicName, Required: true},
+	Field{Name: "partition", Type: partitionNum, Required: true},
+).Then(func(rec Rec, at string) (any, error) {
+	return engine.TopicPartition{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition")}, nil
+})).NonEmpty()
 
 func electLeaders(c *Call) (any, error) {
-	f := newFields(c.Arg(1), "spec", "topics", "partitions", "all", "type", "partial")
-	topics := f.strings("topics")
-	all := f.boolean("all")
-	typ := engine.ElectionType(f.str("type", false))
-	c.partial = f.boolean("partial")
-	if f.err != nil {
-		return nil, f.err
+	topics, parts, all := param[[]string](c, "topics"), param[[]engine.TopicPartition](c, "partitions"), param[bool](c, "all")
+	typ := engine.ElectPreferred
+	if c.Given("type") {
+		typ = engine.ElectionType(param[string](c, "type"))
 	}
-	switch typ {
-	case "":
-		typ = engine.ElectPreferred
-	case engine.ElectPreferred, engine.ElectUnclean:
-	default:
-		return nil, argErr("spec: type", `must be "preferred" or "unclean", got %q`, string(typ))
+	// Which partitions: one table of named arguments has no record of its
+	// own to check this, so it is checked here, before anything is sent.
+	switch {
+	case all && len(topics)+len(parts) > 0:
+		return nil, argErr("", "all=true cannot be combined with topics= or partitions=")
+	case !all && len(topics)+len(parts) == 0:
+		return nil, argErr("", "name topics= or partitions=, or pass all=true for every partition")
 	}
-	var parts []engine.TopicPartition
-	if f.has("partitions") {
-		var err error
-		if parts, err = topicPartitions(f.get("partitions"), "partitions"); err != nil {
-			return nil, err
-		}
-	}
-	if len(topics)+len(parts) == 0 && !all {
-		return nil, argErr("spec", "name topics= or partitions=, or pass all=true for every partition")
-	}
-	if all && len(topics)+len(parts) > 0 {
-		return nil, argErr("spec", "all=true cannot be combined with topics= or partitions=")
-	}
-	_, cl, err := c.optionsAndClient(2)
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}

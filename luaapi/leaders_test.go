@@ -86,11 +86,11 @@ func TestElectLeadersErrorsAndRetries(t *testing.T) {
 	assert.Equal(t, map[int32]int32{0: 0, 1: 1}, e.leaderEpochs("er"), "er[1] elected after retries, er[0] refused")
 
 	for src, want := range map[string]string{
-		`elect_leaders{}`: `elect_leaders: spec: name topics= or partitions=, or pass all=true`,
-		`elect_leaders{topics = "er", type = "dirty"}`: `elect_leaders: spec: type: must be "preferred" or "unclean", got "dirty"`,
-		`elect_leaders{partitions = {{topic = "er"}}}`: `elect_leaders: partitions #1: partition is required`,
+		`elect_leaders{}`: `elect_leaders: name topics= or partitions=, or pass all=true`,
+		`elect_leaders{topics = "er", type = "dirty"}`: `elect_leaders: type: must be "preferred" or "unclean", got "dirty"`,
+		`elect_leaders{partitions = {{topic = "er"}}}`: `elect_leaders: partitions #1: partition: is required`,
 		`elect_leaders{topics = "er", all = true}`:     `all=true cannot be combined`,
-		`elect_leaders{topic = "er"}`:                  `elect_leaders: spec: unknown key "topic"`,
+		`elect_leaders{topic = "er"}`:                  `elect_leaders: unknown key "topic" (did you mean "topics"?)`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
@@ -110,4 +110,23 @@ func TestElectLeadersAllAndDryRun(t *testing.T) {
 	assert.Contains(t, e.stderr.String(), "dry-run: elect_leaders:")
 	e.run(`local r = elect_leaders{all = true}; assert(#r == 2)`)
 	assert.Equal(t, map[int32]int32{0: 1, 1: 1}, e.leaderEpochs("dr"))
+}
+
+// Issue 7: a partition beyond int32 is refused rather than narrowed, and
+// booleans are true or false only; nothing is elected.
+func TestElectLeadersArgumentsRefusedBeforeSending(t *testing.T) {
+	e, auditPath := auditedEnv(t)
+	e.run(`create_topics{{name = "el", partitions = 2}}`)
+	before := e.leaderEpochs("el")
+	refusedBeforeSending(t, e, auditPath, map[string]string{
+		`elect_leaders{partitions = {{topic = "el", partition = 2^32 + 1}}}`: `elect_leaders: partitions #1: partition: must be a partition between 0 and 2147483647, got 4294967297`,
+		`elect_leaders{partitions = {topic = "el", partition = 0/0}}`:        `elect_leaders: partitions: partition: must be a partition between 0 and 2147483647, got NaN`,
+		`elect_leaders{topics = "el", all = 1}`:                              `elect_leaders: all: must be true or false, got 1`,
+		`elect_leaders{all = true, partial = "yes"}`:                         `elect_leaders: partial: must be true or false, got "yes"`,
+		`elect_leaders{topics = "el", type = "Unclear"}`:                     `elect_leaders: type: must be "preferred" or "unclean", got "Unclear" (did you mean "unclean"?)`,
+		`elect_leaders{topics = "bad name!"}`:                                `elect_leaders: topics: "bad name!" has ' '`,
+		`elect_leaders({topics = "el"}, {partial = true})`:                   `elect_leaders: takes at most 1 argument`,
+		`elect_leaders("el")`:                                                `elect_leaders: takes one table`,
+	})
+	assert.Equal(t, before, e.leaderEpochs("el"), "nothing was elected")
 }

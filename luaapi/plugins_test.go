@@ -250,18 +250,20 @@ func TestBrokenPluginsNameFileAndLine(t *testing.T) {
 		"runtime error":            {"local x = 1\nerror('no config')\n", "plugin broken: %s:2: no config", KindScript},
 		"kafka error":              {"kafka.fail('refusing')", "plugin broken: %s: refusing", KindScript},
 		"no functions or commands": {"return {version = '1', functions = {}, commands = {}}", "plugin broken: %s: defines no functions and no commands", -1},
-		"unknown key":              {"return {\n  functions = {},\n  comands = {},\n}", "plugin broken: %s:3: comands: unknown key (allowed: name, version, description, functions, commands)", -1},
-		"unknown function key":     {"return {functions = {\n  f = {\n    sumary = 'x',\n    fn = print}}}", "plugin broken: %s:3: functions.f.sumary: unknown key (allowed: summary, args, returns, doc, example, fn)", -1},
-		"missing fn":               {"return {functions = {\n  f = {summary = 'x'}}}", "plugin broken: %s:2: functions.f.fn: must be a function, got nil", -1},
-		"fn not a function":        {"return {functions = {f = {fn = 'print'}}}", "plugin broken: %s:1: functions.f.fn: must be a function, got string", -1},
-		"functions not a table":    {"return {functions = 'f'}", "plugin broken: %s:1: functions: must be a table, got string", -1},
-		"entry not a function":     {"return {functions = {\n f = 42}}", "plugin broken: %s:2: functions.f: must be a function or {summary=, args=, returns=, doc=, example=, fn=function}, got number", -1},
-		"summary not a string":     {"return {functions = {f = {fn = print, summary = {}}}}", "functions.f.summary: must be a string, got table", -1},
-		"bad function name":        {"return {functions = {['my-fn'] = print}}", "plugin broken: %s:1: functions.my-fn: a function's name must be a Lua name", -1},
-		"keyword function name":    {"return {functions = {['end'] = print}}", "functions.end: a function's name must be a Lua name", -1},
-		"array of functions":       {"return {functions = {print}}", "functions: keys must be names, got number 1", -1},
-		"bad command name":         {"return {commands = {['a/b'] = print}}", "commands.a/b: a command's name must be letters, digits, -, _ and .", -1},
-		"command without run":      {"return {commands = {x = {usage = 'X'}}}", "commands.x.run: must be a function, got nil", -1},
+		"unknown key":              {"return {\n  functions = {},\n  comands = {},\n}", `plugin broken: %s:3: unknown key "comands" (did you mean "commands"?) (allowed: name, version, description, functions, commands)`, -1},
+		"unknown function key":     {"return {functions = {\n  f = {\n    sumary = 'x',\n    fn = print}}}", `plugin broken: %s:3: functions: f: unknown key "sumary" (did you mean "summary"?) (allowed: summary, args, returns, doc, example, fn)`, -1},
+		"missing fn":               {"return {functions = {\n  f = {summary = 'x'}}}", "plugin broken: %s:2: functions: f: fn: is required", -1},
+		"fn not a function":        {"return {functions = {f = {fn = 'print'}}}", `plugin broken: %s:1: functions: f: fn: must be a function, got "print"`, -1},
+		"functions not a table":    {"return {functions = 'f'}", `plugin broken: %s:1: functions: must be a table {NAME = function or {summary=, args=, returns=, doc=, example=, fn=function}}, got "f"`, -1},
+		"entry not a function":     {"return {functions = {\n f = 42}}", "plugin broken: %s:2: functions: f: must be a function or {summary=, args=, returns=, doc=, example=, fn=function}, got 42", -1},
+		"summary not a string":     {"return {functions = {f = {fn = print, summary = {}}}}", "functions: f: summary: must be a string, got table", -1},
+		"bad function name":        {"return {functions = {['my-fn'] = print}}", "plugin broken: %s:1: functions: key my-fn: a function's name must be a Lua name", -1},
+		"keyword function name":    {"return {functions = {['end'] = print}}", "functions: key end: a function's name must be a Lua name", -1},
+		"array of functions":       {"return {functions = {print}}", "functions: key 1: must be a function name, got 1", -1},
+		"bad command name":         {"return {commands = {['a/b'] = print}}", "commands: key a/b: a command's name must be letters, digits, -, _ and .", -1},
+		"command without run":      {"return {commands = {x = {usage = 'X'}}}", "plugin broken: %s:1: commands: x: run: is required", -1},
+		"misspelled command key":   {"return {commands = {x = {run = print,\n  usgae = 'X'}}}", `plugin broken: %s:2: commands: x: unknown key "usgae" (did you mean "usage"?)`, -1},
+		"number key at the top":    {"return {functions = {f = print}, [1] = 'x'}", "plugin broken: %s: unknown key 1 (allowed: name, version, description, functions, commands)", -1},
 		"wrong name":               {"return {name = 'other', functions = {f = print}}", "plugin broken: %s:1: name: is \"other\" but the file makes it \"broken\"", -1},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -409,4 +411,13 @@ func mustJSON(t *testing.T, rt *Runtime, v lua.LValue) string {
 	s, err := encodeJSON(v, rt.null(), "")
 	require.NoError(t, err)
 	return s
+}
+
+func TestPluginVersionMayBeANumber(t *testing.T) {
+	dir := testfiles.Tree(t, map[string]string{"v.lua": `return {version = 1.5, description = "d", functions = {f = print}}`})
+	e, err := newPluginEnv(t, dir)
+	require.NoError(t, err)
+	require.Len(t, e.rt.Plugins(), 1)
+	assert.Equal(t, "1.5", e.rt.Plugins()[0].Version)
+	assert.Equal(t, "d", e.rt.Plugins()[0].Description)
 }

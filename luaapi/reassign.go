@@ -3,7 +3,9 @@ package luaapi
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,14 +16,15 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "list_partition_reassignments", Area: "reassign", Args: "([topics])",
+		&Func{Name: "list_partition_reassignments", Area: "reassign",
+			Params:  []Param{{Name: "topics", Type: topicNames, Optional: true, Doc: "only these topics; every reassignment in the cluster when left out"}},
 			Returns: "{{topic=, partition=, replicas=, adding_replicas=, removing_replicas=}...}",
 			Summary: "List the partition reassignments in progress.",
 			Doc:     "topics (a name or an array) keeps only those topics; without it every reassignment in the cluster is listed. replicas is the union of the old and new replicas while data moves.",
 			Example: `for _, r in ipairs(list_partition_reassignments()) do print(r.topic, r.partition, #r.adding_replicas) end`,
 			Run:     listReassignments},
-		&Func{Name: "alter_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true,
-			Args:    "(rows[, {partial=}])",
+		&Func{Name: "alter_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
+			Params:  []Param{{Name: "rows", Type: reassignRows, Doc: "the partitions to move and their new replicas, or a plan from plan_reassignment"}},
 			Returns: "{{topic=, partition=, replicas=, error=}...}",
 			Summary: "Move partitions to new replicas (data is copied to the new brokers).",
 			Doc: `A row is {topic=, partition=, replicas={broker ids}}; the first replica is the preferred leader. A plan from plan_reassignment (or its partitions) is accepted as is: its rows' target is the new replicas.
@@ -29,16 +32,20 @@ The call returns once Kafka has accepted the reassignments; the data moves in th
 			Example: `local plan = plan_reassignment{topics = {"orders"}, brokers = {0, 1, 2}}
 if plan.moves > 0 then alter_partition_reassignments(plan) end`,
 			Run: alterReassignments},
-		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true,
-			Args:    "(rows[, {partial=}])",
+		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
+			Params:  []Param{{Name: "rows", Type: cancelRows, Doc: "the partitions whose reassignment to cancel"}},
 			Returns: "{{topic=, partition=, error=}...}",
 			Summary: "Cancel reassignments in progress: partitions go back to their original replicas.",
 			Doc:     "A row is {topic=, partition=}. A partition that is not being reassigned fails with NO_REASSIGNMENT_IN_PROGRESS.",
 			Example: `local ok, err = pcall(cancel_partition_reassignments, {{topic = "orders", partition = 0}})
 print(ok or err.code)`,
 			Run: cancelReassignments},
-		&Func{Name: "plan_reassignment", Area: "reassign",
-			Args:    "{topics=, [brokers=], [racks={[broker_id]=rack}]}",
+		&Func{Name: "plan_reassignment", Area: "reassign", TableCall: true,
+			Options: []Field{
+				{Name: "topics", Type: topicNames.NonEmpty(), Required: true, Doc: "the topics to balance"},
+				{Name: "brokers", Type: brokerIDList.NonEmpty(), Doc: "the brokers to spread over (default: every broker)"},
+				{Name: "racks", Type: rackMap, Doc: "each broker's rack (default: the cluster's broker racks)"},
+			},
 			Returns: "{moves=, leader_changes=, partitions={{topic=, partition=, current=, target=, moves=}...}}",
 			Summary: "Plan a balanced, rack-aware reassignment that moves the fewest replicas.",
 			Doc: `Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
@@ -48,7 +55,11 @@ print(plan.moves .. " replicas move")
 for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end`,
 			Run: planReassignment},
 		&Func{Name: "wait_reassignments", Area: "reassign",
-			Args:    "([{timeout=, topics=, interval_ms=}])",
+			Options: []Field{
+				{Name: "timeout", Type: reassignTimeout, Doc: "how long to wait before raising TIMEOUT (default 30m)"},
+				{Name: "topics", Type: topicNames, Doc: "wait only for these topics' reassignments"},
+				{Name: "interval_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("poll interval in ms"), Doc: "time between polls (default 1000)"},
+			},
 			Returns: "{{topic=, partition=, replicas=}...}",
 			Summary: "Wait until no partition reassignment is in progress.",
 			Doc: `Polls list_partition_reassignments (every interval_ms, default 1000) until none is in progress (of topics, when given) and returns the partitions that finished meanwhile, with their final replicas. timeout is milliseconds or a duration string like "30m" (default 30m); when it passes first the call raises TIMEOUT naming the partitions still moving.
@@ -60,93 +71,125 @@ print(#done .. " partitions finished moving")`,
 }
 
 func listReassignments(c *Call) (any, error) {
-	return namesCall(c, "topics", true, func(cl *engine.Client, topics []string) (any, error) {
-		return cl.ListPartitionReassignments(c.Ctx(), topics)
-	})
-}
-
-// partitionRows reads an array of {topic=, partition=, ...} rows; withReplicas
-// also reads replicas= (or a plan row's target=). A plan table
-// {moves=, partitions={...}} stands for its partitions.
-func partitionRows(v lua.LValue, withReplicas bool) ([]engine.PartitionTarget, error) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, argErr("rows", "must be an array of {topic=, partition=...} rows, got %s", describe(v))
-	}
-	fromPlan := false
-	if parts, ok := t.RawGetString("partitions").(*lua.LTable); ok && t.RawGetString("topic") == lua.LNil {
-		t, fromPlan = parts, true
-	}
-	if err := onlyArray(t, "rows"); err != nil {
+	cl, err := c.Client()
+	if err != nil {
 		return nil, err
 	}
-	var out []engine.PartitionTarget
-	for i := 1; i <= t.Len(); i++ {
-		where := fmt.Sprintf("row #%d", i)
-		allowed := []string{"topic", "partition"}
-		if withReplicas {
-			allowed = append(allowed, "replicas", "target", "current", "moves")
-		}
-		f := newFields(t.RawGetInt(i), where, allowed...)
-		pt := engine.PartitionTarget{Topic: f.str("topic", true), Partition: int32(f.integer("partition", 0, -1))}
-		if f.err == nil && !f.has("partition") {
-			f.fail("partition", "is required")
-		}
-		if withReplicas {
-			key := "replicas"
-			if !f.has(key) && f.has("target") {
-				key = "target"
-			}
-			pt.Replicas = brokerIDs(f, key)
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		out = append(out, pt)
-	}
-	if len(out) == 0 && !fromPlan { // a plan with nothing to change is fine
-		return nil, argErr("rows", "must name at least one partition")
-	}
-	return out, nil
+	return cl.ListPartitionReassignments(c.Ctx(), param[[]string](c, "topics"))
 }
 
-// brokerIDs reads a required non-empty array of broker ids.
-func brokerIDs(f *fields, key string) []int32 {
-	bt, ok := f.get(key).(*lua.LTable)
-	if !ok || bt.Len() == 0 {
-		f.fail(key, "must be a non-empty array of broker ids, got %s", describe(f.get(key)))
-		return nil
+// maxDurationMillis is the longest duration in milliseconds a time.Duration holds
+// (about 292 years): a larger one would overflow when converted.
+const maxDurationMillis = math.MaxInt64 / int64(time.Millisecond)
+
+// reassignReplicas is a row's new replica list: broker ids, the first the
+// preferred leader, each at most once.
+var reassignReplicas = Custom("non-empty array of broker ids", "{1}", func(r *reader, v lua.LValue, at string) (any, error) {
+	x, err := List[int32](brokerID).ArrayOnly().NonEmpty().read(r, v, at)
+	if err != nil {
+		return nil, err
 	}
-	var out []int32
-	for i := 1; i <= bt.Len(); i++ {
-		b, ok := toInt(bt.RawGetInt(i))
-		if !ok || b < 0 {
-			f.fail(key, "broker ids must be non-negative integers, got %s", describe(bt.RawGetInt(i)))
-			return nil
+	ids := x.([]int32)
+	for i, b := range ids {
+		if slices.Contains(ids[:i], b) {
+			return nil, argErr(at, "lists broker %d twice", b)
 		}
-		out = append(out, int32(b))
 	}
-	return out
+	return ids, nil
+}, lua.LTTable)
+
+// reassignRow is one partition's move: {topic=, partition=, replicas=},
+// or a plan_reassignment row {topic=, partition=, current=, target=,
+// moves=} whose target is the new replicas. It reads as a one-element
+// []engine.PartitionTarget (a plan reads as many).
+var reassignRow = Record(
+	Field{Name: "topic", Type: topicName, Required: true},
+	Field{Name: "partition", Type: partitionNum, Required: true},
+	Field{Name: "replicas", Type: reassignReplicas, Doc: "the new replicas; the first is the preferred leader"},
+	Field{Name: "target", Type: reassignReplicas, Doc: "a plan row's new replicas (instead of replicas)"},
+	Field{Name: "current", Type: List[int32](brokerID).ArrayOnly(), Doc: "a plan row's current replicas (not sent)"},
+	Field{Name: "moves", Type: Count(0), Doc: "a plan row's count of moved replicas (not sent)"},
+).Then(func(rec Rec, at string) (any, error) {
+	key := "replicas"
+	switch {
+	case rec.Has("replicas") && rec.Has("target"):
+		return nil, argErr(subPath(at, "target"), "cannot be combined with replicas (give one of them)")
+	case rec.Has("target"):
+		key = "target"
+	case !rec.Has("replicas"):
+		return nil, argErr(subPath(at, "replicas"), "is required (the new replicas: broker ids)")
+	}
+	return []engine.PartitionTarget{{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition"),
+		Replicas: get[[]int32](rec, key)}}, nil
+}).Sample(`{topic = "t", partition = 0, replicas = {1}}`)
+
+// reassignPlan is plan_reassignment's result passed as it is: its
+// partitions are the rows.
+var reassignPlan = Record(
+	Field{Name: "moves", Type: Count(0)},
+	Field{Name: "leader_changes", Type: Count(0)},
+	Field{Name: "partitions", Type: List[[]engine.PartitionTarget](reassignRow).ArrayOnly(), Required: true},
+).Then(func(rec Rec, at string) (any, error) {
+	return slices.Concat(get[[][]engine.PartitionTarget](rec, "partitions")...), nil
+})
+
+// reassignRows is alter_partition_reassignments' argument: rows, one row,
+// or a plan. A table with partitions= and no topic= is a plan.
+var reassignRows = uniqueRows(List[[]engine.PartitionTarget](Custom(
+	"{topic=, partition=, replicas=} or a plan from plan_reassignment",
+	reassignRow.sample(),
+	func(r *reader, v lua.LValue, at string) (any, error) {
+		if t, ok := v.(*lua.LTable); ok && t.RawGetString("partitions") != lua.LNil && t.RawGetString("topic") == lua.LNil {
+			return reassignPlan.read(r, v, at)
+		}
+		return reassignRow.read(r, v, at)
+	}, lua.LTTable)).NonEmpty(), func(x any) []engine.PartitionTarget {
+	return slices.Concat(x.([][]engine.PartitionTarget)...)
+})
+
+// cancelRows is cancel_partition_reassignments' argument.
+var cancelRows = uniqueRows(List[engine.PartitionTarget](Record(
+	Field{Name: "topic", Type: topicName, Required: true},
+	Field{Name: "partition", Type: partitionNum, Required: true},
+).Then(func(rec Rec, at string) (any, error) {
+	return engine.PartitionTarget{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition")}, nil
+})).NonEmpty(), func(x any) []engine.PartitionTarget { return x.([]engine.PartitionTarget) })
+
+// uniqueRows reads rows with list and refuses a partition named twice
+// (which move would win?).
+func uniqueRows(list *ListType, rows func(any) []engine.PartitionTarget) *CustomType {
+	return Custom(list.Doc(), list.sample(), func(r *reader, v lua.LValue, at string) (any, error) {
+		x, err := list.read(r, v, at)
+		if err != nil {
+			return nil, err
+		}
+		out := rows(x)
+		seen := map[engine.TopicPartition]bool{}
+		for _, row := range out {
+			tp := engine.TopicPartition{Topic: row.Topic, Partition: row.Partition}
+			if seen[tp] {
+				return nil, argErr(at, "%s is given twice", tp)
+			}
+			seen[tp] = true
+		}
+		return out, nil
+	}, lua.LTTable)
 }
 
 func alterReassignments(c *Call) (any, error) {
-	return reassignCall(c, true)
+	return reassignCall(c, param[[]engine.PartitionTarget](c, "rows"), true)
 }
 
 func cancelReassignments(c *Call) (any, error) {
-	return reassignCall(c, false)
+	return reassignCall(c, param[[]engine.PartitionTarget](c, "rows"), false)
 }
 
-func reassignCall(c *Call, alter bool) (any, error) {
-	rows, err := partitionRows(c.Arg(1), alter)
+func reassignCall(c *Call, rows []engine.PartitionTarget, alter bool) (any, error) {
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.clientAfterOptions(2)
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
+	if len(rows) == 0 { // a plan with nothing to change
 		c.Plan("the plan changes nothing")
 		return []engine.ReassignResult{}, nil
 	}
@@ -166,67 +209,54 @@ func reassignCall(c *Call, alter bool) (any, error) {
 	return cl.CancelPartitionReassignments(c.Ctx(), rows)
 }
 
+// rackMap is plan_reassignment's racks={[broker_id] = "rack"}.
+var rackMap = MapOf[int32, string](brokerID, NonEmptyStr().Checked("rack name", nil).Sample("r1")).
+	Described(`{[broker_id] = "rack", ...}`)
+
 func planReassignment(c *Call) (any, error) {
-	if _, ok := c.Arg(1).(*lua.LTable); !ok {
-		return nil, argErr("argument #1", "must be a table {topics=, brokers=, racks=}, got %s", describe(c.Arg(1)))
-	}
-	f := newFields(c.Arg(1), "options", "topics", "brokers", "racks")
-	o := engine.PlanOptions{Topics: f.strings("topics")}
-	if f.err == nil && len(o.Topics) == 0 {
-		f.fail("topics", "is required (a topic name or an array of names)")
-	}
-	if f.has("brokers") {
-		o.Brokers = brokerIDs(f, "brokers")
-	}
-	if f.has("racks") {
-		o.Racks = rackMap(f)
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
+	o := engine.PlanOptions{Topics: param[[]string](c, "topics"), Brokers: param[[]int32](c, "brokers"),
+		Racks: param[map[int32]string](c, "racks")}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	return cl.PlanReassignmentOn(c.Ctx(), o)
+	plan, err := cl.PlanReassignmentOn(c.Ctx(), o)
+	// The arguments were all checked before: a refusal now depends on the
+	// cluster (a broker it does not have), which Kafka calls an invalid
+	// replica assignment.
+	if e, ok := err.(*engine.Error); ok && e != nil && e.Code == engine.CodeInvalidArgument {
+		e.Code = "INVALID_REPLICA_ASSIGNMENT"
+	}
+	return plan, err
 }
 
-// rackMap reads racks={[1]="a", [2]="b"}.
-func rackMap(f *fields) map[int32]string {
-	t, ok := f.get("racks").(*lua.LTable)
-	if !ok {
-		f.fail("racks", "must be a table {[broker_id]=\"rack\"}, got %s", describe(f.get("racks")))
-		return nil
-	}
-	out := map[int32]string{}
-	t.ForEach(func(k, v lua.LValue) {
-		b, ok := toInt(k)
-		if !ok || b < 0 {
-			f.fail("racks", "keys must be broker ids, got %s", describe(k))
-			return
+// reassignTimeout is wait_reassignments' timeout: milliseconds or a Go
+// duration string.
+var reassignTimeout = Custom(`integer ms >= 1, or a duration string like "30m"`, `"30m"`,
+	func(_ *reader, v lua.LValue, at string) (any, error) {
+		switch v := v.(type) {
+		case lua.LNumber:
+			if n, ok := exactInt(v); ok && n >= 1 && n <= maxDurationMillis {
+				return time.Duration(n) * time.Millisecond, nil
+			}
+		case lua.LString:
+			if len(v) > 64 {
+				return nil, argErr(at, "is %d bytes long; a duration is at most 64", len(v))
+			}
+			if d, err := time.ParseDuration(string(v)); err == nil && d > 0 {
+				return d, nil
+			}
 		}
-		s, ok := v.(lua.LString)
-		if !ok {
-			f.fail(fmt.Sprintf("racks[%d]", b), "must be a rack name, got %s", describe(v))
-			return
-		}
-		out[int32(b)] = string(s)
-	})
-	return out
-}
+		return nil, argErr(at, `must be positive milliseconds or a duration like "10m", got %s`, describe(v))
+	}, lua.LTNumber, lua.LTString)
 
 func waitReassignments(c *Call) (any, error) {
-	f, err := c.Options(1, "timeout", "topics", "interval_ms")
-	if err != nil {
-		return nil, err
+	o := engine.WaitOptions{Topics: param[[]string](c, "topics"), Timeout: 30 * time.Minute, Interval: time.Second}
+	if c.Given("timeout") {
+		o.Timeout = param[time.Duration](c, "timeout")
 	}
-	o := engine.WaitOptions{Topics: f.strings("topics"), Timeout: 30 * time.Minute,
-		Interval: time.Duration(f.integer("interval_ms", 1, 1000)) * time.Millisecond}
-	if f.has("timeout") {
-		o.Timeout = durationArg(f, "timeout")
-	}
-	if f.err != nil {
-		return nil, f.err
+	if c.Given("interval_ms") {
+		o.Interval = time.Duration(param[int64](c, "interval_ms")) * time.Millisecond
 	}
 	cl, err := c.Client()
 	if err != nil {
@@ -252,22 +282,6 @@ func writeProgress(w io.Writer, moving []engine.Reassignment, finished int, elap
 	}
 	fmt.Fprintf(w, "wait_reassignments: %s: %d moving, %d finished %s\n",
 		elapsed.Round(time.Second), len(moving), finished, strings.Join(names, " "))
-}
-
-// durationArg reads milliseconds (a number) or a Go duration string.
-func durationArg(f *fields, key string) time.Duration {
-	switch v := f.get(key).(type) {
-	case lua.LNumber:
-		if n, ok := toInt(v); ok && n > 0 {
-			return time.Duration(n) * time.Millisecond
-		}
-	case lua.LString:
-		if d, err := time.ParseDuration(string(v)); err == nil && d > 0 {
-			return d
-		}
-	}
-	f.fail(key, "must be positive milliseconds or a duration like \"10m\", got %s", describe(f.get(key)))
-	return 0
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -108,13 +108,13 @@ func TestAlterPartitionReassignmentsErrors(t *testing.T) {
 		assert(r[1].error.code == "UNKNOWN_TOPIC_OR_PARTITION")
 	`)
 	for src, want := range map[string]string{
-		`alter_partition_reassignments{{topic = "mv", partition = 0}}`:                        `alter_partition_reassignments: row #1: replicas must be a non-empty array of broker ids, got nil`,
-		`alter_partition_reassignments{{topic = "mv", partition = "x", replicas = {1}}}`:      `alter_partition_reassignments: row #1: partition must be a non-negative integer, got "x"`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {"a"}}}`:      `alter_partition_reassignments: row #1: replicas broker ids must be non-negative integers, got "a"`,
-		`alter_partition_reassignments("mv")`:                                                 `alter_partition_reassignments: rows: must be an array`,
-		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, x = 1}}`: `alter_partition_reassignments: row #1: unknown key "x"`,
-		`alter_partition_reassignments{{topic = "mv", replicas = {1}}}`:                       `alter_partition_reassignments: row #1: partition is required`,
-		`alter_partition_reassignments{}`:                                                     `alter_partition_reassignments: rows: must name at least one partition`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0}}`:                        `alter_partition_reassignments: rows #1: replicas: is required`,
+		`alter_partition_reassignments{{topic = "mv", partition = "x", replicas = {1}}}`:      `alter_partition_reassignments: rows #1: partition: must be a partition between 0 and 2147483647, got "x"`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {"a"}}}`:      `alter_partition_reassignments: rows #1: replicas #1: must be a broker id between 0 and 2147483647, got "a"`,
+		`alter_partition_reassignments("mv")`:                                                 `alter_partition_reassignments: rows: must be {topic=, partition=, replicas=} or a plan from plan_reassignment, or an array of them, got "mv"`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, x = 1}}`: `alter_partition_reassignments: rows #1: unknown key "x"`,
+		`alter_partition_reassignments{{topic = "mv", replicas = {1}}}`:                       `alter_partition_reassignments: rows #1: partition: is required`,
+		`alter_partition_reassignments{}`:                                                     `alter_partition_reassignments: rows: must name at least one`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
@@ -149,7 +149,7 @@ func TestCancelPartitionReassignmentsSendsNullReplicas(t *testing.T) {
 	require.Contains(t, got, "mv[1]")
 	assert.Nil(t, got["mv[1]"], "a cancel sends null replicas")
 	re = e.runErr(`cancel_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}}}`)
-	assert.Contains(t, re.Message, `cancel_partition_reassignments: row #1: unknown key "replicas"`)
+	assert.Contains(t, re.Message, `cancel_partition_reassignments: rows #1: unknown key "replicas"`)
 }
 
 func TestListPartitionReassignments(t *testing.T) {
@@ -164,7 +164,7 @@ func TestListPartitionReassignments(t *testing.T) {
 		e.json(`return list_partition_reassignments()`))
 	e.run(`local r = list_partition_reassignments("b"); assert(#r == 1 and r[1].topic == "b")`)
 	re := e.runErr(`list_partition_reassignments(5)`)
-	assert.Contains(t, re.Message, `list_partition_reassignments: topics: must be a string or an array of strings, got 5`)
+	assert.Contains(t, re.Message, `list_partition_reassignments: topics: must be a topic name, or an array of them, got 5`)
 }
 
 func TestWaitReassignmentsReturnsFinished(t *testing.T) {
@@ -187,7 +187,7 @@ func TestWaitReassignmentsTimeoutNamesWhatMoves(t *testing.T) {
 	assert.Equal(t, "TIMEOUT", re.Code)
 	assert.Contains(t, re.Message, "wait_reassignments: TIMEOUT: reassignments still in progress after the timeout: orders[4]")
 	re = e.runErr(`wait_reassignments{timeout = "soon"}`)
-	assert.Contains(t, re.Message, `wait_reassignments: options: timeout must be positive milliseconds or a duration like "10m", got "soon"`)
+	assert.Contains(t, re.Message, `wait_reassignments: options: timeout: must be positive milliseconds or a duration like "10m", got "soon"`)
 }
 
 func TestWaitReassignmentsTopicsFilter(t *testing.T) {
@@ -249,16 +249,20 @@ func TestPlanReassignmentErrors(t *testing.T) {
 	assert.Contains(t, re.Message, "plan_reassignment: rf3[0]: INVALID_REPLICATION_FACTOR")
 	re = e.runErr(`plan_reassignment{topics = "missing"}`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
+	// A broker the cluster does not have is the cluster's answer, not a
+	// malformed argument.
+	re = e.runErr(`plan_reassignment{topics = "rf3", brokers = {99}}`)
+	assert.Equal(t, "INVALID_REPLICA_ASSIGNMENT", re.Code)
+	assert.Contains(t, re.Message, "plan_reassignment: INVALID_REPLICA_ASSIGNMENT: broker 99 is not in the cluster")
 	for src, want := range map[string]string{
-		`plan_reassignment("rf3")`:                              `plan_reassignment: argument #1: must be a table {topics=, brokers=, racks=}, got "rf3"`,
-		`plan_reassignment{}`:                                   `plan_reassignment: options: topics is required`,
-		`plan_reassignment{topics = "rf3", brokers = {99}}`:     `plan_reassignment: broker 99 is not in the cluster`,
-		`plan_reassignment{topics = "rf3", racks = {[0] = 1}}`:  `plan_reassignment: options: racks[0] must be a rack name, got 1`,
-		`plan_reassignment{topics = "rf3", brokerz = {0}}`:      `plan_reassignment: options: unknown key "brokerz"`,
-		`plan_reassignment{topics = "rf3", brokers = "all"}`:    `plan_reassignment: options: brokers must be a non-empty array of broker ids, got "all"`,
-		`plan_reassignment{topics = "rf3", racks = {x = "a"}}`:  `plan_reassignment: options: racks keys must be broker ids, got "x"`,
-		`plan_reassignment{topics = {"rf3"}, brokers = {-1}}`:   `plan_reassignment: options: brokers broker ids must be non-negative integers, got -1`,
-		`plan_reassignment{topics = {"rf3", 4}, brokers = {0}}`: `plan_reassignment: options: topics #2: must be a string, got 4`,
+		`plan_reassignment("rf3")`:                              `plan_reassignment: takes one table {topics=, [brokers=], [racks=]}, got "rf3"`,
+		`plan_reassignment{}`:                                   `plan_reassignment: topics: is required`,
+		`plan_reassignment{topics = "rf3", racks = {[0] = 1}}`:  `plan_reassignment: racks: 0: must be a rack name, got 1`,
+		`plan_reassignment{topics = "rf3", brokerz = {0}}`:      `plan_reassignment: unknown key "brokerz" (did you mean "brokers"?)`,
+		`plan_reassignment{topics = "rf3", brokers = "all"}`:    `plan_reassignment: brokers: must be a broker id between 0 and 2147483647, got "all"`,
+		`plan_reassignment{topics = "rf3", racks = {x = "a"}}`:  `plan_reassignment: racks: key x: must be a broker id between 0 and 2147483647, got "x"`,
+		`plan_reassignment{topics = {"rf3"}, brokers = {-1}}`:   `plan_reassignment: brokers #1: must be a broker id between 0 and 2147483647, got -1`,
+		`plan_reassignment{topics = {"rf3", 4}, brokers = {0}}`: `plan_reassignment: topics #2: must be a topic name, got 4`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
@@ -293,5 +297,37 @@ func TestApplyingAnEmptyPlanChangesNothing(t *testing.T) {
 		assert(#r == 0)
 	`)
 	re := e.runErr(`alter_partition_reassignments{}`)
-	assert.Contains(t, re.Message, "alter_partition_reassignments: rows: must name at least one partition")
+	assert.Contains(t, re.Message, "alter_partition_reassignments: rows: must name at least one")
+}
+
+// Issue 7: numbers are checked for the width of the Kafka field they fill,
+// options are true/false only, and nothing is sent when a call is refused.
+func TestReassignmentArgumentsRefusedBeforeSending(t *testing.T) {
+	e, auditPath := auditedEnv(t)
+	e.run(`create_topics{{name = "mv", partitions = 2}}`)
+	sent, _ := sentReassignments(e)
+	refusedBeforeSending(t, e, auditPath, map[string]string{
+		`alter_partition_reassignments{{topic = "mv", partition = 2^32 + 1, replicas = {0}}}`:                                         `alter_partition_reassignments: rows #1: partition: must be a partition between 0 and 2147483647, got 4294967297`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {2^32}}}`:                                             `alter_partition_reassignments: rows #1: replicas #1: must be a broker id between 0 and 2147483647, got 4294967296`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1, 1}}}`:                                             `alter_partition_reassignments: rows #1: replicas: lists broker 1 twice`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {}}}`:                                                 `alter_partition_reassignments: rows #1: replicas: must name at least one`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}, target = {2}}}`:                                  `alter_partition_reassignments: rows #1: target: cannot be combined with replicas`,
+		`alter_partition_reassignments({{topic = "mv", partition = 0, replicas = {1}}}, {partial = 1})`:                               `alter_partition_reassignments: options: partial: must be true or false, got 1`,
+		`alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {1}}, {topic = "mv", partition = 0, replicas = {2}}}`: `alter_partition_reassignments: rows: mv[0] is given twice`,
+		`alter_partition_reassignments{moves = 1, partitions = {{topic = "mv", partition = 0, target = {1}, moves = -1}}}`:            `alter_partition_reassignments: rows: partitions #1: moves: must be an integer between 0`,
+		`cancel_partition_reassignments{{topic = "mv", partition = -1}}`:                                                              `cancel_partition_reassignments: rows #1: partition: must be a partition between 0 and 2147483647, got -1`,
+		`cancel_partition_reassignments({{topic = "mv", partition = 0}}, {partial = true}, 3)`:                                        `cancel_partition_reassignments: takes at most 2 arguments`,
+		`wait_reassignments{timeout = -1}`:                     `wait_reassignments: options: timeout: must be positive milliseconds`,
+		`wait_reassignments{timeout = 0/0}`:                    `wait_reassignments: options: timeout: must be positive milliseconds or a duration like "10m", got NaN`,
+		`wait_reassignments{timeout = 2^63}`:                   `wait_reassignments: options: timeout: must be positive milliseconds`,
+		`wait_reassignments{timeout = "-5m"}`:                  `wait_reassignments: options: timeout: must be positive milliseconds`,
+		`wait_reassignments{timout = "5m"}`:                    `wait_reassignments: options: unknown key "timout" (did you mean "timeout"?)`,
+		`wait_reassignments{interval_ms = 0}`:                  `wait_reassignments: options: interval_ms: must be a poll interval in ms between 1 and`,
+		`wait_reassignments({timeout = "5m"}, 1)`:              `wait_reassignments: takes at most 1 argument`,
+		`plan_reassignment{topics = "mv", brokers = {2^31}}`:   `plan_reassignment: brokers #1: must be a broker id between 0 and 2147483647, got 2147483648`,
+		`plan_reassignment{topics = "mv", racks = {[0] = ""}}`: `plan_reassignment: racks: 0: must not be empty`,
+		`plan_reassignment{topics = {}}`:                       `plan_reassignment: topics: must name at least one`,
+		`list_partition_reassignments("mv", 1)`:                `list_partition_reassignments: takes at most 1 argument`,
+	})
+	assert.Empty(t, sent(), "no reassignment was sent")
 }

@@ -1,8 +1,6 @@
 package luaapi
 
 import (
-	"fmt"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
@@ -10,8 +8,8 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "delete_records", Area: "records", Mutating: true, Destructive: true,
-			Args:    "({{topic=, partition=, offset=}...}[, {partial=}])",
+		&Func{Name: "delete_records", Area: "records", Mutating: true, Destructive: true, Batch: true,
+			Params:  []Param{{Name: "deletions", Type: recordsDeletions, Doc: "each partition and the offset below which its records go"}},
 			Returns: "{{topic=, partition=, low_watermark=, error=}...}",
 			Summary: "Delete a partition's records below an offset (move its log start offset).",
 			Doc: `Each entry deletes the records of one partition below offset; offset=-1 means below the high watermark (everything written so far), as in Kafka. A single entry table is accepted without the outer array.
@@ -27,11 +25,8 @@ print(r[1].topic, r[1].partition, r[1].low_watermark)`,
 }
 
 func deleteRecords(c *Call) (any, error) {
-	dels, err := recordsDeletions(c.Arg(1))
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.clientAfterOptions(2)
+	dels := param[[]engine.RecordsDeletion](c, "deletions")
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -45,47 +40,34 @@ func deleteRecords(c *Call) (any, error) {
 	return cl.DeleteRecords(c.Ctx(), dels)
 }
 
-// recordsDeletions reads {{topic=, partition=, offset=}...} or one such
-// table.
-func recordsDeletions(v lua.LValue) ([]engine.RecordsDeletion, error) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, argErr("deletions", "must be an array of {topic=, partition=, offset=}, got %s", describe(v))
-	}
-	var list []lua.LValue
-	if t.RawGetString("topic") != lua.LNil {
-		list = []lua.LValue{t}
-	} else {
-		if err := onlyArray(t, "deletions"); err != nil {
+// recordsDeletion is one entry {topic=, partition=, offset=}: the offset
+// is an int64 (-1: the high watermark), the partition an int32, so a
+// partition of 2^32+1 is refused rather than read as 1.
+var recordsDeletion = Record(
+	Field{Name: "topic", Type: topicName, Required: true},
+	Field{Name: "partition", Type: partitionNum, Required: true},
+	Field{Name: "offset", Type: Int64(-1).Named("record offset"), Required: true, Doc: "delete the records below it; -1: below the high watermark"},
+).Then(func(rec Rec, at string) (any, error) {
+	return engine.RecordsDeletion{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition"),
+		Offset: get[int64](rec, "offset")}, nil
+})
+
+// recordsDeletions is delete_records' argument: entries (one entry is
+// accepted without the outer array), each partition at most once.
+var recordsDeletions = Custom("{topic=, partition=, offset=}, or an array of them", "{{topic = \"t\", partition = 0, offset = 1}}",
+	func(r *reader, v lua.LValue, at string) (any, error) {
+		x, err := List[engine.RecordsDeletion](recordsDeletion).NonEmpty().read(r, v, at)
+		if err != nil {
 			return nil, err
 		}
-		for i := 1; i <= t.Len(); i++ {
-			list = append(list, t.RawGetInt(i))
+		dels := x.([]engine.RecordsDeletion)
+		seen := map[engine.TopicPartition]bool{}
+		for _, d := range dels {
+			tp := engine.TopicPartition{Topic: d.Topic, Partition: d.Partition}
+			if seen[tp] {
+				return nil, argErr(at, "%s is given twice", tp)
+			}
+			seen[tp] = true
 		}
-	}
-	if len(list) == 0 {
-		return nil, argErr("deletions", "must name at least one partition")
-	}
-	out := make([]engine.RecordsDeletion, 0, len(list))
-	for i, item := range list {
-		where := fmt.Sprintf("deletion #%d", i+1)
-		f := newFields(item, where, "topic", "partition", "offset")
-		d := engine.RecordsDeletion{Topic: f.str("topic", true)}
-		if f.err == nil && d.Topic == "" {
-			f.fail("topic", "must not be empty")
-		}
-		if !f.has("partition") {
-			f.fail("partition", "is required")
-		}
-		d.Partition = int32(f.integer("partition", 0, 0))
-		if !f.has("offset") {
-			f.fail("offset", "is required (-1 for the high watermark)")
-		}
-		d.Offset = f.integer("offset", -1, 0)
-		if f.err != nil {
-			return nil, f.err
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
+		return dels, nil
+	}, lua.LTTable)

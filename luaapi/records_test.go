@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // startOffsets lists a topic's log start offsets through the independent
@@ -116,18 +120,72 @@ func TestDeleteRecordsDryRunChangesNothing(t *testing.T) {
 func TestDeleteRecordsBadArguments(t *testing.T) {
 	e := newEnv(t)
 	for src, want := range map[string]string{
-		`delete_records("t")`: `delete_records: deletions: must be an array of {topic=, partition=, offset=}, got "t"`,
-		`delete_records({})`:  `delete_records: deletions: must name at least one partition`,
-		`delete_records{{topic = "t", partition = 0, offset = -2}}`:                                          `delete_records: deletion #1: offset must be an integer >= -1, got -2`,
-		`delete_records{{topic = "t", partition = "x", offset = 1}}`:                                         `delete_records: deletion #1: partition must be a non-negative integer, got "x"`,
-		`delete_records{{topic = "t", partition = 0}}`:                                                       `delete_records: deletion #1: offset is required`,
-		`delete_records{{topic = "t", offset = 1}}`:                                                          `delete_records: deletion #1: partition is required`,
-		`delete_records{{topic = "t", partition = 0, offset = 1, extra = 1}}`:                                `delete_records: deletion #1: unknown key "extra"`,
-		`delete_records{{topic = "t", partition = 0, offset = 1}, {topic = "t", partition = 0, offset = 2}}`: `delete_records: t[0]: partition given twice`,
-		`delete_records({{topic = "t", partition = 0, offset = 1}}, {force = true})`:                         `delete_records: options: unknown key "force"`,
+		`delete_records("t")`: `delete_records: deletions: must be {topic=, partition=, offset=}, or an array of them, got "t"`,
+		`delete_records({})`:  `delete_records: deletions: must name at least one`,
+		`delete_records{{topic = "t", partition = 0, offset = -2}}`:                                          `delete_records: deletions #1: offset: must be a record offset between -1 and 9223372036854775807, got -2`,
+		`delete_records{{topic = "t", partition = "x", offset = 1}}`:                                         `delete_records: deletions #1: partition: must be a partition between 0 and 2147483647, got "x"`,
+		`delete_records{{topic = "t", partition = 0}}`:                                                       `delete_records: deletions #1: offset: is required`,
+		`delete_records{{topic = "t", offset = 1}}`:                                                          `delete_records: deletions #1: partition: is required`,
+		`delete_records{{topic = "t", partition = 0, offset = 1, extra = 1}}`:                                `delete_records: deletions #1: unknown key "extra"`,
+		`delete_records{{topic = "t", partition = 0, offset = 1}, {topic = "t", partition = 0, offset = 2}}`: `delete_records: deletions: t[0] is given twice`,
+		`delete_records({{topic = "t", partition = 0, offset = 1}}, {force = true})`:                         `delete_records: options: unknown key "force" (allowed: partial)`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
 		assert.Contains(t, re.Message, want, src)
 	}
+}
+
+// auditedEnv is newEnv with an audit log, whose path it returns.
+func auditedEnv(t *testing.T) (*env, string) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := engine.OpenAuditLog(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { audit.Close() })
+	return newEnvOn(t, c, Options{Audit: audit}), path
+}
+
+// refusedBeforeSending runs each call, which the declaration must refuse:
+// INVALID_ARGUMENT naming the argument, no request sent, no audit line.
+func refusedBeforeSending(t *testing.T, e *env, auditPath string, calls map[string]string) {
+	t.Helper()
+	before, err := os.ReadFile(auditPath)
+	require.NoError(t, err)
+	requests := countRequests(e.cluster)
+	for src, want := range calls {
+		n := requests.Load()
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+		assert.Equal(t, n, requests.Load(), "%s: a refused call sends no request", src)
+	}
+	after, err := os.ReadFile(auditPath)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "a refused call writes no audit line")
+}
+
+// Issue 7: a partition of 2^32+1 was narrowed to 1 and deleted its records.
+func TestDeleteRecordsRefusesValuesBeyondTheFieldWidth(t *testing.T) {
+	e, auditPath := auditedEnv(t)
+	e.run(`create_topics{{name = "wide", partitions = 2}}`)
+	produce(t, e, "wide", 0, 3)
+	produce(t, e, "wide", 1, 3)
+	refusedBeforeSending(t, e, auditPath, map[string]string{
+		`delete_records{{topic = "wide", partition = 2^32 + 1, offset = -1}}`:                                      `delete_records: deletions #1: partition: must be a partition between 0 and 2147483647, got 4294967297`,
+		`delete_records{topic = "wide", partition = 2^31, offset = -1}`:                                            `delete_records: deletions: partition: must be a partition between 0 and 2147483647, got 2147483648`,
+		`delete_records{{topic = "wide", partition = 1, offset = 2^63}}`:                                           `delete_records: deletions #1: offset: must be a record offset between -1 and 9223372036854775807, got 9.223372036854776e+18`,
+		`delete_records{{topic = "wide", partition = 1, offset = 0/0}}`:                                            `delete_records: deletions #1: offset: must be a record offset`,
+		`delete_records{{topic = "wide", partition = 1, offset = math.huge}}`:                                      `delete_records: deletions #1: offset: must be a record offset`,
+		`delete_records{{topic = "wide", partition = 1.5, offset = 1}}`:                                            `delete_records: deletions #1: partition: must be a partition between 0 and 2147483647, got 1.5`,
+		`delete_records({{topic = "wide", partition = 1, offset = 1}}, {partial = "yes"})`:                         `delete_records: options: partial: must be true or false, got "yes"`,
+		`delete_records({{topic = "wide", partition = 1, offset = 1}}, {partail = true})`:                          `delete_records: options: unknown key "partail" (did you mean "partial"?)`,
+		`delete_records({{topic = "wide", partition = 1, offset = 1}}, {}, 1)`:                                     `delete_records: takes at most 2 arguments`,
+		`delete_records{{topic = "wide", partition = 0, offset = 1}, {topic = "wide", partition = 0, offset = 2}}`: `delete_records: deletions: wide[0] is given twice`,
+		`local t = {topic = "wide", partition = 1, offset = 1} t.self = t delete_records{t}`:                       `delete_records: deletions #1: unknown key "self"`,
+	})
+	assert.Equal(t, map[int32]int64{0: 0, 1: 0}, startOffsets(t, e, "wide"), "nothing was deleted")
 }

@@ -172,3 +172,54 @@ func TestFormatSingleRecordAsOneRowTable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{\n  a = 1,\n}\n", out)
 }
+
+// Issue 7: the kafka.* helpers read their arguments through their
+// declarations too, with errors naming the function and the argument.
+func TestLibraryFunctionsCheckTheirArguments(t *testing.T) {
+	r := newBareRuntime(t)
+	_, err := r.DoString(context.Background(), "t", `cyclic = {} cyclic.a = cyclic`)
+	require.NoError(t, err)
+	for src, want := range map[string]string{
+		`kafka.sleep(-1)`:                             `kafka.sleep: ms: must be a duration in ms between 0 and 9223372036854, got -1`,
+		`kafka.sleep(0/0)`:                            `kafka.sleep: ms: must be a duration in ms between 0 and 9223372036854, got NaN`,
+		`kafka.sleep(2^63)`:                           `kafka.sleep: ms: must be a duration in ms`,
+		`kafka.sleep()`:                               `kafka.sleep: ms: is required`,
+		`kafka.sleep(1, 2)`:                           `kafka.sleep: takes at most 1 argument`,
+		`kafka.env(42)`:                               `kafka.env: name: must be a variable name, got 42`,
+		`kafka.env("A", "b", "c")`:                    `kafka.env: takes at most 2 arguments`,
+		`kafka.json.encode(cyclic)`:                   `kafka.json.encode: value: a: is a cyclic table (it contains itself)`,
+		`kafka.json.encode({}, {indent = "yes"})`:     `kafka.json.encode: options: indent: must be true or false, got "yes"`,
+		`kafka.json.decode(42)`:                       `kafka.json.decode: text: must be a string, got 42`,
+		`kafka.pp(1, cyclic)`:                         `kafka.pp: value #2: a: is a cyclic table`,
+		`kafka.connect{brokers = 1}`:                  `kafka.connect: brokers: must be a host:port, or an array of them, got 1`,
+		`kafka.connect{brokers = "h:1", tmieout = 5}`: `kafka.connect: unknown key "tmieout" (did you mean "timeout"?)`,
+		`kafka.connect{timeout = 0/0}`:                `kafka.connect: timeout: must be a timeout in ms between 1 and`,
+		`kafka.connect{tls = "yes"}`:                  `kafka.connect: tls: must be true or false, got "yes"`,
+		`kafka.connect{sasl_mechanism = "GSSAPI"}`:    `kafka.connect: sasl_mechanism: must be "PLAIN", "SCRAM-SHA-256" or "SCRAM-SHA-512", got "GSSAPI"`,
+		`kafka.connect("localhost:9092")`:             `kafka.connect: takes one table`,
+		`kafka.dry_run("yes")`:                        `kafka.dry_run: on: must be true or false, got "yes"`,
+		`kafka.now(1)`:                                `kafka.now: takes no arguments`,
+		`kafka.check(true, {})`:                       `kafka.check: message: must be a string, got table`,
+		`kafka.log.info(cyclic)`:                      `kafka.log.info: message: a: is a cyclic table`,
+		`help(42)`:                                    `help: fn: must be a function or function name, got 42`,
+	} {
+		_, err := r.DoString(context.Background(), "t", src)
+		var re *RunError
+		require.ErrorAs(t, err, &re, src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+	}
+	assert.False(t, r.dryRun, `kafka.dry_run("yes") changed nothing`)
+
+	// What was valid stays valid.
+	vals, err := r.DoString(context.Background(), "t", `
+		local c = kafka.connect{brokers = {"h:1", "h:2"}, timeout = 5000, sasl_mechanism = "scram-sha-256", sasl_username = "u"}
+		kafka.sleep("1")
+		local ok, err = pcall(kafka.fail, {code = "X"})
+		kafka.check(nil, "nil fails the check")
+		return kafka.env("KADMIN_NO_SUCH_VAR", 7), kafka.json.encode(nil), kafka.json.encode({indent = true}),
+			kafka.dry_run(), kafka.dry_run(false), ok, type(c)`)
+	require.NoError(t, err)
+	assert.Equal(t, []lua.LValue{lua.LNumber(7), lua.LString("null"), lua.LString(`{"indent":true}`), lua.LFalse, lua.LFalse, lua.LFalse, lua.LString("table")}, vals)
+	assert.Equal(t, []string{"nil fails the check"}, r.CheckFailures())
+}

@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -11,7 +12,11 @@ import (
 func init() {
 	register(
 		&Func{Name: "create_delegation_token", Area: "tokens", Mutating: true,
-			Args:    "([{renewers=, max_lifetime_ms=, owner=}])",
+			Options: []Field{
+				{Name: "renewers", Type: List[string](tokenPrincipal), Doc: "principals that may renew the token"},
+				{Name: "max_lifetime_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("lifetime in ms"), Doc: "the token's maximum lifetime (default: the broker's maximum)"},
+				{Name: "owner", Type: tokenPrincipal, Doc: "the token's owner (default: the caller)"},
+			},
 			Returns: "{token_id=, hmac=, owner=, requester=, issue_timestamp=, expiry_timestamp=, max_timestamp=}",
 			Summary: "Create a delegation token; returns its id and HMAC (the secret).",
 			Doc: `owner and renewers are principals like "User:alice" ("alice" alone means a User); owner defaults to the caller. max_lifetime_ms defaults to the broker's maximum.
@@ -20,7 +25,8 @@ The result holds the token id and its base64 HMAC, which clients use as SCRAM cr
 print(ok and t.token_id or t.code)`,
 			Run: createToken},
 		&Func{Name: "renew_delegation_token", Area: "tokens", Mutating: true, SecretArgs: []int{1},
-			Args:    "(hmac[, {period_ms=}])",
+			Params:  []Param{{Name: "hmac", Type: hmacType, Doc: "the token's base64 HMAC (a secret: never shown)"}},
+			Options: []Field{{Name: "period_ms", Type: tokenPeriod, Doc: "renew for this long (default -1: the broker's renew period)"}},
 			Returns: "{expiry_timestamp=}",
 			Summary: "Extend a delegation token's expiry.",
 			Doc:     "hmac is the base64 HMAC from create_delegation_token. period_ms defaults to the broker's renew period (-1). The HMAC never appears in the audit log or in errors.",
@@ -28,14 +34,16 @@ print(ok and t.token_id or t.code)`,
 print(ok or err.code)`,
 			Run: renewToken},
 		&Func{Name: "expire_delegation_token", Area: "tokens", Mutating: true, Destructive: true, SecretArgs: []int{1},
-			Args:    "(hmac[, {period_ms=}])",
+			Params:  []Param{{Name: "hmac", Type: hmacType, Doc: "the token's base64 HMAC (a secret: never shown)"}},
+			Options: []Field{{Name: "period_ms", Type: tokenPeriod, Doc: "expire after this long (default -1: now)"}},
 			Returns: "{expiry_timestamp=}",
 			Summary: "Expire a delegation token (now, or after period_ms).",
 			Doc:     "hmac is the base64 HMAC from create_delegation_token. period_ms defaults to -1: expire now. The HMAC never appears in the audit log or in errors.",
 			Example: `local ok, err = pcall(expire_delegation_token, "bm90LWEtdG9rZW4=")
 print(ok or err.code)`,
 			Run: expireToken},
-		&Func{Name: "describe_delegation_tokens", Area: "tokens", Args: "([owners])",
+		&Func{Name: "describe_delegation_tokens", Area: "tokens",
+			Params:  []Param{{Name: "owners", Type: List[string](tokenPrincipal), Optional: true, Doc: "only these owners' tokens (default: every token the caller may see)"}},
 			Returns: "{{token_id=, owner=, requester=, renewers=, issue_timestamp=, expiry_timestamp=, max_timestamp=}...}",
 			Summary: "List delegation tokens (without their HMACs).",
 			Doc:     `owners is a principal ("User:alice") or an array; without it every token the caller may see is listed. HMACs are left out on purpose: only create_delegation_token returns one.`,
@@ -45,16 +53,42 @@ if ok then for _, t in ipairs(ts) do print(t.token_id, t.owner, t.expiry_timesta
 	)
 }
 
-func createToken(c *Call) (any, error) {
-	f, err := c.Options(1, "renewers", "max_lifetime_ms", "owner")
+// tokenPrincipal is a token owner or renewer: TYPE:NAME, or NAME for a
+// User.
+var tokenPrincipal = NonEmptyStr().Checked(`principal ("User:alice", or "alice" for a User)`, func(s string) error {
+	if strings.Contains(s, ":") {
+		return checkPrincipal(s)
+	}
+	return nil
+}).Sample("User:alice")
+
+// tokenPeriod is renew's and expire's period_ms.
+var tokenPeriod = Int64(-1).Between(-1, maxDurationMillis).Named("period in ms")
+
+// maxHMACLength bounds a base64 HMAC: Kafka's are 88 characters
+// (HmacSHA512).
+const maxHMACLength = 1024
+
+// hmacType reads a token's base64 HMAC. The value is a secret: no error
+// shows it, only its kind or length.
+var hmacType = Custom("base64 HMAC string (secret)", `"bm90LWEtdG9rZW4="`, func(_ *reader, v lua.LValue, at string) (any, error) {
+	s, ok := v.(lua.LString)
+	switch {
+	case !ok:
+		return nil, argErr(at, "must be the base64 HMAC string, got %s", v.Type().String())
+	case len(s) > maxHMACLength:
+		return nil, argErr(at, "is %d bytes long; a base64 HMAC from create_delegation_token is at most %d", len(s), maxHMACLength)
+	}
+	hmac, err := engine.DecodeHMAC(string(s))
 	if err != nil {
-		return nil, err
+		return nil, argErr(at, "must be the base64 HMAC from create_delegation_token")
 	}
-	o := engine.CreateTokenOptions{Owner: f.str("owner", false), Renewers: f.strings("renewers"),
-		MaxLifetime: time.Duration(f.integer("max_lifetime_ms", 1, 0)) * time.Millisecond}
-	if f.err != nil {
-		return nil, f.err
-	}
+	return hmac, nil
+}, lua.LTString)
+
+func createToken(c *Call) (any, error) {
+	o := engine.CreateTokenOptions{Owner: param[string](c, "owner"), Renewers: param[[]string](c, "renewers"),
+		MaxLifetime: time.Duration(param[int64](c, "max_lifetime_ms")) * time.Millisecond}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -66,25 +100,6 @@ func createToken(c *Call) (any, error) {
 	return cl.CreateDelegationToken(c.Ctx(), o)
 }
 
-// hmacArgs reads (hmac, {period_ms=}); the HMAC's value never reaches an
-// error message.
-func hmacArgs(c *Call) ([]byte, time.Duration, error) {
-	s, ok := c.Arg(1).(lua.LString)
-	if !ok {
-		return nil, 0, argErr("hmac", "must be the base64 HMAC string, got %s", c.Arg(1).Type().String())
-	}
-	hmac, err := engine.DecodeHMAC(string(s))
-	if err != nil {
-		return nil, 0, argErr("hmac", "must be the base64 HMAC from create_delegation_token")
-	}
-	f, err := c.Options(2, "period_ms")
-	if err != nil {
-		return nil, 0, err
-	}
-	period := time.Duration(f.integer("period_ms", -1, -1)) * time.Millisecond
-	return hmac, period, f.err
-}
-
 func renewToken(c *Call) (any, error) {
 	return tokenExpiry(c, "renew")
 }
@@ -94,9 +109,10 @@ func expireToken(c *Call) (any, error) {
 }
 
 func tokenExpiry(c *Call, what string) (any, error) {
-	hmac, period, err := hmacArgs(c)
-	if err != nil {
-		return nil, err
+	hmac := param[[]byte](c, "hmac")
+	period := -time.Millisecond
+	if c.Given("period_ms") {
+		period = time.Duration(param[int64](c, "period_ms")) * time.Millisecond
 	}
 	cl, err := c.Client()
 	if err != nil {
@@ -113,7 +129,9 @@ func tokenExpiry(c *Call, what string) (any, error) {
 }
 
 func describeTokens(c *Call) (any, error) {
-	return namesCall(c, "owners", true, func(cl *engine.Client, owners []string) (any, error) {
-		return cl.DescribeDelegationTokens(c.Ctx(), owners)
-	})
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	return cl.DescribeDelegationTokens(c.Ctx(), param[[]string](c, "owners"))
 }

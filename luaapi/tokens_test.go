@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -165,7 +166,7 @@ func TestDescribeDelegationTokensOmitsHMAC(t *testing.T) {
 	require.Len(t, req.Owners, 1)
 	assert.Equal(t, "alice", req.Owners[0].PrincipalName)
 	re := e.runErr(`describe_delegation_tokens(1)`)
-	assert.Contains(t, re.Message, "describe_delegation_tokens: owners: must be a string or an array of strings, got 1")
+	assert.Contains(t, re.Message, `describe_delegation_tokens: owners: must be a principal ("User:alice", or "alice" for a User), or an array of them, got 1`)
 }
 
 func TestRedactCoversTokenKeys(t *testing.T) {
@@ -173,4 +174,37 @@ func TestRedactCoversTokenKeys(t *testing.T) {
 	assert.Equal(t, "***", red["hmac"])
 	assert.Equal(t, "***", red["token_id"])
 	assert.Equal(t, 1.0, red["period_ms"])
+}
+
+// Issue 7: the HMAC is a secret in every error; numbers are checked before
+// anything is sent.
+func TestTokenArgumentsRefusedBeforeSendingKeepTheHMACSecret(t *testing.T) {
+	e, auditPath := tokenEnv(t)
+	b64 := base64.StdEncoding.EncodeToString(secretHMAC)
+	renewed := answer(e, kmsg.RenewDelegationToken, func(*kmsg.RenewDelegationTokenRequest, kmsg.Response) {})
+	created := answer(e, kmsg.CreateDelegationToken, func(*kmsg.CreateDelegationTokenRequest, kmsg.Response) {})
+	long := strings.Repeat(b64, 200)
+	refusedBeforeSending(t, e, auditPath, map[string]string{
+		`renew_delegation_token("` + b64 + `", {period_ms = 2^63})`:     `renew_delegation_token: options: period_ms: must be a period in ms between -1 and 9223372036854, got 9.223372036854776e+18`,
+		`renew_delegation_token("` + b64 + `", {period_ms = -2})`:       `renew_delegation_token: options: period_ms: must be a period in ms`,
+		`renew_delegation_token("` + b64 + `", {periodms = 1})`:         `renew_delegation_token: options: unknown key "periodms" (did you mean "period_ms"?)`,
+		`expire_delegation_token("` + long + `")`:                       `expire_delegation_token: hmac: is 6400 bytes long; a base64 HMAC from create_delegation_token is at most 1024`,
+		`expire_delegation_token("` + b64 + `", {period_ms = 0/0})`:     `expire_delegation_token: options: period_ms: must be a period in ms`,
+		`create_delegation_token{owner = "User:"}`:                      `create_delegation_token: options: owner: must be TYPE:NAME`,
+		`create_delegation_token{renewers = {"User:ops", 42}}`:          `create_delegation_token: options: renewers #2: must be a principal`,
+		`create_delegation_token{max_lifetime_ms = 0}`:                  `create_delegation_token: options: max_lifetime_ms: must be a lifetime in ms between 1 and`,
+		`create_delegation_token{max_lifetime_ms = 1, maxlifetime = 1}`: `create_delegation_token: options: unknown key "maxlifetime"`,
+		`describe_delegation_tokens("User:alice", 1)`:                   `describe_delegation_tokens: takes at most 1 argument`,
+	})
+	assert.Nil(t, renewed(), "no renew request was sent")
+	assert.Nil(t, created(), "no create request was sent")
+	assert.NotContains(t, e.stderr.String(), b64)
+	for _, src := range []string{
+		`renew_delegation_token("` + b64 + `", {period_ms = "soon"})`,
+		`renew_delegation_token("` + long + `")`,
+		`expire_delegation_token("` + b64 + `x")`,
+	} {
+		re := e.runErr(src)
+		assert.NotContains(t, re.Message, b64, "the HMAC is never shown")
+	}
 }

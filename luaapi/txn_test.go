@@ -81,7 +81,7 @@ func TestTransactionsListDescribeAndProducers(t *testing.T) {
 	re = e.runErr(`describe_producers("missing")`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 	re = e.runErr(`list_transactions{producer_ids = "x"}`)
-	assert.Contains(t, re.Message, `list_transactions: options: producer_ids must be an array of integers, got "x"`)
+	assert.Contains(t, re.Message, `list_transactions: options: producer_ids: must be a producer id between 0 and 9223372036854775807, got "x"`)
 	re = e.runErr(`describe_producers()`)
 	assert.Contains(t, re.Message, `describe_producers: topics: is required`)
 }
@@ -119,9 +119,9 @@ func TestAbortTransactionWritesMarker(t *testing.T) {
 	re := e.runErr(`abort_transaction{topic = "tx", partition = 0, producer_id = 12345}`)
 	assert.Equal(t, "NOT_FOUND", re.Code)
 	re = e.runErr(`abort_transaction{topic = "tx", partition = 0}`)
-	assert.Contains(t, re.Message, `abort_transaction: argument #1: producer_id is required`)
+	assert.Contains(t, re.Message, `abort_transaction: producer_id: is required`)
 	re = e.runErr(`abort_transaction{topic = "tx", partition = 0, producer_id = 1, epoch = 2}`)
-	assert.Contains(t, re.Message, `abort_transaction: argument #1: unknown key "epoch"`)
+	assert.Contains(t, re.Message, `abort_transaction: unknown key "epoch"`)
 }
 
 func TestFenceProducersFencesTheOldProducer(t *testing.T) {
@@ -164,7 +164,7 @@ func TestFindHangingTransactions(t *testing.T) {
 	leader := e.cluster.LeaderFor("tx", 0)
 	assert.Equal(t, `[]`, e.json(fmt.Sprintf(`return find_hanging_transactions{max_age_ms = 0, brokers = {%d}}`, leader+100)))
 	re := e.runErr(`find_hanging_transactions{max_age_ms = -1}`)
-	assert.Contains(t, re.Message, `find_hanging_transactions: options: max_age_ms must be a non-negative integer, got -1`)
+	assert.Contains(t, re.Message, `find_hanging_transactions: options: max_age_ms: must be a maximum age in ms between 0 and 9223372036854, got -1`)
 }
 
 // Real Kafka answers InitProducerId with CONCURRENT_TRANSACTIONS while it
@@ -182,4 +182,38 @@ func TestFenceProducersRetriesConcurrentTransactions(t *testing.T) {
 	d, err := e.adm.DescribeTransactions(e.ctx(), "tx-busy")
 	require.NoError(t, err)
 	assert.Greater(t, d["tx-busy"].ProducerEpoch, int16(0))
+}
+
+// Issue 7: producer ids are int64, epochs int16, states checked against
+// the coordinator's names (a typo would filter everything out); nothing is
+// sent when a call is refused.
+func TestTransactionArgumentsRefusedBeforeSending(t *testing.T) {
+	e, auditPath := auditedEnv(t)
+	e.run(`create_topics{{name = "tx", partitions = 1}}`)
+	openTxn(e, exactTxnID("tx-args"), "tx")
+	before, err := e.adm.ListCommittedOffsets(e.ctx(), "tx")
+	require.NoError(t, err)
+	refusedBeforeSending(t, e, auditPath, map[string]string{
+		`abort_transaction{topic = "tx", partition = 0, producer_id = 2^63}`:                       `abort_transaction: producer_id: must be a producer id between 0 and 9223372036854775807, got 9.223372036854776e+18`,
+		`abort_transaction{topic = "tx", partition = 0, producer_id = 1, producer_epoch = 2^15}`:   `abort_transaction: producer_epoch: must be a producer epoch between -1 and 32767, got 32768`,
+		`abort_transaction{topic = "tx", partition = 2^32, producer_id = 1}`:                       `abort_transaction: partition: must be a partition between 0 and 2147483647, got 4294967296`,
+		`abort_transaction{topic = "tx", partition = 0, producer_id = 1, coordinator_epoch = 0/0}`: `abort_transaction: coordinator_epoch: must be a coordinator epoch between -1 and 2147483647, got NaN`,
+		`abort_transaction{topic = "tx", partition = 0, producer_id = 1, producer_epch = 1}`:       `abort_transaction: unknown key "producer_epch" (did you mean "producer_epoch"?)`,
+		`abort_transaction({topic = "tx", partition = 0, producer_id = 1}, {})`:                    `abort_transaction: takes at most 1 argument`,
+		`list_transactions{states = {"Ongoin"}}`:                                                   `list_transactions: options: states #1: must be "Empty", "Ongoing",`,
+		`list_transactions{producer_ids = {2^63}}`:                                                 `list_transactions: options: producer_ids #1: must be a producer id`,
+		`find_hanging_transactions{brokers = {2^32 + 1}}`:                                          `find_hanging_transactions: options: brokers #1: must be a broker id between 0 and 2147483647, got 4294967297`,
+		`find_hanging_transactions{max_age_ms = math.huge}`:                                        `find_hanging_transactions: options: max_age_ms: must be a maximum age in ms`,
+		`fence_producers({"tx-args"}, {partial = "no"})`:                                           `fence_producers: options: partial: must be true or false, got "no"`,
+		`fence_producers({})`:            `fence_producers: transactional_ids: must name at least one`,
+		`describe_transactions({""})`:    `describe_transactions: ids #1: must not be empty`,
+		`describe_producers({"tx"}, {})`: `describe_producers: takes at most 1 argument`,
+	})
+	after, err := e.adm.ListCommittedOffsets(e.ctx(), "tx")
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the open transaction was not aborted")
+	// The filter names are case-insensitive and given to Kafka as it spells them.
+	e.run(`assert(#list_transactions{states = {"ongoing"}} == 1)`)
+	re := e.runErr(`list_transactions{states = {"Ongoin"}}`)
+	assert.Contains(t, re.Message, `(did you mean "Ongoing"?)`)
 }

@@ -162,7 +162,7 @@ func TestBrokenPluginStopsBeforeAnythingRuns(t *testing.T) {
 		want string
 	}{
 		"syntax":    {"return {\n  functions = = {}}\n", ExitUsage, "bad.lua:2:15: syntax error near '='"},
-		"shape":     {"return {\n  functions = {\n    f = {summary = 'x'}}}\n", ExitUsage, "bad.lua:3: functions.f.fn: must be a function, got nil"},
+		"shape":     {"return {\n  functions = {\n    f = {summary = 'x'}}}\n", ExitUsage, "bad.lua:3: functions: f: fn: is required"},
 		"shadowing": {"return {functions = {\n  create_topics = function() end}}\n", ExitUsage, "bad.lua:2: function create_topics would shadow the built-in create_topics"},
 		"runtime":   {"local x\nx.y = 1\nreturn {}\n", ExitScript, "bad.lua:2: attempt to index a non-table object(nil) with key 'y'"},
 		"kafka":     {"describe_topics('no-such')\n", ExitKafka, "bad.lua: describe_topics: no-such: UNKNOWN_TOPIC_OR_PARTITION"},
