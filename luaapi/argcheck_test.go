@@ -230,3 +230,20 @@ func TestMisspeltOptionsInPlaceOfAnOptionalArgument(t *testing.T) {
 		assert.Contains(t, re.Message, want, src)
 	}
 }
+
+// TestEveryFunctionDeclaresItsArguments: no function reads its arguments
+// its own way; the declaration is the only reader.
+func TestEveryFunctionDeclaresItsArguments(t *testing.T) {
+	for _, f := range Funcs() {
+		assert.True(t, f.declared(), "%s declares no arguments (Params, Options, NoArgs or TableCall)", f.Name)
+		assert.Empty(t, f.Args, "%s: the call's shape comes from the declaration, not a hand-written Args", f.Name)
+	}
+	admin := 0
+	for _, f := range Funcs() {
+		if f.IsAdmin() {
+			admin++
+		}
+	}
+	assert.Len(t, adminFuncs(), admin, "every admin function is covered by the argument tests")
+	assert.Equal(t, 69, len(Funcs()), "the whole surface: admin and library functions")
+}

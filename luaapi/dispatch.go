@@ -83,6 +83,11 @@ func (r *Runtime) readArgs(c *Call) error {
 		return err
 	}
 	c.args = a
+	if c.Fn.CheckArgs != nil {
+		if err := c.Fn.CheckArgs(c); err != nil {
+			return err
+		}
+	}
 	c.partial = get[bool](a.opts, "partial")
 	c.validateOnly = get[bool](a.opts, "validate_only")
 	if k := c.Fn.DryRunKey; k != "" && get[bool](a.opts, k) {

@@ -53,7 +53,8 @@ func helpIndex() string {
 	return b.String()
 }
 
-func (r *Runtime) libHelp(L *lua.LState) int {
+func (r *Runtime) libHelp(c *Call) int {
+	L := c.L
 	var text string
 	switch v := L.Get(1).(type) {
 	case *lua.LNilType:

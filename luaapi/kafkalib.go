@@ -40,12 +40,13 @@ func (r *Runtime) installKafka() {
 		}
 		native := f
 		fn := L.NewFunction(func(L *lua.LState) int {
-			if native.declared() {
-				if _, err := parseArgs(native, argsOf(L, 1), r.null()); err != nil {
-					raise(L, native.Name, err, nil)
-				}
+			c := &Call{L: L, Fn: native, rt: r, base: 1}
+			a, err := parseArgs(native, argsOf(L, 1), r.null())
+			if err != nil {
+				raise(L, native.Name, err, nil)
 			}
-			return native.Native(r, L)
+			c.args = a
+			return native.Native(r, c)
 		})
 		r.funcOf[fn] = f
 		r.installAt(native.Name, fn)
@@ -220,32 +221,31 @@ var logParams = []Param{{Name: "message", Type: AnyType{}, Optional: true, Doc: 
 // default client's credentials; brokers= names another cluster, reached with
 // no credentials unless the call names them (sasl_*, tls_cert) or a profile
 // whose brokers include every seed.
-func (r *Runtime) libConnect(L *lua.LState) int {
-	f := newFields(L.OptTable(1, L.NewTable()), "options",
-		"brokers", "profile", "client_id", "timeout", "sasl_mechanism", "sasl_username", "tls", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "tls_insecure_skip_verify")
+func (r *Runtime) libConnect(c *Call) int {
+	L := c.L
 	cfg := r.opts.Config
-	profile := f.str("profile", false)
-	if profile != "" && f.err == nil {
+	profile := param[string](c, "profile")
+	if profile != "" {
 		if r.opts.Resolve == nil {
 			return libError(L, "kafka.connect", argErr("profile", "profiles are not configured"))
 		}
-		c, err := r.opts.Resolve(profile)
+		pc, err := r.opts.Resolve(profile)
 		if err != nil {
 			return libError(L, "kafka.connect", err)
 		}
-		cfg = c
+		cfg = pc
 	}
-	mech, user := f.str("sasl_mechanism", false), f.str("sasl_username", false)
-	if (mech == "") != (user == "") && f.err == nil {
+	mech, user := param[string](c, "sasl_mechanism"), param[string](c, "sasl_username")
+	if (mech == "") != (user == "") {
 		return libError(L, "kafka.connect", argErr("options", "sasl_mechanism and sasl_username go together"))
 	}
-	ownCreds := user != "" || f.has("tls_cert")
-	if f.has("brokers") {
+	ownCreds := user != "" || c.Given("tls_cert")
+	if c.Given("brokers") {
 		var seeds []string
-		for _, b := range f.strings("brokers") {
+		for _, b := range param[[]string](c, "brokers") {
 			seeds = append(seeds, engine.SplitList(b)...)
 		}
-		if profile != "" && cfg.HasCredentials() && !ownCreds && !engine.BrokersWithin(seeds, cfg.Brokers) && f.err == nil {
+		if profile != "" && cfg.HasCredentials() && !ownCreds && !engine.BrokersWithin(seeds, cfg.Brokers) {
 			return libError(L, "kafka.connect", argErr("brokers", "%s is not among profile %q's brokers (%s), and its credentials go only to them: leave out brokers, or name the credentials for it (sasl_mechanism, sasl_username)",
 				strings.Join(seeds, ","), profile, strings.Join(cfg.Brokers, ",")))
 		}
@@ -254,10 +254,10 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 		}
 		cfg.Brokers = seeds
 	}
-	if id := f.str("client_id", false); id != "" {
+	if id := param[string](c, "client_id"); id != "" {
 		cfg.ClientID = id
 	}
-	if ms := f.integer("timeout", 1, 0); ms > 0 {
+	if ms := param[int64](c, "timeout"); ms > 0 {
 		cfg.Timeout = time.Duration(ms) * time.Millisecond
 	}
 	if user != "" {
@@ -266,13 +266,10 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 		cfg.SASL = &engine.SASLConfig{Mechanism: mech, Username: user,
 			Password: engine.Secret(r.opts.Env(engine.PasswordEnv))}
 	}
-	if f.boolean("tls") || f.has("tls_ca") || f.has("tls_cert") {
-		cfg.TLS = &engine.TLSConfig{CAFile: f.str("tls_ca", false), CertFile: f.str("tls_cert", false),
-			KeyFile: f.str("tls_key", false), ServerName: f.str("tls_server_name", false),
-			InsecureSkipVerify: f.boolean("tls_insecure_skip_verify")}
-	}
-	if f.err != nil {
-		return libError(L, "kafka.connect", f.err)
+	if param[bool](c, "tls") || c.Given("tls_ca") || c.Given("tls_cert") {
+		cfg.TLS = &engine.TLSConfig{CAFile: param[string](c, "tls_ca"), CertFile: param[string](c, "tls_cert"),
+			KeyFile: param[string](c, "tls_key"), ServerName: param[string](c, "tls_server_name"),
+			InsecureSkipVerify: param[bool](c, "tls_insecure_skip_verify")}
 	}
 	h := &clientHandle{rt: r, cfg: cfg, name: "connect"}
 	r.mu.Lock()
@@ -282,9 +279,10 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 	return 1
 }
 
-func (r *Runtime) libJSONEncode(L *lua.LState) int {
+func (r *Runtime) libJSONEncode(c *Call) int {
+	L := c.L
 	indent := ""
-	if opts, ok := L.Get(2).(*lua.LTable); ok && lua.LVAsBool(opts.RawGetString("indent")) {
+	if param[bool](c, "indent") {
 		indent = "  "
 	}
 	s, err := encodeJSON(L.Get(1), r.null(), indent)
@@ -295,7 +293,8 @@ func (r *Runtime) libJSONEncode(L *lua.LState) int {
 	return 1
 }
 
-func (r *Runtime) libJSONDecode(L *lua.LState) int {
+func (r *Runtime) libJSONDecode(c *Call) int {
+	L := c.L
 	v, err := r.decodeJSON(L.CheckString(1), r.null())
 	if err != nil {
 		return libError(L, "kafka.json.decode", argErr("", "invalid JSON: %v", err))
@@ -304,7 +303,8 @@ func (r *Runtime) libJSONDecode(L *lua.LState) int {
 	return 1
 }
 
-func (r *Runtime) libPP(L *lua.LState) int {
+func (r *Runtime) libPP(c *Call) int {
+	L := c.L
 	vals := make([]lua.LValue, 0, L.GetTop())
 	for i := 1; i <= L.GetTop(); i++ {
 		vals = append(vals, L.Get(i))
@@ -317,9 +317,9 @@ func (r *Runtime) libPP(L *lua.LState) int {
 	return 0
 }
 
-func (r *Runtime) libSleep(L *lua.LState) int {
-	ms, _ := exactInt(L.Get(1)) // checked by the declaration: 0 <= ms <= maxDurationMillis
-	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+func (r *Runtime) libSleep(c *Call) int {
+	L := c.L
+	t := time.NewTimer(time.Duration(param[int64](c, "ms")) * time.Millisecond)
 	defer t.Stop()
 	ctx := L.Context()
 	if ctx == nil {
@@ -334,12 +334,14 @@ func (r *Runtime) libSleep(L *lua.LState) int {
 	return 0
 }
 
-func (r *Runtime) libNow(L *lua.LState) int {
+func (r *Runtime) libNow(c *Call) int {
+	L := c.L
 	L.Push(lua.LNumber(time.Now().UnixMilli()))
 	return 1
 }
 
-func (r *Runtime) libEnv(L *lua.LState) int {
+func (r *Runtime) libEnv(c *Call) int {
+	L := c.L
 	name := L.CheckString(1)
 	if v := r.opts.Env(name); v != "" {
 		L.Push(lua.LString(v))
@@ -349,7 +351,8 @@ func (r *Runtime) libEnv(L *lua.LState) int {
 	return 1
 }
 
-func (r *Runtime) libCheck(L *lua.LState) int {
+func (r *Runtime) libCheck(c *Call) int {
+	L := c.L
 	cond := L.Get(1)
 	if !lua.LVAsBool(cond) {
 		msg := L.OptString(2, "check failed")
@@ -360,13 +363,15 @@ func (r *Runtime) libCheck(L *lua.LState) int {
 	return 1
 }
 
-func (r *Runtime) libFail(L *lua.LState) int {
+func (r *Runtime) libFail(c *Call) int {
+	L := c.L
 	msg := L.ToStringMeta(L.Get(1)).String()
 	L.Error(errorTable(L, "", &engine.Error{Code: "FAIL", Message: msg}, nil), 0)
 	return 0
 }
 
-func (r *Runtime) libDryRun(L *lua.LState) int {
+func (r *Runtime) libDryRun(c *Call) int {
+	L := c.L
 	if on, ok := L.Get(1).(lua.LBool); ok { // true, false or nothing: checked by the declaration
 		r.dryRun = bool(on)
 	}
@@ -376,8 +381,9 @@ func (r *Runtime) libDryRun(L *lua.LState) int {
 
 // logAt writes "time level msg key=value ..." lines to stderr; secret-named
 // keys are redacted.
-func logAt(level string) func(r *Runtime, L *lua.LState) int {
-	return func(r *Runtime, L *lua.LState) int {
+func logAt(level string) func(r *Runtime, c *Call) int {
+	return func(r *Runtime, c *Call) int {
+		L := c.L
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %s", time.Now().UTC().Format(time.RFC3339), strings.ToUpper(level))
 		switch v := L.Get(1).(type) {

@@ -2,7 +2,9 @@ package luaapi
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 )
 
 // The argument types of Kafka's own fields, declared once so every function
@@ -25,7 +27,7 @@ var (
 	offsetNum         = Int64(0).Named("offset")
 	leaderEpoch       = Int32(-1).Named("leader epoch")
 	timestampMs       = Int64(0).Named("timestamp in ms")
-	durationMs        = Int64(1).Named("duration in ms")
+	durationMs        = Int64(1).Between(1, maxDurationMillis).Named("duration in ms")
 	producerID        = Int64(0).Named("producer id")
 	producerEpoch     = Int16(-1).Named("producer epoch")
 
@@ -33,6 +35,10 @@ var (
 	// filters as strictly as in creators.
 	principal = NonEmptyStr().Checked("principal TYPE:NAME", checkPrincipal).Sample("User:alice")
 )
+
+// maxDurationMillis is the longest duration in milliseconds a time.Duration holds
+// (about 292 years): a larger one would overflow when converted.
+const maxDurationMillis = math.MaxInt64 / int64(time.Millisecond)
 
 const maxTopicNameLength = 249
 

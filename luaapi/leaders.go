@@ -18,8 +18,8 @@ func init() {
 			Doc: `topics (a name or array: all their partitions), partitions ({{topic=, partition=}...}) or all=true (every partition in the cluster) say where; type is "preferred" (the default) or "unclean".
 A partition that already has the leader the election would pick comes back with not_needed=true: that is not a failure. leader is the partition's leader afterwards. A topic that does not exist gets a row with partition -1 and UNKNOWN_TOPIC_OR_PARTITION.
 Declared destructive because type="unclean" can elect an out-of-sync replica and lose committed records; the REPL asks before any election unless --yes. Kafka has no validate-only election: under --dry-run nothing is elected and each partition's current and preferred leader is planned.`,
-			Example: `for _, r in ipairs(elect_leaders{topics = "orders"}) do print(r.topic, r.partition, r.leader, r.not_needed) end`,
-			Run:     electLeaders},
+			Example:   `for _, r in ipairs(elect_leaders{topics = "orders"}) do print(r.topic, r.partition, r.leader, r.not_needed) end`,
+			CheckArgs: electionScope, Run: electLeaders},
 	)
 }
 
@@ -31,19 +31,24 @@ var electPartitions = List[engine.TopicPartition](Record(
 	return engine.TopicPartition{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition")}, nil
 })).NonEmpty()
 
+// electionScope checks which partitions an election names: topics= or
+// partitions=, or all=true alone.
+func electionScope(c *Call) error {
+	named := len(param[[]string](c, "topics")) + len(param[[]engine.TopicPartition](c, "partitions"))
+	switch all := param[bool](c, "all"); {
+	case all && named > 0:
+		return argErr("", "all=true cannot be combined with topics= or partitions=")
+	case !all && named == 0:
+		return argErr("", "name topics= or partitions=, or pass all=true for every partition")
+	}
+	return nil
+}
+
 func electLeaders(c *Call) (any, error) {
 	topics, parts, all := param[[]string](c, "topics"), param[[]engine.TopicPartition](c, "partitions"), param[bool](c, "all")
 	typ := engine.ElectPreferred
 	if c.Given("type") {
 		typ = engine.ElectionType(param[string](c, "type"))
-	}
-	// Which partitions: one table of named arguments has no record of its
-	// own to check this, so it is checked here, before anything is sent.
-	switch {
-	case all && len(topics)+len(parts) > 0:
-		return nil, argErr("", "all=true cannot be combined with topics= or partitions=")
-	case !all && len(topics)+len(parts) == 0:
-		return nil, argErr("", "name topics= or partitions=, or pass all=true for every partition")
 	}
 	cl, err := c.Client()
 	if err != nil {

@@ -75,7 +75,9 @@ func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error)
 	optsAt := len(f.Params) // index in vals of the options table
 	// An optional positional argument may be left out with the options
 	// table coming in its place: lag{partial=true}.
-	if n := len(vals); n > 0 && n <= len(f.Params) && f.Params[n-1].Optional && f.hasOptionsTable() && isOptionsTable(f, vals[n-1]) {
+	// A parameter that takes any value (kafka.json.encode's) keeps it.
+	if n := len(vals); n > 0 && n <= len(f.Params) && f.Params[n-1].Optional && !isAnyType(f.Params[n-1].Type) &&
+		f.hasOptionsTable() && isOptionsTable(f, vals[n-1]) {
 		optsAt = n - 1
 	}
 	if f.Variadic && len(f.Params) > 0 {
@@ -158,6 +160,9 @@ func readOptions(r *reader, f *Func, v lua.LValue, n int) (Rec, error) {
 		tbl = &lua.LTable{}
 	case !ok && f.TableCall:
 		return nil, argErr("", "takes one table %s, got %s", rt.Doc(), describe(v))
+	case !ok && len(f.SecretArgs) > 0:
+		// Arguments given in the wrong order may put a secret here.
+		return nil, argErr(fmt.Sprintf("argument #%d (options)", n), "must be a table, got a %s", v.Type())
 	case !ok:
 		return nil, argErr(fmt.Sprintf("argument #%d (options)", n), "must be a table, got %s", describe(v))
 	}
@@ -182,6 +187,8 @@ func isOptionsTable(f *Func, v lua.LValue) bool {
 	})
 	return n > 0 && all
 }
+
+func isAnyType(t Type) bool { _, ok := t.(AnyType); return ok }
 
 // misspeltOptions: v, refused as an optional argument, looks like the
 // options table with a key misspelt (lag{partal=true}); the error names the

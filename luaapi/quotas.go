@@ -106,33 +106,6 @@ var (
 	})).Items("entry").NonEmpty()
 )
 
-// recordList reads one record (a table with string keys) or an array of
-// them (possibly empty). The quota functions declare their arguments now;
-// it stays for leaders.go until that is declared too.
-func recordList(v lua.LValue, what string) ([]lua.LValue, error) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, argErr(what, "must be a table or an array of tables, got %s", describe(v))
-	}
-	var named bool
-	t.ForEach(func(k, _ lua.LValue) {
-		if _, s := k.(lua.LString); s {
-			named = true
-		}
-	})
-	if named {
-		return []lua.LValue{t}, nil
-	}
-	if err := onlyArray(t, what); err != nil {
-		return nil, err
-	}
-	out := make([]lua.LValue, 0, t.Len())
-	for i := 1; i <= t.Len(); i++ {
-		out = append(out, t.RawGetInt(i))
-	}
-	return out, nil
-}
-
 func describeClientQuotas(c *Call) (any, error) {
 	cl, err := c.Client()
 	if err != nil {

@@ -3,7 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"io"
-	"math"
+
 	"os"
 	"slices"
 	"strings"
@@ -77,10 +77,6 @@ func listReassignments(c *Call) (any, error) {
 	}
 	return cl.ListPartitionReassignments(c.Ctx(), param[[]string](c, "topics"))
 }
-
-// maxDurationMillis is the longest duration in milliseconds a time.Duration holds
-// (about 292 years): a larger one would overflow when converted.
-const maxDurationMillis = math.MaxInt64 / int64(time.Millisecond)
 
 // reassignReplicas is a row's new replica list: broker ids, the first the
 // preferred leader, each at most once.

@@ -3,8 +3,6 @@ package luaapi
 import (
 	"slices"
 	"strings"
-
-	lua "github.com/yuin/gopher-lua"
 )
 
 // Func declares one Lua function.
@@ -23,6 +21,10 @@ type Func struct {
 	TableCall bool
 	// NoArgs: the function takes no arguments at all (describe_cluster()).
 	NoArgs bool
+	// CheckArgs, when set, checks rules across arguments the Types cannot
+	// (a TableCall's keys have no record of their own). It runs after the
+	// arguments are read, before confirmation and before anything is sent.
+	CheckArgs func(c *Call) error
 	// Variadic: the last parameter repeats (kafka.pp(value...)); Run gets
 	// its values as []any.
 	Variadic bool
@@ -51,7 +53,9 @@ type Func struct {
 	// Native, instead of Run, implements a library function (kafka.sleep,
 	// kafka.json.encode, help, ...) that needs no client. Its Name is the
 	// dotted path it is installed at.
-	Native func(r *Runtime, L *lua.LState) int
+	// It gets the call with its arguments read through the declaration
+	// (param[T](c, name)).
+	Native func(r *Runtime, c *Call) int
 }
 
 // IsAdmin reports whether f is an admin function (a global and a client

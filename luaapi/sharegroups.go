@@ -63,19 +63,6 @@ func describeShareGroupOffsets(c *Call) (any, error) {
 	return cl.DescribeShareGroupOffsets(c.Ctx(), param[[]string](c, "groups"))
 }
 
-// namesCall reads (names[, {partial=}]) and calls fn with the client.
-func namesCall(c *Call, what string, optional bool, fn func(*engine.Client, []string) (any, error)) (any, error) {
-	names, err := c.Strings(1, what, optional)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.clientAfterOptions(2)
-	if err != nil {
-		return nil, err
-	}
-	return fn(cl, names)
-}
-
 func alterShareGroupOffsets(c *Call) (any, error) {
 	group, offsets := param[string](c, "group"), param[[]engine.ShareOffsetResult](c, "offsets")
 	cl, err := c.Client()
