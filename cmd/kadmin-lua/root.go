@@ -99,7 +99,8 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
 names), a --command-config file, or a prompt on a terminal; never from a flag.
 Exit codes: 0 ok, 1 script error, 2 usage or syntax error, 3 Kafka error,
-4 a kafka.check failed, 130 interrupted. See docs/cli.md.`
+4 a kafka.check failed, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+See docs/cli.md.`
 
 func (a *app) rootCmd() *cobra.Command {
 	f := &a.flags
