@@ -7,7 +7,7 @@ PKGS    := ./...
 # Packages that start real Kafka brokers (JVMs); everything else runs on kfake.
 KAFKA_PKGS := ./internal/kafkatest/ ./integration/...
 
-.PHONY: build demo test unit integration docs lint fuzz bench clean
+.PHONY: build demo test unit lua-upstream integration docs lint fuzz bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kadmin-lua
@@ -29,10 +29,18 @@ integration:
 	  echo "--- failure details from integration.log ---"; grep -B3 -A40 -e '--- FAIL' -e '^panic:' integration.log | head -600; \
 	fi; exit $$status
 
-# Everything: unit, API, examples, cross-checks, then the real-Kafka suites.
+# The patched gopher-lua copy (a module of its own, outside ./...) against
+# upstream's own suite: the Lua 5.1 and glua script tests (about 10 s).
+# No -race: upstream's TestLocalVarFree races on its own counter.
+lua-upstream:
+	cd third_party/gopher-lua && $(GO) test -count=1 -timeout 5m ./...
+
+# Everything: unit, API, examples, cross-checks, the patched Lua runtime's
+# upstream suite, then the real-Kafka suites.
 test: lint
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v -e /integration/ -e /internal/kafkatest)
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20s
+	$(MAKE) --no-print-directory lua-upstream
 	$(MAKE) --no-print-directory integration
 
 # Regenerate docs/api.md from the declarations (TestAPIDocIsFresh fails when stale).

@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"os"
-	"strings"
 	"sync"
 	"time"
 )
@@ -83,41 +82,4 @@ func AuditItems[T Item](items []T) []AuditItem {
 		out = append(out, ai)
 	}
 	return out
-}
-
-// secretWords mark keys whose values must never be written anywhere.
-var secretWords = []string{"password", "secret", "token", "passphrase", "hmac", "credential", "sasl_pass", "key_pass", "jaas", "keystore.key"}
-
-// IsSecretKey reports whether a field name holds a secret.
-func IsSecretKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range secretWords {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// Redact replaces the values of secret-named keys, at any depth, with "***".
-func Redact(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, val := range v {
-			if IsSecretKey(k) {
-				out[k] = "***"
-			} else {
-				out[k] = Redact(val)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, val := range v {
-			out[i] = Redact(val)
-		}
-		return out
-	}
-	return v
 }

@@ -379,8 +379,8 @@ func (r *Runtime) libDryRun(c *Call) int {
 	return 1
 }
 
-// logAt writes "time level msg key=value ..." lines to stderr; secret-named
-// keys are redacted.
+// logAt writes "time level msg key=value ..." lines to stderr; the values of
+// secret-named keys are redacted at any depth (engine.Redact).
 func logAt(level string) func(r *Runtime, c *Call) int {
 	return func(r *Runtime, c *Call) int {
 		L := c.L
@@ -398,12 +398,9 @@ func logAt(level string) func(r *Runtime, c *Call) int {
 				}
 			})
 			slices.Sort(keys)
+			fields, _ := engine.Redact(fromLua(v)).(map[string]any) // secrets hidden at any depth
 			for _, k := range keys {
-				val := compactValue(fromLua(v.RawGetString(k)))
-				if engine.IsSecretKey(k) {
-					val = `"***"`
-				}
-				fmt.Fprintf(&b, " %s=%s", k, val)
+				fmt.Fprintf(&b, " %s=%s", k, compactValue(fields[k]))
 			}
 		default:
 			fmt.Fprintf(&b, " %s", L.ToStringMeta(v).String())

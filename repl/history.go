@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // DefaultHistoryPath is where the REPL keeps its history:
@@ -45,5 +47,58 @@ func keepInHistory(chunk string) bool {
 			return false
 		}
 	}
-	return !(strings.Contains(low, "connect") && connectPassword.MatchString(chunk))
+	if strings.Contains(low, "connect") && connectPassword.MatchString(chunk) {
+		return false
+	}
+	return !assignsSecret(chunk) && !readsSecretEnv(chunk)
+}
+
+// lhsName is a name on the left of an assignment: an identifier or a
+// quoted table key (`["ssl.key.password"] = ...`).
+var lhsName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|"([^"]*)"|'([^']*)'`)
+
+// assignsSecret reports whether the chunk assigns to a name that looks like
+// a secret's (engine.IsSecretKey: `local pw = ...`, `pass = ...`,
+// `{adminPwd = ...}`, `t["ssl.key.password"] = ...`), whatever the value.
+// The names considered for an `=` are those between it and the previous
+// `{`, `(`, `;`, newline or `=`: too many rather than too few.
+func assignsSecret(chunk string) bool {
+	for i := 0; i < len(chunk); i++ {
+		if chunk[i] != '=' {
+			continue
+		}
+		if i+1 < len(chunk) && chunk[i+1] == '=' { // ==
+			i++
+			continue
+		}
+		if i > 0 && strings.IndexByte("~<>", chunk[i-1]) >= 0 { // ~= <= >=
+			continue
+		}
+		lhs := chunk[strings.LastIndexAny(chunk[:i], "{(;\n=")+1 : i]
+		for _, m := range lhsName.FindAllStringSubmatch(lhs, -1) {
+			name := m[0]
+			if m[1] != "" || m[2] != "" {
+				name = m[1] + m[2]
+			}
+			if engine.IsSecretKey(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// envRead is kafka.env("NAME").
+var envRead = regexp.MustCompile(`kafka\.env\s*\(?\s*["']([^"']*)["']`)
+
+// readsSecretEnv reports whether the chunk reads an environment variable
+// whose name looks like a secret's (`kafka.env("KAFKA_PW")`): the value is
+// not in the line, but such a line is where secrets get handled.
+func readsSecretEnv(chunk string) bool {
+	for _, m := range envRead.FindAllStringSubmatch(chunk, -1) {
+		if engine.IsSecretKey(m[1]) {
+			return true
+		}
+	}
+	return false
 }

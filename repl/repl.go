@@ -24,13 +24,15 @@ const (
 type Options struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Interrupts delivers SIGINT while a chunk runs (the CLI's signal seam);
-	// each one cancels the running call and the session goes on. nil: calls
-	// are not interruptible from here.
-	Interrupts  <-chan os.Signal
-	HistoryPath string // "" disables the history file
-	Yes         bool   // do not ask before destructive calls
-	Output      string // "table" or "json"; "" takes the runtime's
+	// Interruptible, when set, is called with the cancel function of each
+	// chunk before it runs; the REPL calls the function it returns once the
+	// chunk's values are printed. The CLI's signal watcher cancels the chunk
+	// on Ctrl-C (SIGINT) in between, and the session goes on; the REPL
+	// installs no signal handler itself. nil: chunks are not interruptible.
+	Interruptible func(cancel func()) (done func())
+	HistoryPath   string // "" disables the history file
+	Yes           bool   // do not ask before destructive calls
+	Output        string // "table" or "json"; "" takes the runtime's
 
 	// Reader is the line editor; nil builds a readline one on Stdin/Stdout
 	// with HistoryPath and completion over the runtime's Lua state.
@@ -132,28 +134,13 @@ func (s *session) loop(ctx context.Context) error {
 }
 
 // eval runs one chunk, printing its values or its error. It reports whether
-// the chunk is incomplete. A signal on o.Interrupts cancels this call only.
+// the chunk is incomplete. o.Interruptible may cancel this chunk only.
 func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
-	for drained := false; !drained; { // forget Ctrl-Cs from before this call
-		select {
-		case <-s.o.Interrupts:
-		default:
-			drained = true
-		}
-	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	interrupted := make(chan struct{})
-	go func() {
-		select {
-		case <-s.o.Interrupts:
-			close(interrupted)
-			cancel()
-		case <-done:
-		}
-	}()
+	if s.o.Interruptible != nil {
+		defer s.o.Interruptible(cancel)()
+	}
 
 	values, incomplete, err := s.rt.EvalLine(callCtx, chunk)
 	if incomplete {
@@ -161,10 +148,8 @@ func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
 	}
 	if err != nil {
 		msg := err.Error()
-		select {
-		case <-interrupted:
+		if callCtx.Err() != nil && ctx.Err() == nil { // canceled by Ctrl-C, not by the session's end
 			msg = "\ninterrupted" // after the terminal's ^C echo
-		default:
 		}
 		fmt.Fprintln(s.o.Stderr, msg)
 		return false

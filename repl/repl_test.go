@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -219,30 +218,31 @@ func TestCtrlCAtPromptClearsChunk(t *testing.T) {
 
 func TestCtrlCCancelsRunningCallOnly(t *testing.T) {
 	e := newEnv(t)
-	interrupts := make(chan os.Signal, 1)
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	// Keep pressing Ctrl-C until the REPL asks for the next line, so the
-	// signal lands while kafka.sleep runs whatever the scheduling.
-	go func() {
-		defer close(stopped)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-				select {
-				case interrupts <- syscall.SIGINT:
-				default:
-				}
-			}
+	// The CLI's signal watcher cancels the chunk it was given on Ctrl-C;
+	// here Ctrl-C comes 50 ms into the first chunk, kafka.sleep(60000).
+	var mu sync.Mutex
+	var chunks, printedAtDone []string
+	interruptible := func(cancel func()) func() {
+		mu.Lock()
+		chunks = append(chunks, "begin")
+		first := len(chunks) == 1
+		mu.Unlock()
+		if first {
+			time.AfterFunc(50*time.Millisecond, cancel)
 		}
-	}()
+		return func() {
+			mu.Lock()
+			defer mu.Unlock()
+			chunks = append(chunks, "done")
+			printedAtDone = append(printedAtDone, e.stdout.String())
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.run(Options{Interrupts: interrupts},
+		e.run(Options{Interruptible: interruptible},
 			line("kafka.sleep(60000)"),
-			step{line: "print('next line ran')", before: func() { close(stop); <-stopped }},
+			line("print('next line ran')"),
 			line("kafka.sleep(1)"),
 			line("'still here'"))
 	}()
@@ -253,6 +253,11 @@ func TestCtrlCCancelsRunningCallOnly(t *testing.T) {
 	}
 	assert.Equal(t, "\ninterrupted\n", e.stderr.String())
 	assert.True(t, strings.HasSuffix(e.stdout.String(), "next line ran\nstill here\n"), e.stdout.String())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"begin", "done", "begin", "done", "begin", "done", "begin", "done"}, chunks,
+		"each chunk is interruptible from its start to the end of its output")
+	assert.True(t, strings.HasSuffix(printedAtDone[3], "still here\n"), "done comes after the values are printed")
 }
 
 func TestHelpAtThePrompt(t *testing.T) {

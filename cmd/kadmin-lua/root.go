@@ -8,13 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	lua "github.com/yuin/gopher-lua"
+	"golang.org/x/term"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
@@ -26,10 +24,20 @@ import (
 // exit code. It never exits the process itself, so every cleanup (clients,
 // audit log, embedded cluster) has run when main exits.
 func run(st *State) int {
-	a := &app{st: st}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := watchSignals(st, cancel)
+	defer sigs.stop()
+	a := &app{st: st, sigs: sigs}
 	root := a.rootCmd()
 	root.SetArgs(st.Args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if sig, exited := sigs.result(); sig != nil {
+		if !exited { // the watcher has said so already when it exited
+			fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", signalMessage(sig))
+		}
+		return signalCode(sig)
+	}
 	code := exitCode(err)
 	if err != nil && err.Error() != "" {
 		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", strings.TrimRight(err.Error(), "\n"))
@@ -56,6 +64,7 @@ func needsHint(err error) bool {
 // app holds the parsed global flags and the process state.
 type app struct {
 	st    *State
+	sigs  *signalWatcher
 	flags globalFlags
 }
 
@@ -91,7 +100,8 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
 names), a --command-config file, or a prompt on a terminal; never from a flag.
 Exit codes: 0 ok, 1 script error, 2 usage or syntax error, 3 Kafka error,
-4 a kafka.check failed, 130 interrupted. See docs/cli.md.`
+4 a kafka.check failed, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+See docs/cli.md.`
 
 func (a *app) rootCmd() *cobra.Command {
 	f := &a.flags
@@ -185,44 +195,23 @@ func (a *app) runREPL(cmd *cobra.Command) error {
 		return err
 	}
 	defer s.close()
-	// SIGINT goes to the REPL (it cancels the running call and the session
-	// goes on); SIGTERM ends the session.
-	ctx, cancel := context.WithCancel(cmd.Context())
-	defer cancel()
-	interrupts := make(chan os.Signal, 1)
-	var terminated atomic.Bool
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case sig := <-a.st.Signals:
-				if sig == syscall.SIGTERM {
-					terminated.Store(true)
-					cancel()
-					continue
-				}
-				select {
-				case interrupts <- sig:
-				default: // one pending interrupt is enough
-				}
-			}
+	// An exit at once (SIGTERM, a second Ctrl-C) must not leave the
+	// terminal in the line editor's raw mode.
+	if f, ok := a.st.Stdin.(*os.File); ok && a.st.IsTerminal(f) {
+		if old, err := term.GetState(int(f.Fd())); err == nil {
+			a.sigs.onExit(func() { _ = term.Restore(int(f.Fd()), old) })
 		}
-	}()
-	err = repl.Run(ctx, s.rt, repl.Options{
-		Stdin:       a.st.Stdin,
-		Stdout:      a.st.Stdout,
-		Stderr:      a.st.Stderr,
-		Interrupts:  interrupts,
-		HistoryPath: historyPath(a.st.Env),
-		Yes:         a.flags.yes,
-		Output:      a.flags.output,
-	})
-	if terminated.Load() {
-		return withCode(ExitTerminated, errors.New("terminated"))
 	}
+	a.sigs.prompt()
+	err = repl.Run(cmd.Context(), s.rt, repl.Options{
+		Stdin:         a.st.Stdin,
+		Stdout:        a.st.Stdout,
+		Stderr:        a.st.Stderr,
+		Interruptible: a.sigs.chunk,
+		HistoryPath:   historyPath(a.st.Env),
+		Yes:           a.flags.yes,
+		Output:        a.flags.output,
+	})
 	return withCode(ExitScript, err)
 }
 
@@ -238,8 +227,9 @@ func historyPath(env func(string) string) string {
 	return ""
 }
 
-// runScript runs one chunk in script mode: interrupts cancel it, its
-// return values are printed, failed checks make exit code 4.
+// runScript runs one chunk in script mode: SIGINT cancels it (see
+// signals.go), its return values are printed, failed checks make exit
+// code 4.
 func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Runtime) ([]lua.LValue, error)) error {
 	s, err := a.open(cmd)
 	if err != nil {
@@ -247,17 +237,16 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 	}
 	defer s.close()
 
-	ctx, cancel := context.WithCancel(cmd.Context())
-	defer cancel()
-	w := watchInterrupts(a.st.Signals, cancel, a.st.Exit)
-	vals, err := do(ctx, s.rt)
-	w.stop()
-	if sig := w.signal(); sig != nil {
-		return withCode(signalCode(sig), errors.New("interrupted"))
+	// SIGINT cancels cmd.Context() (the signal watcher's start phase).
+	vals, err := do(cmd.Context(), s.rt)
+	if sig, _ := a.sigs.result(); sig != nil {
+		return nil // run reports the signal
 	}
 	if err != nil {
 		return err
 	}
+	// Nothing left to cancel: SIGINT now ends the process at once.
+	a.sigs.output()
 	if len(vals) > 0 {
 		out, ferr := s.rt.Format(vals, a.flags.output)
 		if ferr != nil {
@@ -274,62 +263,6 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 		return exitf(ExitCheck, "%d checks failed", n)
 	}
 	return nil
-}
-
-// interrupts watches the signal seam while a script runs: the first signal
-// cancels the run (Lua stops, the Kafka call in flight is canceled); a
-// second one exits at once.
-type interrupts struct {
-	mu   sync.Mutex
-	sig  os.Signal
-	done chan struct{}
-	once sync.Once
-}
-
-func watchInterrupts(sigs <-chan os.Signal, cancel func(), exit func(int)) *interrupts {
-	w := &interrupts{done: make(chan struct{})}
-	if sigs == nil {
-		return w
-	}
-	go func() {
-		for {
-			select {
-			case <-w.done:
-				return
-			case sig := <-sigs:
-				w.mu.Lock()
-				first := w.sig == nil
-				if first {
-					w.sig = sig
-				}
-				w.mu.Unlock()
-				if first {
-					cancel()
-					continue
-				}
-				if exit != nil {
-					exit(signalCode(sig))
-				}
-				return
-			}
-		}
-	}()
-	return w
-}
-
-func (w *interrupts) stop() { w.once.Do(func() { close(w.done) }) }
-
-func (w *interrupts) signal() os.Signal {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.sig
-}
-
-func signalCode(sig os.Signal) int {
-	if sig == syscall.SIGTERM {
-		return ExitTerminated
-	}
-	return ExitInterrupted
 }
 
 // session is what a command that runs Lua needs: the runtime, the audit

@@ -28,12 +28,21 @@ type State struct {
 	// ReadPassword prompts on stderr and reads a line without echo.
 	ReadPassword func(prompt string) (string, error)
 
-	// Signals delivers SIGINT and SIGTERM. The first one cancels the running
-	// script; a second one exits at once through Exit.
+	// Signals delivers SIGINT and SIGTERM to run's one watcher
+	// (signals.go): SIGINT cancels the running work, SIGTERM or a second
+	// SIGINT exits at once through Exit.
 	Signals <-chan os.Signal
 	// Exit ends the process. run never calls it (main does, with run's
-	// code, after every cleanup); only a second interrupt uses it directly.
+	// code, after every cleanup); only the signal watcher, to end the
+	// process at once, uses it directly.
 	Exit func(code int)
+
+	// onPhase, when set (tests), is told each time the signal watcher's
+	// phase changes: "start", "output", "prompt", "chunk".
+	onPhase func(phase string)
+	// onSignal, when set (tests), is told what the watcher did with each
+	// signal: "ignored", "canceled" or "exited".
+	onSignal func(sig os.Signal, action string)
 }
 
 // NewOSState wires the real process.

@@ -124,6 +124,7 @@ func TestRecordsAndOffsetsOnARealBroker(t *testing.T) {
 	r := adminRT(t, kafkatest.MechScram512)
 	topic := unique("records")
 	r.Run(fmt.Sprintf(`create_topics{{name=%q, partitions=1}}`, topic))
+	waitTopic(t, topic, 1) // before another client produces to it
 	cl, err := cluster.Client(kgo.DefaultProduceTopic(topic))
 	require.NoError(t, err)
 	defer cl.Close()

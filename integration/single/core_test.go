@@ -98,9 +98,9 @@ func TestCoreFunctions(t *testing.T) {
 			assert.Equal(t, topic, created[0].Name)
 			assert.Nil(t, created[0].Err)
 			assert.NotEmpty(t, created[0].ID)
-			td := topics(t)
-			require.Contains(t, td, topic)
-			assert.Len(t, td[topic].Partitions, 2)
+			// Another client sees it once the broker has it from the
+			// metadata log: poll (reading at once failed here once).
+			waitTopic(t, topic, 2)
 			eventuallyConfig(t, adm, topic, "retention.ms", "3600000", "DYNAMIC_TOPIC_CONFIG")
 
 			// describe_topics
@@ -121,7 +121,7 @@ func TestCoreFunctions(t *testing.T) {
 			r.json(fmt.Sprintf(`return create_partitions{[%q]=4}`, topic), &cp)
 			require.Len(t, cp, 1)
 			assert.Nil(t, cp[0].Err)
-			assert.Len(t, topics(t)[topic].Partitions, 4)
+			waitTopic(t, topic, 4)
 
 			// alter_configs, then describe_configs sees it
 			r.Run(fmt.Sprintf(`alter_configs{{topic=%q, set={["retention.ms"]="7200000", ["cleanup.policy"]="compact"}}}`, topic))
@@ -146,7 +146,7 @@ func TestCoreFunctions(t *testing.T) {
 			r.json(fmt.Sprintf(`return delete_topics(%q)`, topic), &del)
 			require.Len(t, del, 1)
 			assert.Nil(t, del[0].Err)
-			assert.NotContains(t, topics(t), topic)
+			waitTopic(t, topic, gone)
 			re := r.RunErr(fmt.Sprintf(`delete_topics(%q)`, topic))
 			assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 
@@ -285,6 +285,7 @@ func TestBinaryLogsInWithEachMechanism(t *testing.T) {
 	topic := unique("bin")
 	_, err := adm.CreateTopic(ctxT(t, time.Minute), 2, 1, nil, topic)
 	require.NoError(t, err)
+	waitTopic(t, topic, 2) // the binary is another client
 	for _, mech := range mechanisms {
 		t.Run(mech, func(t *testing.T) {
 			res := runBin(t, mech, kafkatest.AdminUser, kafkatest.AdminPassword, "-o", "json",

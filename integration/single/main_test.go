@@ -73,6 +73,45 @@ func topics(t *testing.T) kadm.TopicDetails {
 	return td
 }
 
+// gone is waitTopic's partition count for a topic that must not be listed.
+const gone = -1
+
+// waitTopic polls, through brand-new clients, until the broker's metadata
+// lists topic with that many partitions (gone: does not list it). A create,
+// create_partitions or delete returns once the controller has committed it;
+// the broker answers other clients from its own copy of the metadata log a
+// moment later, so a check through another client must wait for it.
+func waitTopic(t *testing.T, topic string, partitions int) {
+	t.Helper()
+	what := fmt.Sprintf("%s in the broker's metadata with partitions: %d", topic, partitions)
+	if partitions == gone {
+		what = topic + " gone from the broker's metadata"
+	}
+	kafkatest.WaitFor(t, what, 20*time.Second, func() (bool, string) {
+		adm, err := cluster.Admin()
+		if err != nil {
+			return false, err.Error()
+		}
+		defer adm.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		td, err := adm.ListTopics(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		d, ok := td[topic]
+		switch {
+		case partitions == gone:
+			return !ok, fmt.Sprintf("listed: %t", ok)
+		case !ok:
+			return false, "not listed"
+		case d.Err != nil:
+			return false, d.Err.Error()
+		}
+		return len(d.Partitions) == partitions, fmt.Sprintf("partitions: %d", len(d.Partitions))
+	})
+}
+
 // lrt is a Lua runtime logged in to the cluster.
 type lrt struct{ *itlua.Env }
 
@@ -117,9 +156,12 @@ func runBin(t *testing.T, mech, user, password string, args ...string) kafkatest
 	return kafkatest.RunBinary(ctxT(t, 2*time.Minute), t, bin, []string{engine.PasswordEnv + "=" + password}, "", full...)
 }
 
-// produce writes n records (values "v0".."v<n-1>") to each partition of topic.
+// produce writes n records (values "v0".."v<n-1>") to each partition of
+// topic, once the broker's metadata shows the topic (a producer gives up on
+// a topic it is told is unknown after a few metadata refreshes).
 func produce(t *testing.T, topic string, partitions int32, n int) {
 	t.Helper()
+	waitTopic(t, topic, int(partitions))
 	cl, err := cluster.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(topic))
 	require.NoError(t, err)
 	defer cl.Close()

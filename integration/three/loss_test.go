@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
@@ -198,9 +199,32 @@ func TestBrokerLoss(t *testing.T) {
 	assert.Contains(t, stderr.String(), "list_offsets")
 	require.NotNil(t, all[len(all)-1].Done, "the loop ended by itself: %+v", all[len(all)-1])
 
-	// Every claim checked against the cluster through a separate client.
-	td, err := admin(t).ListTopics(ctxFor(t, time.Minute))
-	require.NoError(t, err)
+	// Every claim checked against the cluster through a separate client,
+	// once the broker it asks lists every topic the script says it created
+	// (a broker applies creates from the metadata log on its own time; one
+	// just restarted may still be catching up).
+	var td kadm.TopicDetails
+	adm := admin(t)
+	kafkatest.WaitFor(t, "the topics the script created listed", time.Minute, func() (bool, string) {
+		var err error
+		if td, err = adm.ListTopics(ctxFor(t, time.Minute)); err != nil {
+			return false, err.Error()
+		}
+		var missing []string
+		n := 0
+		for _, l := range all {
+			if l.Op == "create" && l.OK {
+				n++
+				if !td.Has(l.Topic) {
+					missing = append(missing, l.Topic)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			return false, fmt.Sprintf("not yet listed: %v", missing)
+		}
+		return true, fmt.Sprintf("all %d listed", n)
+	})
 	var created, createFailed, offsetsOK, offsetsFailed int
 	for i, l := range all {
 		switch {

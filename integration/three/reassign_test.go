@@ -116,11 +116,24 @@ func TestReassignmentMovesReplicas(t *testing.T) {
 	for p, st := range m {
 		assert.Equal(t, sorted(target[p]), st.Replicas, "partition %d", p)
 	}
-	td, err := admin(t).ListTopics(ctxFor(t, time.Minute), topic)
-	require.NoError(t, err)
-	for p, d := range td[topic].Partitions {
-		assert.Equal(t, target[p], d.Replicas, "partition %d", p)
-	}
+	// Each broker applies the finished move from the metadata log on its
+	// own time; the one a separate client asks may be behind: poll.
+	adm := admin(t)
+	kafkatest.WaitFor(t, "a separate client sees the new replicas", time.Minute, func() (bool, string) {
+		td, err := adm.ListTopics(ctxFor(t, time.Minute), topic)
+		if err != nil {
+			return false, err.Error()
+		}
+		got := map[int32][]int32{}
+		for p, d := range td[topic].Partitions {
+			got[p] = d.Replicas
+		}
+		ok := len(got) == len(target)
+		for p, r := range target {
+			ok = ok && slices.Equal(r, got[p])
+		}
+		return ok, fmt.Sprint(got)
+	})
 	var dirs []struct {
 		Broker     int32 `json:"broker"`
 		Partitions []struct {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // topicDesc is describe_topics' row.
@@ -57,31 +59,48 @@ func TestReplicatedTopic(t *testing.T) {
 	}
 	assert.Len(t, leaders, 3, "Kafka spreads the 3 leaders over the 3 brokers")
 
-	// A separate client sees the same.
+	// A separate client sees the same, once the broker it asks has applied
+	// the topic from the metadata log (each broker does so on its own
+	// time): poll.
 	adm := admin(t)
-	ctx := ctxFor(t, time.Minute)
-	td, err := adm.ListTopics(ctx, topic)
-	require.NoError(t, err)
-	require.NoError(t, td[topic].Err)
-	require.Len(t, td[topic].Partitions, 3)
-	for _, p := range td[topic].Partitions {
-		assert.Len(t, p.Replicas, 3)
-	}
+	kafkatest.WaitFor(t, topic+" listed with 3 partitions of 3 replicas", time.Minute, func() (bool, string) {
+		td, err := adm.ListTopics(ctxFor(t, time.Minute), topic)
+		if err != nil {
+			return false, err.Error()
+		}
+		if err := td[topic].Err; err != nil {
+			return false, err.Error()
+		}
+		ok := len(td[topic].Partitions) == 3
+		for _, p := range td[topic].Partitions {
+			ok = ok && len(p.Replicas) == 3
+		}
+		return ok, fmt.Sprint(td[topic].Partitions)
+	})
 	m := waitISR(t, topic, time.Minute)
 	for p, st := range m {
 		assert.Equal(t, []int32{1, 2, 3}, st.ISR, "partition %d", p)
 	}
-	rc, err := adm.DescribeTopicConfigs(ctx, topic)
-	require.NoError(t, err)
-	cfg, err := rc.On(topic, nil)
-	require.NoError(t, err)
-	var minISR string
-	for _, c := range cfg.Configs {
-		if c.Key == "min.insync.replicas" {
-			minISR = c.MaybeValue() + " " + c.Source.String()
+	kafkatest.WaitFor(t, topic+" min.insync.replicas=2 seen", time.Minute, func() (bool, string) {
+		rc, err := adm.DescribeTopicConfigs(ctxFor(t, time.Minute), topic)
+		if err != nil {
+			return false, err.Error()
 		}
-	}
-	assert.Equal(t, "2 DYNAMIC_TOPIC_CONFIG", minISR)
+		cfg, err := rc.On(topic, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		if cfg.Err != nil {
+			return false, cfg.Err.Error()
+		}
+		minISR := "absent"
+		for _, c := range cfg.Configs {
+			if c.Key == "min.insync.replicas" {
+				minISR = c.MaybeValue() + " " + c.Source.String()
+			}
+		}
+		return minISR == "2 DYNAMIC_TOPIC_CONFIG", minISR
+	})
 
 	// Real Kafka (unlike kfake) checks replication factors against live
 	// brokers and topic config names against the ones it knows.
