@@ -3,6 +3,7 @@ package luaapi
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -162,7 +163,7 @@ func parsePlugin(pf pluginFile, src string, t *lua.LTable) (*Plugin, error) {
 	p := &Plugin{Name: pf.name, File: pf.path, Version: get[string](rec, "version"), Description: get[string](rec, "description"),
 		Functions: []PluginFunc{}, Commands: []PluginCommand{}}
 	fns := get[map[string]PluginFunc](rec, "functions")
-	for _, name := range sortedNames(fns) {
+	for _, name := range slices.Sorted(maps.Keys(fns)) {
 		f := fns[name]
 		f.Name, f.Line = name, definedAt(f.fn, src, name)
 		if f.Args == "" {
@@ -174,7 +175,7 @@ func parsePlugin(pf pluginFile, src string, t *lua.LTable) (*Plugin, error) {
 		p.Functions = append(p.Functions, f)
 	}
 	cmds := get[map[string]PluginCommand](rec, "commands")
-	for _, name := range sortedNames(cmds) {
+	for _, name := range slices.Sorted(maps.Keys(cmds)) {
 		c := cmds[name]
 		c.Name, c.Line = name, definedAt(c.run, src, name)
 		p.Commands = append(p.Commands, c)

@@ -2,6 +2,8 @@ package luaapi
 
 import (
 	lua "github.com/yuin/gopher-lua"
+	"maps"
+	"slices"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -121,7 +123,7 @@ func alterClientQuotas(c *Call) (any, error) {
 		return nil, err
 	}
 	for _, a := range alts {
-		for _, k := range sortedNames(a.Set) {
+		for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 			c.Plan("%s: set %s = %v", engine.QuotaEntity(a.Entity), k, a.Set[k])
 		}
 		for _, k := range a.Remove {

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -103,7 +104,7 @@ func alterUserSCRAMCredentials(c *Call) (any, error) {
 			users = append(users, d.User)
 		}
 		var out []engine.AlteredSCRAM
-		for _, u := range dedup(users) {
+		for _, u := range slices.Compact(slices.Sorted(slices.Values(users))) {
 			out = append(out, engine.AlteredSCRAM{User: u})
 		}
 		return out, nil

@@ -2,7 +2,9 @@ package luaapi
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -180,7 +182,7 @@ func planDeleteTopics(c *Call, cl *engine.Client, names []string, o engine.Delet
 		return nil, err
 	}
 	var out []engine.DeletedTopic
-	for _, n := range dedup(names) {
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
 		d := engine.DeletedTopic{Name: n}
 		switch {
 		case exists[n]:
@@ -201,7 +203,7 @@ func createPartitions(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range sortedNames(totals) {
+	for _, n := range slices.Sorted(maps.Keys(totals)) {
 		c.Plan("raise %s to %d partitions", n, totals[n])
 	}
 	return cl.CreatePartitions(c.Ctx(), totals, engine.CreatePartitionsOptions{ValidateOnly: c.ValidateOnly()})

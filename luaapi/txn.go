@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
@@ -162,7 +163,7 @@ func fenceProducers(c *Call) (any, error) {
 		return cl.FenceProducers(c.Ctx(), ids)
 	}
 	var out []engine.FencedProducer
-	for _, id := range dedup(ids) {
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		c.Plan("fence the producer of transactional id %s", id)
 		out = append(out, engine.FencedProducer{TransactionalID: id, ProducerID: -1, ProducerEpoch: -1})
 	}
