@@ -179,7 +179,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 	if api.Object != nil {
 		re.Message = lua.LVAsString(api.Object)
 		if tbl, ok := api.Object.(*lua.LTable); ok {
-			re.Message = fmt.Sprint(fromLua(tbl))
+			re.Message = errorObjectText(tbl)
 		}
 	} else {
 		re.Message = api.Error()
@@ -188,6 +188,17 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Kind, re.Code, re.Message = KindCanceled, engine.CodeCanceled, "interrupted"
 	}
 	return re
+}
+
+// errorObjectText renders a table raised with error(tbl) that is not one
+// of ours: as compact JSON, or, for a table no text can hold (a cyclic
+// one), a message that says so.
+func errorObjectText(t *lua.LTable) string {
+	v, err := goValue(t, "value")
+	if err != nil {
+		return "error(table): " + err.Error()
+	}
+	return compactValue(v)
 }
 
 // syntaxMessage gives a syntax error as "file:line:column: message near

@@ -1,8 +1,10 @@
 package luaapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,10 +37,10 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 	}
 	if t, ok := v.(*lua.LTable); ok {
 		if _, isErr := isErrorValue(r.L, t); isErr {
-			return errorText(t), nil
+			return TerminalText(errorText(t)), nil
 		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(rows, cols, ""), nil
+			return renderTable(rows, cols, "", newGuard("value"))
 		}
 		// One result record (describe_cluster, plan_reassignment, ...):
 		// a one-row table, its arrays of records as sub-tables.
@@ -46,15 +48,17 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 			wrapped := &lua.LTable{}
 			wrapped.Append(t)
 			if rows, cols, ok := recordRows(wrapped); ok {
-				return renderTable(rows, cols, ""), nil
+				return renderTable(rows, cols, "", newGuard("value"))
 			}
 		}
-		return r.luaLiteral(v, "", 0), nil
+		return r.luaLiteral(v)
 	}
 	if v == lua.LNil {
 		return "nil", nil
 	}
-	return r.L.ToStringMeta(v).String(), nil
+	// A string is printed as text, as print would, but escaped: it may
+	// come from the cluster.
+	return TerminalText(r.L.ToStringMeta(v).String()), nil
 }
 
 // recordRows recognizes an array of records (tables with string keys) and
@@ -117,7 +121,7 @@ func keyRank(k string) int {
 // records (a topic's partitions, a group's members or lag per partition) is
 // not squeezed into a cell: each row is followed by that array as an
 // indented sub-table, the way kafka-consumer-groups --describe reads.
-func renderTable(rows []*lua.LTable, cols []string, indent string) string {
+func renderTable(rows []*lua.LTable, cols []string, indent string, g *valueGuard) (string, error) {
 	var flat, nested []string
 	for _, c := range cols {
 		// One level of sub-tables; deeper ones are summarized in a cell.
@@ -134,16 +138,23 @@ func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 	width := make([]int, len(flat))
 	cells[0] = make([]string, len(flat))
 	for j, c := range flat {
-		cells[0][j] = strings.ToUpper(c)
+		cells[0][j] = strings.ToUpper(cellText(c))
 		width[j] = utf8.RuneCountInString(cells[0][j])
 	}
 	for i, row := range rows {
 		cells[i+1] = make([]string, len(flat))
+		if err := g.enter(lua.LNumber(i+1), row); err != nil {
+			return "", err
+		}
 		for j, c := range flat {
-			s := cell(row.RawGetString(c))
+			s, err := cell(g, lua.LString(c), row.RawGetString(c))
+			if err != nil {
+				return "", err
+			}
 			cells[i+1][j] = s
 			width[j] = max(width[j], utf8.RuneCountInString(s))
 		}
+		g.leave(row)
 	}
 	var b strings.Builder
 	for i, line := range cells {
@@ -166,11 +177,23 @@ func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 				continue
 			}
 			if subRows, subCols, ok := subTable(sub); ok {
-				b.WriteString(renderTable(subRows, subCols, indent+"  "))
+				if err := g.enter(lua.LNumber(i), rows[i-1]); err != nil {
+					return "", err
+				}
+				if err := g.enter(lua.LString(c), sub); err != nil {
+					return "", err
+				}
+				s, err := renderTable(subRows, subCols, indent+"  ", g)
+				if err != nil {
+					return "", err
+				}
+				g.leave(sub)
+				g.leave(rows[i-1])
+				b.WriteString(s)
 			}
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // holdsRecords reports whether column c is, in some row, a non-empty array
@@ -248,11 +271,11 @@ func topicPartitionsCell(t *lua.LTable) string {
 	parts := map[string][]string{}
 	for i := 1; i <= t.Len(); i++ {
 		r := t.RawGetInt(i).(*lua.LTable)
-		topic := lua.LVAsString(r.RawGetString("topic"))
+		topic := cellText(lua.LVAsString(r.RawGetString("topic")))
 		if _, seen := parts[topic]; !seen {
 			order = append(order, topic)
 		}
-		parts[topic] = append(parts[topic], lua.LVAsString(r.RawGetString("partition")))
+		parts[topic] = append(parts[topic], cellText(lua.LVAsString(r.RawGetString("partition"))))
 	}
 	out := make([]string, 0, len(order))
 	for _, topic := range order {
@@ -261,96 +284,152 @@ func topicPartitionsCell(t *lua.LTable) string {
 	return strings.Join(out, " ")
 }
 
-// cell renders one value inside a table: scalars as text, errors by code,
-// arrays of scalars joined, bigger things summarized.
-func cell(v lua.LValue) string {
+// cell renders one value, found under key, inside a table: scalars as
+// escaped text, errors by code, arrays of scalars joined, bigger things
+// summarized. g counts what it writes: a row can refer to one big string
+// many times.
+func cell(g *valueGuard, key, v lua.LValue) (string, error) {
+	var s string
 	switch v := v.(type) {
 	case *lua.LNilType:
-		return ""
 	case lua.LString:
-		return string(v)
+		if err := g.str(key, string(v)); err != nil { // before the copy
+			return "", err
+		}
+		return cellText(string(v)), nil
 	case lua.LNumber:
-		return v.String()
+		s = v.String()
 	case lua.LBool:
-		return strconv.FormatBool(bool(v))
+		s = strconv.FormatBool(bool(v))
 	case *lua.LTable:
 		if code := v.RawGetString("code"); code != lua.LNil && v.RawGetString("message") != lua.LNil {
-			return lua.LVAsString(code)
+			s = cellText(lua.LVAsString(code))
+			break
 		}
 		if isTopicPartitions(v) {
-			return topicPartitionsCell(v)
+			s = topicPartitionsCell(v)
+			break
 		}
 		if isArray(v) {
+			if err := g.enter(key, v); err != nil {
+				return "", err
+			}
+			defer g.leave(v)
 			var parts []string
 			for i := 1; i <= v.Len(); i++ {
 				e := v.RawGetInt(i)
 				if _, nested := e.(*lua.LTable); nested {
 					if v.Len() == 1 {
-						return "[1 item]"
+						return "[1 item]", nil
 					}
-					return fmt.Sprintf("[%d items]", v.Len())
+					return fmt.Sprintf("[%d items]", v.Len()), nil
 				}
-				parts = append(parts, cell(e))
+				p, err := cell(g, lua.LNumber(i), e)
+				if err != nil {
+					return "", err
+				}
+				parts = append(parts, p)
 			}
-			return strings.Join(parts, ",")
+			s = strings.Join(parts, ",")
+			break
 		}
 		n := 0
 		v.ForEach(func(_, _ lua.LValue) { n++ })
-		return fmt.Sprintf("{%d keys}", n)
+		s = fmt.Sprintf("{%d keys}", n)
+	default:
+		s = v.String()
 	}
-	return v.String()
+	return s, g.str(key, s)
 }
 
-// luaLiteral renders a value as indented Lua, keys in a stable order.
-func (r *Runtime) luaLiteral(v lua.LValue, indent string, depth int) string {
+// luaLiteral renders a value as indented Lua, keys in a stable order;
+// strings are quoted so that they read back exactly (and drive no
+// terminal).
+func (r *Runtime) luaLiteral(v lua.LValue) (string, error) {
+	w := &luaWriter{r: r, g: newGuard("value")}
+	if err := w.value(lua.LNil, v, ""); err != nil {
+		return "", err
+	}
+	return w.b.String(), nil
+}
+
+type luaWriter struct {
+	r *Runtime
+	b strings.Builder
+	g *valueGuard
+}
+
+// value writes v, found under key; indent is the current indentation.
+func (w *luaWriter) value(key, v lua.LValue, indent string) error {
+	size := w.b.Len()
+	if s, ok := v.(lua.LString); ok {
+		size += len(s) // before the copy
+	}
+	if err := w.g.reach(key, size); err != nil {
+		return err
+	}
 	switch v := v.(type) {
 	case lua.LString:
-		return strconv.Quote(string(v))
+		w.b.WriteString(quoteLua(string(v)))
 	case *lua.LTable:
-		if v == r.null() {
-			return "kafka.json.null"
+		if err := w.g.enter(key, v); err != nil {
+			return err
 		}
-		if depth > 20 {
-			return "{...}"
-		}
-		inner := indent + "  "
-		if isArray(v) {
-			if v.Len() == 0 {
-				return "{}"
-			}
-			parts := make([]string, 0, v.Len())
-			simple := true
-			for i := 1; i <= v.Len(); i++ {
-				e := v.RawGetInt(i)
-				if _, ok := e.(*lua.LTable); ok {
-					simple = false
-				}
-				parts = append(parts, r.luaLiteral(e, inner, depth+1))
-			}
-			if simple && len(parts) <= 16 {
-				return "{" + strings.Join(parts, ", ") + "}"
-			}
-			return "{\n" + inner + strings.Join(parts, ",\n"+inner) + "\n" + indent + "}"
-		}
-		keys := tableKeys(v)
-		if len(keys) == 0 {
-			return "{}"
-		}
-		var b strings.Builder
-		b.WriteString("{\n")
-		for _, k := range keys {
-			b.WriteString(inner)
-			b.WriteString(luaKey(k))
-			b.WriteString(" = ")
-			b.WriteString(r.luaLiteral(v.RawGet(k), inner, depth+1))
-			b.WriteString(",\n")
-		}
-		b.WriteString(indent + "}")
-		return b.String()
+		defer w.g.leave(v)
+		return w.table(v, indent)
 	case *lua.LNilType:
-		return "nil"
+		w.b.WriteString("nil")
+	default:
+		w.b.WriteString(TerminalText(w.r.L.ToStringMeta(v).String()))
 	}
-	return r.L.ToStringMeta(v).String()
+	return nil
+}
+
+func (w *luaWriter) table(t *lua.LTable, indent string) error {
+	inner := indent + "  "
+	if isArray(t) {
+		if t.Len() == 0 {
+			w.b.WriteString("{}")
+			return nil
+		}
+		simple := t.Len() <= 16
+		for i := 1; i <= t.Len() && simple; i++ {
+			_, nested := t.RawGetInt(i).(*lua.LTable)
+			simple = !nested
+		}
+		sep, open, end := ",\n"+inner, "{\n"+inner, "\n"+indent+"}"
+		if simple {
+			sep, open, end = ", ", "{", "}"
+		}
+		w.b.WriteString(open)
+		for i := 1; i <= t.Len(); i++ {
+			if i > 1 {
+				w.b.WriteString(sep)
+			}
+			if err := w.value(lua.LNumber(i), t.RawGetInt(i), inner); err != nil {
+				return err
+			}
+		}
+		w.b.WriteString(end)
+		return nil
+	}
+	keys := tableKeys(t)
+	if len(keys) == 0 {
+		w.b.WriteString("{}")
+		return nil
+	}
+	w.b.WriteString("{\n")
+	for _, k := range keys {
+		w.b.WriteString(inner)
+		w.b.WriteString(luaKey(k))
+		w.b.WriteString(" = ")
+		if err := w.value(k, t.RawGet(k), inner); err != nil {
+			return err
+		}
+		w.b.WriteString(",\n")
+	}
+	w.b.WriteString(indent + "}")
+	return nil
 }
 
 // tableKeys: declared columns first, then strings sorted, then other keys.
@@ -389,9 +468,9 @@ func luaKey(k lua.LValue) string {
 		return string(s)
 	}
 	if s, ok := k.(lua.LString); ok {
-		return "[" + strconv.Quote(string(s)) + "]"
+		return "[" + quoteLua(string(s)) + "]"
 	}
-	return "[" + k.String() + "]"
+	return "[" + TerminalText(k.String()) + "]"
 }
 
 func isIdent(s string) bool {
@@ -406,14 +485,53 @@ func isIdent(s string) bool {
 	return true
 }
 
-// compactValue renders a Go value (from fromLua) on one line.
+// compactValue renders a Go value (from fromLua) on one line: a string as
+// a quoted Lua string, anything else as compact JSON with sorted keys.
+// Either way every control character is escaped.
 func compactValue(v any) string {
 	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+		return quoteLua(s)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	var b bytes.Buffer
+	writeCompactJSON(&b, v)
+	return b.String()
+}
+
+func writeCompactJSON(b *bytes.Buffer, v any) {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case string:
+		writeJSONString(b, v)
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case float64:
+		b.WriteString(lua.LNumber(v).String())
+	case []any:
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCompactJSON(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		b.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(v)) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, k)
+			b.WriteByte(':')
+			writeCompactJSON(b, v[k])
+		}
+		b.WriteByte('}')
+	default:
+		enc, err := json.Marshal(v)
+		if err != nil {
+			enc = []byte(quoteLua(fmt.Sprint(v)))
+		}
+		b.Write(enc)
 	}
-	return string(b)
 }

@@ -197,7 +197,7 @@ func (r *Runtime) libJSONEncode(L *lua.LState) int {
 	}
 	s, err := encodeJSON(L.Get(1), r.null(), indent)
 	if err != nil {
-		return libError(L, "kafka.json.encode", argErr("value", "%v", err))
+		return libError(L, "kafka.json.encode", argErr("", "%v", err))
 	}
 	L.Push(lua.LString(s))
 	return 1
@@ -223,7 +223,7 @@ func (r *Runtime) libPP(L *lua.LState) int {
 	}
 	s, err := r.Format(vals, r.opts.Output)
 	if err != nil {
-		return libError(L, "kafka.pp", argErr("value", "%v", err))
+		return libError(L, "kafka.pp", argErr("", "%v", err))
 	}
 	_, _ = io.WriteString(r.opts.Stdout, s)
 	return 0
@@ -269,7 +269,7 @@ func (r *Runtime) libCheck(L *lua.LState) int {
 	if !lua.LVAsBool(cond) {
 		msg := L.OptString(2, "check failed")
 		r.failures = append(r.failures, msg)
-		fmt.Fprintf(r.opts.Stderr, "check failed: %s\n", msg)
+		fmt.Fprintf(r.opts.Stderr, "check failed: %s\n", TerminalText(msg))
 	}
 	L.Push(cond)
 	return 1
@@ -298,7 +298,7 @@ func logAt(level string) func(r *Runtime, L *lua.LState) int {
 		switch v := L.Get(1).(type) {
 		case *lua.LTable:
 			if m := v.RawGetString("msg"); m != lua.LNil {
-				fmt.Fprintf(&b, " %s", lua.LVAsString(m))
+				fmt.Fprintf(&b, " %s", cellText(lua.LVAsString(m)))
 			}
 			var keys []string
 			v.ForEach(func(k, _ lua.LValue) {
@@ -308,14 +308,18 @@ func logAt(level string) func(r *Runtime, L *lua.LState) int {
 			})
 			slices.Sort(keys)
 			for _, k := range keys {
-				val := compactValue(fromLua(v.RawGetString(k)))
+				gv, err := goValue(v.RawGetString(k), k)
+				if err != nil {
+					return libError(L, "kafka.log."+level, argErr("", "%v", err))
+				}
+				val := compactValue(gv)
 				if engine.IsSecretKey(k) {
 					val = `"***"`
 				}
-				fmt.Fprintf(&b, " %s=%s", k, val)
+				fmt.Fprintf(&b, " %s=%s", cellText(k), val)
 			}
 		default:
-			fmt.Fprintf(&b, " %s", L.ToStringMeta(v).String())
+			fmt.Fprintf(&b, " %s", cellText(L.ToStringMeta(v).String()))
 		}
 		b.WriteByte('\n')
 		_, _ = io.WriteString(r.opts.Stderr, b.String())
