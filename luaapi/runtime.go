@@ -86,6 +86,7 @@ func New(opts Options) *Runtime {
 	installErrorType(L)
 	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default"}
 	r.installKafka()
+	r.installGlobalGuard()
 	return r
 }
 
@@ -112,7 +113,8 @@ func (r *Runtime) SetConfirm(fn func(prompt string) bool) { r.opts.Confirm = fn 
 
 // openLibs opens the libraries scripts may use. Left out: os.exit (skips
 // cleanup and the audit log; use kafka.fail), os.execute/remove/rename,
-// io.popen, debug, and a process-wide collectgarbage.
+// io.popen, debug, a process-wide collectgarbage, and gopher-lua's
+// _printregs.
 func (r *Runtime) openLibs() {
 	L := r.L
 	for _, lib := range []struct {
@@ -145,6 +147,8 @@ func (r *Runtime) openLibs() {
 		return 1
 	}))
 	L.SetGlobal("print", L.NewFunction(r.print))
+	L.SetGlobal("_printregs", lua.LNil) // gopher-lua's VM debugging aid, undocumented
+
 	r.setPackagePath("")
 }
 
