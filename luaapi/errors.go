@@ -153,6 +153,9 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 	if err == nil {
 		return nil
 	}
+	if me := memoryCause(ctx); me != nil { // whatever the canceled call said
+		return &RunError{Kind: KindScript, Code: CodeMemory, Message: CodeMemory + ": " + me.Error()}
+	}
 	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		if ctx.Err() != nil {
@@ -168,7 +171,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Code = lua.LVAsString(t.RawGetString("code"))
 		re.Message = errorText(t)
 		switch re.Code {
-		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, "FAIL", "":
+		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, CodeMemory, "FAIL", "":
 		case engine.CodeCanceled:
 			re.Kind = KindCanceled
 		default:

@@ -2,7 +2,9 @@ package luaapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -58,7 +60,45 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 	}
 	// A string is printed as text, as print would, but escaped: it may
 	// come from the cluster.
-	return TerminalText(r.L.ToStringMeta(v).String()), nil
+	s, err := r.display(v)
+	if err != nil {
+		return "", fmt.Errorf("value: %w", err)
+	}
+	return TerminalText(s), nil
+}
+
+// display is tostring(v). A __tostring metamethod is Lua code, and Format
+// runs after the chunk, outside its protected call: an error there would
+// crash the process. So it is called protected, and under the memory
+// limit when no chunk is running.
+func (r *Runtime) display(v lua.LValue) (string, error) {
+	L := r.L
+	fn := L.GetMetaField(v, "__tostring")
+	if fn == lua.LNil {
+		return v.String(), nil
+	}
+	if L.Context() == nil && r.opts.MaxMemory > 0 {
+		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway)
+		defer stop()
+		L.SetContext(ctx)
+		defer L.RemoveContext()
+	}
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(fn)
+	L.Push(v)
+	if err := L.PCall(1, 1, nil); err != nil {
+		var api *lua.ApiError
+		if errors.As(err, &api) && api.Object != nil {
+			return "", fmt.Errorf("__tostring failed: %s", lua.LVAsString(api.Object))
+		}
+		return "", fmt.Errorf("__tostring failed: %w", err)
+	}
+	s, ok := L.Get(-1).(lua.LString)
+	if !ok {
+		return "", fmt.Errorf("__tostring returned a %s, not a string", L.Get(-1).Type())
+	}
+	return string(s), nil
 }
 
 // recordRows recognizes an array of records (tables with string keys) and
@@ -380,7 +420,11 @@ func (w *luaWriter) value(key, v lua.LValue, indent string) error {
 	case *lua.LNilType:
 		w.b.WriteString("nil")
 	default:
-		w.b.WriteString(TerminalText(w.r.L.ToStringMeta(v).String()))
+		s, err := w.r.display(v)
+		if err != nil {
+			return w.g.errorAt(key, "%v", err)
+		}
+		w.b.WriteString(TerminalText(s))
 	}
 	return nil
 }

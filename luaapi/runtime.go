@@ -35,6 +35,14 @@ type Options struct {
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // "table" or "json", for kafka.pp and returned values
+
+	// MaxMemory stops a chunk whose heap passes this many bytes with a
+	// MEMORY error, and caps string.rep and table.concat; 0: no limit.
+	MaxMemory int64
+	// Runaway is called when the heap goes on growing past twice
+	// MaxMemory after the chunk was stopped (Go code that does not stop
+	// when canceled); the CLI ends the process. nil: nothing is done.
+	Runaway func(error)
 }
 
 // Runtime is one Lua state with kafka functions bound to a default client.
@@ -83,6 +91,7 @@ func New(opts Options) *Runtime {
 	r := &Runtime{L: L, opts: opts, dryRun: opts.DryRun}
 	r.conv = newConverter(L)
 	r.openLibs()
+	r.capStringBuilders()
 	installErrorType(L)
 	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default"}
 	r.installKafka()
@@ -201,6 +210,11 @@ func (r *Runtime) Compile(name, src string) (*lua.LFunction, error) {
 // Ctrl-C (ctx canceled) stops both the Lua code and the Kafka call in flight.
 func (r *Runtime) Call(ctx context.Context, fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, error) {
 	L := r.L
+	if r.opts.MaxMemory > 0 {
+		var stop func()
+		ctx, stop = watchMemory(ctx, r.opts.MaxMemory, r.opts.Runaway)
+		defer stop()
+	}
 	L.SetContext(ctx)
 	defer L.RemoveContext()
 	top := L.GetTop()
