@@ -2,8 +2,6 @@ package luaapi
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -150,46 +148,4 @@ func (w *jsonWriter) table(t *lua.LTable, prefix string) error {
 	w.newline(prefix)
 	b.WriteByte('}')
 	return nil
-}
-
-// decodeJSON parses s into Lua values; JSON null becomes null.
-func (r *Runtime) decodeJSON(s string, null lua.LValue) (lua.LValue, error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return lua.LNil, err
-	}
-	if dec.More() {
-		return lua.LNil, fmt.Errorf("json: trailing data after the value")
-	}
-	return r.jsonToLua(v, null), nil
-}
-
-func (r *Runtime) jsonToLua(v any, null lua.LValue) lua.LValue {
-	switch v := v.(type) {
-	case nil:
-		return null
-	case bool:
-		return lua.LBool(v)
-	case json.Number:
-		f, _ := v.Float64()
-		return lua.LNumber(f)
-	case string:
-		return lua.LString(v)
-	case []any:
-		t := r.L.CreateTable(len(v), 0)
-		for _, e := range v {
-			t.Append(r.jsonToLua(e, null))
-		}
-		return t
-	case map[string]any:
-		t := r.L.CreateTable(0, len(v))
-		for k, e := range v {
-			t.RawSetString(k, r.jsonToLua(e, null))
-		}
-		t.Metatable = r.conv.object
-		return t
-	}
-	return lua.LNil
 }
