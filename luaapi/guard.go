@@ -35,7 +35,7 @@ var (
 // valueGuard tracks one conversion: the tables on the current path (a
 // table met again on its own path is a cycle; one met again on another
 // path is a shared reference, which is fine), the keys that lead there,
-// for messages, and what is left of the budgets.
+// for messages, and how much of the budgets it has spent.
 type valueGuard struct {
 	root            string // what the value is called in messages: "value", "cfg"
 	keys            []lua.LValue
