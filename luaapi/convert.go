@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"sync"
@@ -168,41 +169,77 @@ func jsonName(sf reflect.StructField) (name string, omitEmpty, ok bool) {
 	return name, omitEmpty, true
 }
 
-// fromLua turns a Lua value into plain Go (for JSON, the audit log and
-// printing): tables become []any when they are sequences, else
-// map[string]any. Functions and userdata become their type names.
+// fromLua turns a Lua value into plain Go (for the audit log, confirm
+// prompts and messages): tables become []any when they are sequences, else
+// map[string]any; functions and userdata become their type names. It never
+// fails: a part that cannot be converted (a cyclic table, nesting too deep,
+// too much in all) becomes a marker string such as "<cyclic table (it
+// contains itself)>", so the audit line or message is still written.
+// goValue is the strict form.
 func fromLua(v lua.LValue) any {
-	return fromLuaDepth(v, 0)
+	out, _ := toGo(newGuard("value").small(), lua.LNil, v, true)
+	return out
 }
 
-func fromLuaDepth(v lua.LValue, depth int) any {
+// goValue is fromLua that fails, naming where and why, instead of writing
+// markers. root names the value in the message ("cfg.a: cyclic table").
+func goValue(v lua.LValue, root string) (any, error) {
+	return toGo(newGuard(root).small(), lua.LNil, v, false)
+}
+
+// toGo converts v, found under key. Lenient, a part that cannot be
+// converted becomes a marker string in its place.
+func toGo(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
+	out, err := toGoValue(g, key, v, lenient)
+	var ve *valueError
+	if lenient && errors.As(err, &ve) {
+		return "<" + ve.Reason + ">", nil
+	}
+	return out, err
+}
+
+func toGoValue(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
 	switch v := v.(type) {
 	case *lua.LNilType:
-		return nil
+		return nil, g.count(key, 0)
 	case lua.LBool:
-		return bool(v)
+		return bool(v), g.count(key, 0)
 	case lua.LNumber:
-		return float64(v)
+		return float64(v), g.count(key, 0)
 	case lua.LString:
-		return string(v)
+		return string(v), g.str(key, string(v))
 	case *lua.LTable:
-		if depth > 64 {
-			return "<nested too deep>"
+		if err := g.count(key, 0); err != nil {
+			return nil, err
 		}
+		if err := g.enter(key, v); err != nil {
+			return nil, err
+		}
+		defer g.leave(v)
 		if isArray(v) {
 			out := make([]any, 0, v.Len())
 			for i := 1; i <= v.Len(); i++ {
-				out = append(out, fromLuaDepth(v.RawGetInt(i), depth+1))
+				e, err := toGo(g, lua.LNumber(i), v.RawGetInt(i), lenient)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, e)
 			}
-			return out
+			return out, nil
 		}
 		out := map[string]any{}
-		v.ForEach(func(k, val lua.LValue) {
-			out[lua.LVAsString(k)+keySuffix(k)] = fromLuaDepth(val, depth+1)
-		})
-		return out
+		for _, k := range tableKeys(v) { // sorted: the first error is always the same
+			ks := lua.LVAsString(k) + keySuffix(k)
+			g.bytes += len(ks) // checked with the value
+			e, err := toGo(g, k, v.RawGet(k), lenient)
+			if err != nil {
+				return nil, err
+			}
+			out[ks] = e
+		}
+		return out, nil
 	}
-	return v.Type().String()
+	return v.Type().String(), g.count(key, 0)
 }
 
 func keySuffix(k lua.LValue) string {

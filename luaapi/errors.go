@@ -153,6 +153,9 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 	if err == nil {
 		return nil
 	}
+	if me := memoryCause(ctx); me != nil { // whatever the canceled call said
+		return &RunError{Kind: KindScript, Code: CodeMemory, Message: CodeMemory + ": " + me.Error()}
+	}
 	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		if ctx.Err() != nil {
@@ -168,7 +171,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Code = lua.LVAsString(t.RawGetString("code"))
 		re.Message = errorText(t)
 		switch re.Code {
-		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, "FAIL", "":
+		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, CodeMemory, "FAIL", "":
 		case engine.CodeCanceled:
 			re.Kind = KindCanceled
 		default:
@@ -179,7 +182,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 	if api.Object != nil {
 		re.Message = lua.LVAsString(api.Object)
 		if tbl, ok := api.Object.(*lua.LTable); ok {
-			re.Message = fmt.Sprint(fromLua(tbl))
+			re.Message = errorObjectText(tbl)
 		}
 	} else {
 		re.Message = api.Error()
@@ -188,6 +191,17 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Kind, re.Code, re.Message = KindCanceled, engine.CodeCanceled, "interrupted"
 	}
 	return re
+}
+
+// errorObjectText renders a table raised with error(tbl) that is not one
+// of ours: as compact JSON, or, for a table no text can hold (a cyclic
+// one), a message that says so.
+func errorObjectText(t *lua.LTable) string {
+	v, err := goValue(t, "value")
+	if err != nil {
+		return "error(table): " + err.Error()
+	}
+	return compactValue(v)
 }
 
 // syntaxMessage gives a syntax error as "file:line:column: message near

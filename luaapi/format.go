@@ -1,7 +1,6 @@
 package luaapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -35,10 +34,10 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 	}
 	if t, ok := v.(*lua.LTable); ok {
 		if _, isErr := isErrorValue(r.L, t); isErr {
-			return errorText(t), nil
+			return TerminalText(errorText(t)), nil
 		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(rows, cols, ""), nil
+			return renderTable(rows, cols, "", newGuard("value"))
 		}
 		// One result record (describe_cluster, plan_reassignment, ...):
 		// a one-row table, its arrays of records as sub-tables.
@@ -46,15 +45,21 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 			wrapped := &lua.LTable{}
 			wrapped.Append(t)
 			if rows, cols, ok := recordRows(wrapped); ok {
-				return renderTable(rows, cols, ""), nil
+				return renderTable(rows, cols, "", newGuard("value"))
 			}
 		}
-		return r.luaLiteral(v, "", 0), nil
+		return r.luaLiteral(v)
 	}
 	if v == lua.LNil {
 		return "nil", nil
 	}
-	return r.L.ToStringMeta(v).String(), nil
+	// A string is printed as text, as print would, but escaped: it may
+	// come from the cluster.
+	s, err := r.display(v)
+	if err != nil {
+		return "", fmt.Errorf("value: %w", err)
+	}
+	return TerminalText(s), nil
 }
 
 // recordRows recognizes an array of records (tables with string keys) and
@@ -117,7 +122,7 @@ func keyRank(k string) int {
 // records (a topic's partitions, a group's members or lag per partition) is
 // not squeezed into a cell: each row is followed by that array as an
 // indented sub-table, the way kafka-consumer-groups --describe reads.
-func renderTable(rows []*lua.LTable, cols []string, indent string) string {
+func renderTable(rows []*lua.LTable, cols []string, indent string, g *valueGuard) (string, error) {
 	var flat, nested []string
 	for _, c := range cols {
 		// One level of sub-tables; deeper ones are summarized in a cell.
@@ -134,16 +139,23 @@ func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 	width := make([]int, len(flat))
 	cells[0] = make([]string, len(flat))
 	for j, c := range flat {
-		cells[0][j] = strings.ToUpper(c)
+		cells[0][j] = strings.ToUpper(cellText(c))
 		width[j] = utf8.RuneCountInString(cells[0][j])
 	}
 	for i, row := range rows {
 		cells[i+1] = make([]string, len(flat))
+		if err := g.enter(lua.LNumber(i+1), row); err != nil {
+			return "", err
+		}
 		for j, c := range flat {
-			s := cell(row.RawGetString(c))
+			s, err := cell(g, lua.LString(c), row.RawGetString(c))
+			if err != nil {
+				return "", err
+			}
 			cells[i+1][j] = s
 			width[j] = max(width[j], utf8.RuneCountInString(s))
 		}
+		g.leave(row)
 	}
 	var b strings.Builder
 	for i, line := range cells {
@@ -166,11 +178,23 @@ func renderTable(rows []*lua.LTable, cols []string, indent string) string {
 				continue
 			}
 			if subRows, subCols, ok := subTable(sub); ok {
-				b.WriteString(renderTable(subRows, subCols, indent+"  "))
+				if err := g.enter(lua.LNumber(i), rows[i-1]); err != nil {
+					return "", err
+				}
+				if err := g.enter(lua.LString(c), sub); err != nil {
+					return "", err
+				}
+				s, err := renderTable(subRows, subCols, indent+"  ", g)
+				if err != nil {
+					return "", err
+				}
+				g.leave(sub)
+				g.leave(rows[i-1])
+				b.WriteString(s)
 			}
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // holdsRecords reports whether column c is, in some row, a non-empty array
@@ -248,11 +272,11 @@ func topicPartitionsCell(t *lua.LTable) string {
 	parts := map[string][]string{}
 	for i := 1; i <= t.Len(); i++ {
 		r := t.RawGetInt(i).(*lua.LTable)
-		topic := lua.LVAsString(r.RawGetString("topic"))
+		topic := cellText(lua.LVAsString(r.RawGetString("topic")))
 		if _, seen := parts[topic]; !seen {
 			order = append(order, topic)
 		}
-		parts[topic] = append(parts[topic], lua.LVAsString(r.RawGetString("partition")))
+		parts[topic] = append(parts[topic], cellText(lua.LVAsString(r.RawGetString("partition"))))
 	}
 	out := make([]string, 0, len(order))
 	for _, topic := range order {
@@ -261,159 +285,60 @@ func topicPartitionsCell(t *lua.LTable) string {
 	return strings.Join(out, " ")
 }
 
-// cell renders one value inside a table: scalars as text, errors by code,
-// arrays of scalars joined, bigger things summarized.
-func cell(v lua.LValue) string {
+// cell renders one value, found under key, inside a table: scalars as
+// escaped text, errors by code, arrays of scalars joined, bigger things
+// summarized. g counts what it writes: a row can refer to one big string
+// many times.
+func cell(g *valueGuard, key, v lua.LValue) (string, error) {
+	var s string
 	switch v := v.(type) {
 	case *lua.LNilType:
-		return ""
 	case lua.LString:
-		return string(v)
+		if err := g.str(key, string(v)); err != nil { // before the copy
+			return "", err
+		}
+		return cellText(string(v)), nil
 	case lua.LNumber:
-		return v.String()
+		s = v.String()
 	case lua.LBool:
-		return strconv.FormatBool(bool(v))
+		s = strconv.FormatBool(bool(v))
 	case *lua.LTable:
 		if code := v.RawGetString("code"); code != lua.LNil && v.RawGetString("message") != lua.LNil {
-			return lua.LVAsString(code)
+			s = cellText(lua.LVAsString(code))
+			break
 		}
 		if isTopicPartitions(v) {
-			return topicPartitionsCell(v)
+			s = topicPartitionsCell(v)
+			break
 		}
 		if isArray(v) {
+			if err := g.enter(key, v); err != nil {
+				return "", err
+			}
+			defer g.leave(v)
 			var parts []string
 			for i := 1; i <= v.Len(); i++ {
 				e := v.RawGetInt(i)
 				if _, nested := e.(*lua.LTable); nested {
 					if v.Len() == 1 {
-						return "[1 item]"
+						return "[1 item]", nil
 					}
-					return fmt.Sprintf("[%d items]", v.Len())
+					return fmt.Sprintf("[%d items]", v.Len()), nil
 				}
-				parts = append(parts, cell(e))
+				p, err := cell(g, lua.LNumber(i), e)
+				if err != nil {
+					return "", err
+				}
+				parts = append(parts, p)
 			}
-			return strings.Join(parts, ",")
+			s = strings.Join(parts, ",")
+			break
 		}
 		n := 0
 		v.ForEach(func(_, _ lua.LValue) { n++ })
-		return fmt.Sprintf("{%d keys}", n)
+		s = fmt.Sprintf("{%d keys}", n)
+	default:
+		s = v.String()
 	}
-	return v.String()
-}
-
-// luaLiteral renders a value as indented Lua, keys in a stable order.
-func (r *Runtime) luaLiteral(v lua.LValue, indent string, depth int) string {
-	switch v := v.(type) {
-	case lua.LString:
-		return strconv.Quote(string(v))
-	case *lua.LTable:
-		if v == r.null() {
-			return "kafka.json.null"
-		}
-		if depth > 20 {
-			return "{...}"
-		}
-		inner := indent + "  "
-		if isArray(v) {
-			if v.Len() == 0 {
-				return "{}"
-			}
-			parts := make([]string, 0, v.Len())
-			simple := true
-			for i := 1; i <= v.Len(); i++ {
-				e := v.RawGetInt(i)
-				if _, ok := e.(*lua.LTable); ok {
-					simple = false
-				}
-				parts = append(parts, r.luaLiteral(e, inner, depth+1))
-			}
-			if simple && len(parts) <= 16 {
-				return "{" + strings.Join(parts, ", ") + "}"
-			}
-			return "{\n" + inner + strings.Join(parts, ",\n"+inner) + "\n" + indent + "}"
-		}
-		keys := tableKeys(v)
-		if len(keys) == 0 {
-			return "{}"
-		}
-		var b strings.Builder
-		b.WriteString("{\n")
-		for _, k := range keys {
-			b.WriteString(inner)
-			b.WriteString(luaKey(k))
-			b.WriteString(" = ")
-			b.WriteString(r.luaLiteral(v.RawGet(k), inner, depth+1))
-			b.WriteString(",\n")
-		}
-		b.WriteString(indent + "}")
-		return b.String()
-	case *lua.LNilType:
-		return "nil"
-	}
-	return r.L.ToStringMeta(v).String()
-}
-
-// tableKeys: declared columns first, then strings sorted, then other keys.
-func tableKeys(t *lua.LTable) []lua.LValue {
-	var strs []string
-	var others []lua.LValue
-	t.ForEach(func(k, _ lua.LValue) {
-		if s, ok := k.(lua.LString); ok {
-			strs = append(strs, string(s))
-		} else {
-			others = append(others, k)
-		}
-	})
-	slices.Sort(strs)
-	order := columns(t)
-	slices.SortStableFunc(strs, func(a, b string) int {
-		ia, ib := slices.Index(order, a), slices.Index(order, b)
-		if ia < 0 {
-			ia = len(order)
-		}
-		if ib < 0 {
-			ib = len(order)
-		}
-		return ia - ib
-	})
-	out := make([]lua.LValue, 0, len(strs)+len(others))
-	for _, s := range strs {
-		out = append(out, lua.LString(s))
-	}
-	slices.SortFunc(others, func(a, b lua.LValue) int { return strings.Compare(a.String(), b.String()) })
-	return append(out, others...)
-}
-
-func luaKey(k lua.LValue) string {
-	if s, ok := k.(lua.LString); ok && isIdent(string(s)) {
-		return string(s)
-	}
-	if s, ok := k.(lua.LString); ok {
-		return "[" + strconv.Quote(string(s)) + "]"
-	}
-	return "[" + k.String() + "]"
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// compactValue renders a Go value (from fromLua) on one line.
-func compactValue(v any) string {
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return s, g.str(key, s)
 }

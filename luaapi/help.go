@@ -79,7 +79,8 @@ func (r *Runtime) libHelp(c *Call) int {
 		if pt, ok := r.pluginHelp(f); ok {
 			text = pt
 		} else if f == nil {
-			text = fmt.Sprintf("no function named %q; help() lists them\n", string(v))
+			text = fmt.Sprintf("no function named %s%s; help() lists them\n",
+				quoteLua(string(v)), unknownGlobalHint(string(v), r.helpNames()))
 		} else {
 			text = FuncHelp(f)
 		}
@@ -88,4 +89,21 @@ func (r *Runtime) libHelp(c *Call) int {
 	}
 	_, _ = io.WriteString(r.opts.Stdout, text)
 	return 0
+}
+
+// helpNames are the names help(name) knows: every function and alias,
+// the kafka.* ones also without "kafka.", and the plugins' functions.
+func (r *Runtime) helpNames() []string {
+	var names []string
+	for _, f := range Funcs() {
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			names = append(names, n, strings.TrimPrefix(n, "kafka."))
+		}
+	}
+	if r.plug != nil {
+		for n := range r.plug.funcs {
+			names = append(names, n)
+		}
+	}
+	return names
 }

@@ -2,8 +2,6 @@ package luaapi
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -13,22 +11,38 @@ import (
 
 // JSON rules: keys sorted; a sequence is an array and an empty table is []
 // unless it came from a Go map or record (then {}); kafka.json.null is null;
-// integral numbers print without a fraction.
+// integral numbers print without a fraction. Strings are exact: see
+// writeJSONString.
 
-// encodeJSON writes v as JSON; indent "" means compact.
+// encodeJSON writes v as JSON; indent "" means compact. A value JSON cannot
+// hold (a cyclic table, a function, NaN, too deep or too large) is an
+// error naming where it is: "value.a: cyclic table (it contains itself)".
 func encodeJSON(v lua.LValue, null lua.LValue, indent string) (string, error) {
-	var b bytes.Buffer
-	if err := writeJSON(&b, v, null, indent, "", 0); err != nil {
+	w := &jsonWriter{null: null, indent: indent, g: newGuard("value")}
+	if err := w.value(lua.LNil, v, ""); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	return w.b.String(), nil
 }
 
-func writeJSON(b *bytes.Buffer, v lua.LValue, null lua.LValue, indent, prefix string, depth int) error {
-	if depth > 100 {
-		return fmt.Errorf("json: nested too deep (a table that contains itself?)")
+type jsonWriter struct {
+	b      bytes.Buffer
+	null   lua.LValue
+	indent string
+	g      *valueGuard
+}
+
+// value writes v, found under key; prefix is the current indentation.
+func (w *jsonWriter) value(key, v lua.LValue, prefix string) error {
+	b := &w.b
+	size := b.Len()
+	if s, ok := v.(lua.LString); ok {
+		size += len(s) // before the copy
 	}
-	if v == null {
+	if err := w.g.reach(key, size); err != nil {
+		return err
+	}
+	if v == w.null {
 		b.WriteString("null")
 		return nil
 	}
@@ -40,7 +54,7 @@ func writeJSON(b *bytes.Buffer, v lua.LValue, null lua.LValue, indent, prefix st
 	case lua.LNumber:
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("json: cannot encode %v", f)
+			return w.g.errorAt(key, "JSON has no %v", f)
 		}
 		if f == math.Trunc(f) && math.Abs(f) < 1e15 {
 			b.WriteString(strconv.FormatInt(int64(f), 10))
@@ -48,121 +62,90 @@ func writeJSON(b *bytes.Buffer, v lua.LValue, null lua.LValue, indent, prefix st
 			b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
 		}
 	case lua.LString:
-		enc, _ := json.Marshal(string(v))
-		b.Write(enc)
+		writeJSONString(b, string(v))
 	case *lua.LTable:
-		inner := prefix + indent
-		nl := func(p string) {
-			if indent != "" {
-				b.WriteByte('\n')
-				b.WriteString(p)
-			}
+		if err := w.g.enter(key, v); err != nil {
+			return err
 		}
-		if isArray(v) {
-			if v.Len() == 0 {
-				b.WriteString("[]")
-				return nil
-			}
-			b.WriteByte('[')
-			for i := 1; i <= v.Len(); i++ {
-				if i > 1 {
-					b.WriteByte(',')
-				}
-				nl(inner)
-				if err := writeJSON(b, v.RawGetInt(i), null, indent, inner, depth+1); err != nil {
-					return err
-				}
-			}
-			nl(prefix)
-			b.WriteByte(']')
-			return nil
-		}
-		keys, vals := map[string]lua.LValue{}, []string{}
-		var kerr error
-		v.ForEach(func(k, val lua.LValue) {
-			var ks string
-			switch k := k.(type) {
-			case lua.LString:
-				ks = string(k)
-			case lua.LNumber:
-				ks = k.String()
-			default:
-				kerr = fmt.Errorf("json: cannot encode a %s key", k.Type())
-				return
-			}
-			keys[ks] = val
-			vals = append(vals, ks)
-		})
-		if kerr != nil {
-			return kerr
-		}
-		slices.Sort(vals)
-		if len(vals) == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, k := range vals {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			nl(inner)
-			enc, _ := json.Marshal(k)
-			b.Write(enc)
-			b.WriteByte(':')
-			if indent != "" {
-				b.WriteByte(' ')
-			}
-			if err := writeJSON(b, keys[k], null, indent, inner, depth+1); err != nil {
-				return err
-			}
-		}
-		nl(prefix)
-		b.WriteByte('}')
+		defer w.g.leave(v)
+		return w.table(v, prefix)
 	default:
-		return fmt.Errorf("json: cannot encode a %s", v.Type())
+		return w.g.errorAt(key, "JSON cannot hold a %s", v.Type())
 	}
 	return nil
 }
 
-// decodeJSON parses s into Lua values; JSON null becomes null.
-func (r *Runtime) decodeJSON(s string, null lua.LValue) (lua.LValue, error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return lua.LNil, err
+func (w *jsonWriter) newline(prefix string) {
+	if w.indent != "" {
+		w.b.WriteByte('\n')
+		w.b.WriteString(prefix)
 	}
-	if dec.More() {
-		return lua.LNil, fmt.Errorf("json: trailing data after the value")
-	}
-	return r.jsonToLua(v, null), nil
 }
 
-func (r *Runtime) jsonToLua(v any, null lua.LValue) lua.LValue {
-	switch v := v.(type) {
-	case nil:
-		return null
-	case bool:
-		return lua.LBool(v)
-	case json.Number:
-		f, _ := v.Float64()
-		return lua.LNumber(f)
-	case string:
-		return lua.LString(v)
-	case []any:
-		t := r.L.CreateTable(len(v), 0)
-		for _, e := range v {
-			t.Append(r.jsonToLua(e, null))
+func (w *jsonWriter) table(t *lua.LTable, prefix string) error {
+	b := &w.b
+	inner := prefix + w.indent
+	if isArray(t) {
+		if t.Len() == 0 {
+			b.WriteString("[]")
+			return nil
 		}
-		return t
-	case map[string]any:
-		t := r.L.CreateTable(0, len(v))
-		for k, e := range v {
-			t.RawSetString(k, r.jsonToLua(e, null))
+		b.WriteByte('[')
+		for i := 1; i <= t.Len(); i++ {
+			if i > 1 {
+				b.WriteByte(',')
+			}
+			w.newline(inner)
+			if err := w.value(lua.LNumber(i), t.RawGetInt(i), inner); err != nil {
+				return err
+			}
 		}
-		t.Metatable = r.conv.object
-		return t
+		w.newline(prefix)
+		b.WriteByte(']')
+		return nil
 	}
-	return lua.LNil
+	vals, keys := map[string]lua.LValue{}, []string{}
+	var kerr error
+	t.ForEach(func(k, val lua.LValue) {
+		var ks string
+		switch k := k.(type) {
+		case lua.LString:
+			ks = string(k)
+		case lua.LNumber:
+			ks = k.String()
+		default:
+			if kerr == nil {
+				kerr = w.g.errorAt(k, "JSON cannot hold a %s key", k.Type())
+			}
+			return
+		}
+		vals[ks] = val
+		keys = append(keys, ks)
+	})
+	if kerr != nil {
+		return kerr
+	}
+	slices.Sort(keys)
+	if len(keys) == 0 {
+		b.WriteString("{}")
+		return nil
+	}
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		w.newline(inner)
+		writeJSONString(b, k)
+		b.WriteByte(':')
+		if w.indent != "" {
+			b.WriteByte(' ')
+		}
+		if err := w.value(lua.LString(k), vals[k], inner); err != nil {
+			return err
+		}
+	}
+	w.newline(prefix)
+	b.WriteByte('}')
+	return nil
 }

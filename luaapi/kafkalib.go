@@ -287,7 +287,7 @@ func (r *Runtime) libJSONEncode(c *Call) int {
 	}
 	s, err := encodeJSON(L.Get(1), r.null(), indent)
 	if err != nil {
-		return libError(L, "kafka.json.encode", argErr("value", "%v", err))
+		return libError(L, "kafka.json.encode", argErr("", "%v", err))
 	}
 	L.Push(lua.LString(s))
 	return 1
@@ -311,7 +311,7 @@ func (r *Runtime) libPP(c *Call) int {
 	}
 	s, err := r.Format(vals, r.opts.Output)
 	if err != nil {
-		return libError(L, "kafka.pp", argErr("value", "%v", err))
+		return libError(L, "kafka.pp", argErr("", "%v", err))
 	}
 	_, _ = io.WriteString(r.opts.Stdout, s)
 	return 0
@@ -357,7 +357,7 @@ func (r *Runtime) libCheck(c *Call) int {
 	if !lua.LVAsBool(cond) {
 		msg := L.OptString(2, "check failed")
 		r.failures = append(r.failures, msg)
-		fmt.Fprintf(r.opts.Stderr, "check failed: %s\n", msg)
+		fmt.Fprintf(r.opts.Stderr, "check failed: %s\n", TerminalText(msg))
 	}
 	L.Push(cond)
 	return 1
@@ -389,7 +389,7 @@ func logAt(level string) func(r *Runtime, c *Call) int {
 		switch v := L.Get(1).(type) {
 		case *lua.LTable:
 			if m := v.RawGetString("msg"); m != lua.LNil {
-				fmt.Fprintf(&b, " %s", lua.LVAsString(m))
+				fmt.Fprintf(&b, " %s", cellText(lua.LVAsString(m)))
 			}
 			var keys []string
 			v.ForEach(func(k, _ lua.LValue) {
@@ -398,12 +398,17 @@ func logAt(level string) func(r *Runtime, c *Call) int {
 				}
 			})
 			slices.Sort(keys)
-			fields, _ := engine.Redact(fromLua(v)).(map[string]any) // secrets hidden at any depth
 			for _, k := range keys {
-				fmt.Fprintf(&b, " %s=%s", k, compactValue(fields[k]))
+				gv, err := goValue(v.RawGetString(k), k)
+				if err != nil {
+					return libError(L, "kafka.log."+level, argErr("", "%v", err))
+				}
+				// Secrets are hidden at any depth (engine.Redact).
+				red, _ := engine.Redact(map[string]any{k: gv}).(map[string]any)
+				fmt.Fprintf(&b, " %s=%s", cellText(k), compactValue(red[k]))
 			}
 		default:
-			fmt.Fprintf(&b, " %s", L.ToStringMeta(v).String())
+			fmt.Fprintf(&b, " %s", cellText(L.ToStringMeta(v).String()))
 		}
 		b.WriteByte('\n')
 		_, _ = io.WriteString(r.opts.Stderr, b.String())

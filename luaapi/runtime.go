@@ -35,6 +35,14 @@ type Options struct {
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // "table" or "json", for kafka.pp and returned values
+
+	// MaxMemory stops a chunk whose heap passes this many bytes with a
+	// MEMORY error, and caps string.rep and table.concat; 0: no limit.
+	MaxMemory int64
+	// Runaway is called when the heap goes on growing past twice
+	// MaxMemory after the chunk was stopped (Go code that does not stop
+	// when canceled); the CLI ends the process. nil: nothing is done.
+	Runaway func(error)
 }
 
 // Runtime is one Lua state with kafka functions bound to a default client.
@@ -83,9 +91,11 @@ func New(opts Options) *Runtime {
 	r := &Runtime{L: L, opts: opts, dryRun: opts.DryRun}
 	r.conv = newConverter(L)
 	r.openLibs()
+	r.capStringBuilders()
 	installErrorType(L)
 	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default"}
 	r.installKafka()
+	r.installGlobalGuard()
 	return r
 }
 
@@ -112,7 +122,8 @@ func (r *Runtime) SetConfirm(fn func(prompt string) bool) { r.opts.Confirm = fn 
 
 // openLibs opens the libraries scripts may use. Left out: os.exit (skips
 // cleanup and the audit log; use kafka.fail), os.execute/remove/rename,
-// io.popen, debug, and a process-wide collectgarbage.
+// io.popen, debug, a process-wide collectgarbage, and gopher-lua's
+// _printregs.
 func (r *Runtime) openLibs() {
 	L := r.L
 	for _, lib := range []struct {
@@ -145,6 +156,8 @@ func (r *Runtime) openLibs() {
 		return 1
 	}))
 	L.SetGlobal("print", L.NewFunction(r.print))
+	L.SetGlobal("_printregs", lua.LNil) // gopher-lua's VM debugging aid, undocumented
+
 	r.setPackagePath("")
 }
 
@@ -197,6 +210,11 @@ func (r *Runtime) Compile(name, src string) (*lua.LFunction, error) {
 // Ctrl-C (ctx canceled) stops both the Lua code and the Kafka call in flight.
 func (r *Runtime) Call(ctx context.Context, fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, error) {
 	L := r.L
+	if r.opts.MaxMemory > 0 {
+		var stop func()
+		ctx, stop = watchMemory(ctx, r.opts.MaxMemory, r.opts.Runaway)
+		defer stop()
+	}
 	L.SetContext(ctx)
 	defer L.RemoveContext()
 	top := L.GetTop()

@@ -385,34 +385,17 @@ func (ConfigValueType) read(r *reader, v lua.LValue, at string) (any, error) {
 
 // ---- any value
 
-// AnyType accepts any Lua value that is not cyclic or too large; the
-// value itself is given to Run (kafka.pp, kafka.json.encode).
+// AnyType accepts any Lua value; the value itself is given to Run
+// (kafka.pp, kafka.json.encode, kafka.log). It is not walked here: the
+// converter that uses it (guard.go) refuses cycles and sizes with the
+// value's own path (value.a[1]).
 type AnyType struct{}
 
 func (AnyType) sample() string          { return "1" }
 func (AnyType) Doc() string             { return "any value" }
 func (AnyType) accepts(lua.LValue) bool { return true }
-func (AnyType) read(r *reader, v lua.LValue, at string) (any, error) {
-	return v, walkValue(r, v, at)
-}
-
-// walkValue checks a value's tables for cycles and size.
-func walkValue(r *reader, v lua.LValue, at string) error {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	if err := r.enter(t, at); err != nil {
-		return err
-	}
-	defer r.leave(t)
-	var err error
-	t.ForEach(func(k, val lua.LValue) {
-		if err == nil {
-			err = walkValue(r, val, subPath(at, lua.LVAsString(k)))
-		}
-	})
-	return err
+func (AnyType) read(_ *reader, v lua.LValue, _ string) (any, error) {
+	return v, nil
 }
 
 // FuncType accepts a Lua function (plugin entry points).

@@ -384,3 +384,15 @@ func TestCanceledContextEndsSession(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Len(t, f.steps, 1, "the session stops reading once the context is done")
 }
+
+// Errors quote names from the cluster; the REPL prints them escaped, so a
+// topic or group name cannot drive the operator's terminal.
+func TestErrorsAreEscaped(t *testing.T) {
+	e := newEnv(t)
+	e.run(Options{}, line(`describe_topics{"\27]0;pwned\7\27[31mnope"}`), line(`error("bell\7")`))
+	out := e.stderr.String()
+	assert.Contains(t, out, `\x1b]0;pwned\a\x1b[31mnope`)
+	assert.Contains(t, out, `bell\a`)
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "\a")
+}

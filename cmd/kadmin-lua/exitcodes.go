@@ -14,7 +14,11 @@ const (
 	// ExitOK: the command (and every kafka.check) succeeded.
 	ExitOK = 0
 	// ExitScript: the script raised an error (error(...), kafka.fail, a bad
-	// argument to a kafka function, a script file that cannot be read).
+	// argument to a kafka function, a script file that cannot be read), was
+	// stopped by --max-memory (code MEMORY), or kadmin-lua hit an internal
+	// error (a panic, caught in run). The Go runtime's own fatal errors exit
+	// 2 and cannot be caught; --max-memory keeps the likely one, out of
+	// memory, from happening.
 	ExitScript = 1
 	// ExitUsage: bad command line (unknown flag or command, wrong arguments,
 	// bad config file or profile, unsupported client.properties setting) or

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -23,7 +24,17 @@ import (
 // run is the whole CLI: it parses st.Args, does the work and returns the
 // exit code. It never exits the process itself, so every cleanup (clients,
 // audit log, embedded cluster) has run when main exits.
-func run(st *State) int {
+func run(st *State) (code int) {
+	// A panic here is a bug; it must not exit 2 as the runtime would (2
+	// means a usage error). Fatal runtime errors cannot be caught: see
+	// memory.go for how the worst of them is prevented.
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(st.Stderr, "kadmin-lua: internal error (a bug, please report it): %s\n%s",
+				luaapi.TerminalText(fmt.Sprint(p)), debug.Stack())
+			code = ExitScript
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := watchSignals(st, cancel)
@@ -38,9 +49,10 @@ func run(st *State) int {
 		}
 		return signalCode(sig)
 	}
-	code := exitCode(err)
+	code = exitCode(err)
 	if err != nil && err.Error() != "" {
-		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", strings.TrimRight(err.Error(), "\n"))
+		// Messages quote names from the cluster: escaped, like table cells.
+		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", luaapi.TerminalText(strings.TrimRight(err.Error(), "\n")))
 		if needsHint(err) {
 			fmt.Fprintln(st.Stderr, "Run 'kadmin-lua --help' for usage.")
 		}
@@ -86,6 +98,7 @@ type globalFlags struct {
 	verbose                           bool
 	pluginPath                        []string
 	eval                              string
+	maxMemory                         byteSize
 }
 
 const rootLong = `kadmin-lua administers Kafka from Lua.
@@ -149,6 +162,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
+	f.maxMemory = defaultMaxMemory
+	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
 	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd())
@@ -268,14 +283,18 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 // session is what a command that runs Lua needs: the runtime, the audit
 // log, and the embedded cluster when --embedded. close releases all of them.
 type session struct {
-	rt    *luaapi.Runtime
-	audit *engine.AuditLog
-	demo  *demo.Cluster
+	rt          *luaapi.Runtime
+	audit       *engine.AuditLog
+	demo        *demo.Cluster
+	memoryLimit func() // puts the Go runtime's memory limit back
 }
 
 func (s *session) close() {
 	if s.rt != nil {
 		s.rt.Close()
+	}
+	if s.memoryLimit != nil {
+		s.memoryLimit()
 	}
 	if s.audit != nil {
 		_ = s.audit.Close()
@@ -313,6 +332,7 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 			return nil, err
 		}
 	}
+	s.memoryLimit = setMemoryLimit(int64(f.maxMemory))
 	s.rt = luaapi.New(luaapi.Options{
 		Config:     cfg,
 		Resolve:    a.resolve(cmd),
@@ -324,6 +344,8 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		Audit:      s.audit,
 		PluginPath: dirs,
 		Output:     f.output,
+		MaxMemory:  int64(f.maxMemory),
+		Runaway:    a.runaway,
 	})
 	if err := loadPlugins(cmd.Context(), s.rt); err != nil {
 		return nil, err

@@ -42,6 +42,16 @@ func isIdent(ch int, pos int) bool {
 	return ch == '_' || 'A' <= ch && ch <= 'Z' || 'a' <= ch && ch <= 'z' || isDecimal(ch) && pos > 0
 }
 
+func hexValue(ch int) int {
+	switch {
+	case '0' <= ch && ch <= '9':
+		return ch - '0'
+	case 'a' <= ch && ch <= 'f':
+		return ch - 'a' + 10
+	}
+	return ch - 'A' + 10
+}
+
 func isDigit(ch int) bool {
 	return '0' <= ch && ch <= '9' || 'a' <= ch && ch <= 'f' || 'A' <= ch && ch <= 'F'
 }
@@ -246,6 +256,19 @@ func (sc *Scanner) scanEscape(ch int, buf *bytes.Buffer) error {
 		buf.WriteByte('"')
 	case '\'':
 		buf.WriteByte('\'')
+	case 'x':
+		// \xXX: the byte of two hexadecimal digits, as in Lua 5.2 (kadmin-lua
+		// patch, see PATCHES.md).
+		val := 0
+		for i := 0; i < 2; i++ {
+			c := sc.Peek()
+			if !isDigit(c) {
+				return sc.Error(buf.String(), "hexadecimal digit expected")
+			}
+			sc.Next()
+			val = val*16 + hexValue(c)
+		}
+		writeChar(buf, val)
 	case '\n':
 		buf.WriteByte('\n')
 	case '\r':

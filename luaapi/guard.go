@@ -1,0 +1,146 @@
+package luaapi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Every converter of Lua values (arguments for the audit log and prompts,
+// kafka.log, error(tbl), JSON, table and Lua output) walks a value that a
+// script built, and a script can build values no output can hold: a table
+// that contains itself, nesting thousands deep, or a small table that
+// refers to the same big table or string a million times. Walked naively
+// these grow without bound (a cyclic table once took 24 GB). valueGuard is
+// the one place that stops them; each converter calls it on the way down.
+
+// Limits of one conversion. Variables so tests can lower them.
+var (
+	// maxValueDepth: deeper nesting than any Kafka result or plan has.
+	maxValueDepth = 200
+	// maxValueElements: tables and scalars visited. describe_topics of
+	// 200,000 partitions is about 2.5 million.
+	maxValueElements = 10_000_000
+	// maxValueBytes: string bytes visited, which is about the size of
+	// the output (JSON, Lua, a table, an audit line).
+	maxValueBytes = 256 << 20
+	// maxGoElements: elements of a value turned into Go maps and slices
+	// (fromLua), which cost far more memory each than a line of output.
+	// A reassignment plan of 200,000 partitions is about 1.4 million.
+	maxGoElements = 4_000_000
+)
+
+// valueGuard tracks one conversion: the tables on the current path (a
+// table met again on its own path is a cycle; one met again on another
+// path is a shared reference, which is fine), the keys that lead there,
+// for messages, and how much of the budgets it has spent.
+type valueGuard struct {
+	root            string // what the value is called in messages: "value", "cfg"
+	keys            []lua.LValue
+	onPath          map[*lua.LTable]bool
+	elems, maxElems int
+	bytes           int
+}
+
+func newGuard(root string) *valueGuard {
+	return &valueGuard{root: root, onPath: map[*lua.LTable]bool{}, maxElems: maxValueElements}
+}
+
+// small lowers the element budget for conversions into Go values.
+func (g *valueGuard) small() *valueGuard {
+	g.maxElems = min(g.maxElems, maxGoElements)
+	return g
+}
+
+// enter steps into the table t, found under key (lua.LNil for the root),
+// after its element was counted. Every successful enter is followed by
+// leave(t).
+func (g *valueGuard) enter(key lua.LValue, t *lua.LTable) error {
+	if g.onPath[t] {
+		return g.errorAt(key, "cyclic table (it contains itself)")
+	}
+	if len(g.keys) >= maxValueDepth {
+		return g.errorAt(key, "nested more than %d tables deep", maxValueDepth)
+	}
+	g.keys = append(g.keys, key)
+	g.onPath[t] = true
+	return nil
+}
+
+func (g *valueGuard) leave(t *lua.LTable) {
+	delete(g.onPath, t)
+	g.keys = g.keys[:len(g.keys)-1]
+}
+
+// count spends one element, found under key, and n bytes of output. The
+// converters count every value, tables included, before writing it.
+func (g *valueGuard) count(key lua.LValue, n int) error {
+	g.elems++
+	g.bytes += n
+	if g.elems > g.maxElems {
+		return g.errorAt(key, "too large to convert (more than %d elements in all)", g.maxElems)
+	}
+	if g.bytes > maxValueBytes {
+		return g.errorAt(key, "too large to convert (more than %d MiB of text in all)", maxValueBytes>>20)
+	}
+	return nil
+}
+
+// str counts a string value or key by its length.
+func (g *valueGuard) str(key lua.LValue, s string) error { return g.count(key, len(s)) }
+
+// reach counts one element for a writer whose output will be total bytes
+// long once the element is written (indentation and punctuation count too).
+func (g *valueGuard) reach(key lua.LValue, total int) error {
+	return g.count(key, max(total-g.bytes, 0))
+}
+
+func (g *valueGuard) errorAt(key lua.LValue, format string, args ...any) error {
+	return &valueError{Path: g.path(key), Reason: fmt.Sprintf(format, args...)}
+}
+
+// path renders the keys from the root, with extra appended when not nil:
+// value.a[2]["a b"].
+func (g *valueGuard) path(extra lua.LValue) string {
+	var b strings.Builder
+	b.WriteString(g.root)
+	keys := g.keys
+	if extra != nil {
+		keys = append(keys[:len(keys):len(keys)], extra)
+	}
+	for i, k := range keys {
+		// A deep path shows its two ends: where the value starts and
+		// where it went wrong.
+		if len(keys) > 16 && i >= 8 && i < len(keys)-8 {
+			if i == 8 {
+				fmt.Fprintf(&b, "...(%d more)...", len(keys)-16)
+			}
+			continue
+		}
+		switch k := k.(type) {
+		case *lua.LNilType:
+		case lua.LString:
+			if isIdent(string(k)) {
+				b.WriteString("." + string(k))
+			} else {
+				b.WriteString("[" + strconv.Quote(string(k)) + "]")
+			}
+		case lua.LNumber:
+			b.WriteString("[" + k.String() + "]")
+		default:
+			b.WriteString("[" + k.Type().String() + "]")
+		}
+	}
+	return b.String()
+}
+
+// valueError says where in a value and why it cannot be converted:
+// "value.a: cyclic table (it contains itself)".
+type valueError struct {
+	Path   string
+	Reason string
+}
+
+func (e *valueError) Error() string { return e.Path + ": " + e.Reason }
