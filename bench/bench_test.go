@@ -48,7 +48,7 @@ func plainAdmin(b *testing.B, c *kfake.Cluster) *kadm.Client {
 	return kadm.NewClient(cl)
 }
 
-func runtime(b *testing.B, c *kfake.Cluster) *luaapi.Runtime {
+func luaRuntime(b *testing.B, c *kfake.Cluster) *luaapi.Runtime {
 	rt := luaapi.New(luaapi.Options{Config: engine.Config{Brokers: c.ListenAddrs()}, Stdout: io.Discard, Stderr: io.Discard})
 	b.Cleanup(rt.Close)
 	return rt
@@ -89,7 +89,7 @@ func BenchmarkDescribeTopics_kadm(b *testing.B) {
 func BenchmarkDescribeTopics_kadminLua(b *testing.B) {
 	c := cluster(b)
 	seed(b, plainAdmin(b, c))
-	runLua(b, runtime(b, c), `local n = {} for _, x in ipairs(list_topics()) do n[#n+1] = x.name end
+	runLua(b, luaRuntime(b, c), `local n = {} for _, x in ipairs(list_topics()) do n[#n+1] = x.name end
 return describe_topics(n)`)
 }
 
@@ -110,7 +110,7 @@ func BenchmarkListOffsets_kadm(b *testing.B) {
 func BenchmarkListOffsets_kadminLua(b *testing.B) {
 	c := cluster(b)
 	seed(b, plainAdmin(b, c))
-	runLua(b, runtime(b, c), `local n = {} for _, x in ipairs(list_topics()) do n[#n+1] = x.name end
+	runLua(b, luaRuntime(b, c), `local n = {} for _, x in ipairs(list_topics()) do n[#n+1] = x.name end
 return list_offsets(n)`)
 }
 
@@ -136,7 +136,7 @@ func BenchmarkCreateDeleteTopics_kadm(b *testing.B) {
 
 func BenchmarkCreateDeleteTopics_kadminLua(b *testing.B) {
 	c := cluster(b)
-	runLua(b, runtime(b, c), `local n = {} for i = 0, 9 do n[#n+1] = {name = string.format("cd%02d", i), partitions = 2, replication_factor = 1} end
+	runLua(b, luaRuntime(b, c), `local n = {} for i = 0, 9 do n[#n+1] = {name = string.format("cd%02d", i), partitions = 2, replication_factor = 1} end
 create_topics(n)
 local d = {} for i, s in ipairs(n) do d[i] = s.name end
 delete_topics(d)`)

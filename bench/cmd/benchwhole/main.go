@@ -1,0 +1,44 @@
+// Command benchwhole runs the whole-process benchmarks (`make bench`):
+// kadmin-lua beside a plain kadm program, or a hello world for start-up,
+// in interleaved rounds against in-process kfake clusters, and prints the
+// ratio table docs/benchmarks.md keeps.
+//
+//	go run ./bench/cmd/benchwhole [-only L,X] [-rounds 7] [-tiny]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/bench"
+)
+
+func main() {
+	only := flag.String("only", "", "comma-separated workloads to run (L,C,S,X,XJ,R); all when empty")
+	rounds := flag.Int("rounds", 0, "rounds per cluster workload (default: the scale's)")
+	tiny := flag.Bool("tiny", false, "toy sizes, one round: check that the harness works")
+	flag.Parse()
+	sc := bench.Full
+	if *tiny {
+		sc = bench.Tiny
+	}
+	if *rounds > 0 {
+		sc.Rounds = *rounds
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	load := bench.LoadAverage()
+	start := time.Now()
+	results, err := bench.Run(context.Background(), bench.Options{Scale: sc, Only: names, Log: os.Stderr})
+	fmt.Printf("\n%s\n%s; %s in all\n", bench.Table(results), bench.Machine(load), time.Since(start).Round(time.Second))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchwhole:", err)
+		os.Exit(1)
+	}
+}
