@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,16 @@ func (r *Runtime) Format(values []lua.LValue, output string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// Print writes values to w as Format renders them.
+func (r *Runtime) Print(w io.Writer, values []lua.LValue, output string) error {
+	s, err := r.Format(values, output)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, s)
+	return err
 }
 
 func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
