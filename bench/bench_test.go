@@ -141,3 +141,59 @@ create_topics(n)
 local d = {} for i, s in ipairs(n) do d[i] = s.name end
 delete_topics(d)`)
 }
+
+// L and X in-process, for pprof: `go test -run '^$' -bench 'L_' -cpuprofile
+// cpu.out ./bench/`. The whole-process runs (bench.Run) are the measure.
+func benchSeeded(b *testing.B, seedFn func(context.Context, *seeded, Scale) (func(int) ([]string, []string), string, error)) *seeded {
+	s, err := startCluster()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.close)
+	if _, _, err := seedFn(context.Background(), s, Full); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func BenchmarkL_kadm(b *testing.B) {
+	s := benchSeeded(b, seedL)
+	adm := plainAdmin(b, s.fake)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := adm.Lag(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkL_kadminLua(b *testing.B) {
+	s := benchSeeded(b, seedL)
+	src, _ := workloadFS.ReadFile("workloads/L.lua")
+	runLua(b, luaRuntime(b, s.fake), string(src))
+}
+
+func BenchmarkX_kadm(b *testing.B) {
+	s := benchSeeded(b, seedX)
+	adm := plainAdmin(b, s.fake)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := adm.Lag(context.Background(), "x"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkX_kadminLua(b *testing.B) {
+	s := benchSeeded(b, seedX)
+	runLua(b, luaRuntime(b, s.fake), `local group = "x"
+local sum = 0
+for _, g in ipairs(lag({group})) do
+  for _, p in ipairs(g.partitions) do
+    if p.lag > 0 then sum = sum + p.lag end
+  end
+end
+return sum`)
+}

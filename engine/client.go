@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -15,6 +16,8 @@ type Client struct {
 	kgo     *kgo.Client
 	adm     *kadm.Client
 	contact *contact
+	// groupAPIs is what ApiVersions said about group types (groups.go).
+	groupAPIs atomic.Int32
 
 	closeOnce sync.Once
 }

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -51,9 +54,10 @@ func (g GroupLag) Failure() *Error { return g.Err }
 func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	var listed []GroupSummary
 	if len(groups) == 0 {
-		listed, err := c.listGroups(ctx)
-		if err != nil {
+		var err *Error
+		if listed, err = c.listGroups(ctx); err != nil {
 			return nil, err
 		}
 		for _, g := range listed {
@@ -63,20 +67,29 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 		}
 	}
 	groups = dedupSorted(groups)
-	described, err := c.describeGroups(ctx, groups)
+
+	// The groups' descriptions and their commits are independent: ask for
+	// both at once. (A group whose description fails keeps that error; its
+	// commits are then not used.)
+	var (
+		described []GroupDescription
+		err       error
+		commits   map[string]kadm.OffsetResponses
+		fetchErrs map[string]*Error
+		wg        sync.WaitGroup
+	)
+	wg.Go(func() { described, err = c.describeKnown(ctx, groups, listed) })
+	commits, fetchErrs = c.fetchManyOffsets(ctx, groups)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	var ok []string
-	for _, d := range described {
-		if d.Err == nil {
-			ok = append(ok, d.Group)
-		}
-	}
-	commits, fetchErrs := c.fetchManyOffsets(ctx, ok)
 
 	topicSet := map[string]bool{}
 	for _, d := range described {
+		if d.Err != nil {
+			continue
+		}
 		for _, m := range d.Members {
 			for _, a := range m.Assignment {
 				topicSet[a.Topic] = true
@@ -115,76 +128,83 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 	return out, nil
 }
 
-// groupLag computes one group's per-partition lag.
+// groupLag computes one group's per-partition lag, sorted by topic and
+// partition: the partitions assigned to its members, those it committed
+// to, and every other partition of those topics.
 func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.ListedOffsets) []PartitionLag {
-	parts := map[TopicPartition]*PartitionLag{}
-	add := func(tp TopicPartition) *PartitionLag {
-		if p, ok := parts[tp]; ok {
-			return p
-		}
-		p := &PartitionLag{Topic: tp.Topic, Partition: tp.Partition, Committed: -1}
-		parts[tp] = p
-		return p
-	}
+	type owner struct{ member, client string }
+	var owners map[TopicPartition]owner
+	byTopic := map[string][]int32{}
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
-			p := add(a)
-			p.MemberID, p.ClientID = m.MemberID, m.ClientID
+			if owners == nil {
+				owners = map[TopicPartition]owner{}
+			}
+			owners[a] = owner{m.MemberID, m.ClientID}
+			byTopic[a.Topic] = append(byTopic[a.Topic], a.Partition)
 		}
 	}
-	commits.Each(func(o kadm.OffsetResponse) { add(TopicPartition{o.Topic, o.Partition}) })
-	topics := map[string]bool{}
-	for tp := range parts {
-		topics[tp.Topic] = true
+	for t, ps := range commits {
+		for p := range ps {
+			byTopic[t] = append(byTopic[t], p)
+		}
 	}
-	for t := range topics {
+	n := 0
+	for t, ps := range byTopic {
 		for p := range end[t] {
 			if p >= 0 {
-				add(TopicPartition{t, p})
+				ps = append(ps, p)
 			}
 		}
+		slices.Sort(ps)
+		ps = slices.Compact(ps)
+		byTopic[t] = ps
+		n += len(ps)
 	}
 
-	keys := make([]TopicPartition, 0, len(parts))
-	for tp := range parts {
-		keys = append(keys, tp)
-	}
-	sortTPs(keys)
-	out := make([]PartitionLag, 0, len(keys))
-	for _, tp := range keys {
-		p := parts[tp]
-		res := d.Group + ": " + partitionKey(tp.Topic, tp.Partition)
-		p.Lag, p.EndOffset = -1, -1
-		var err error
-		if o, ok := commits.Lookup(tp.Topic, tp.Partition); ok {
-			p.Committed, err = o.At, o.Err
+	out := make([]PartitionLag, 0, n)
+	for _, t := range sortedKeys(byTopic) {
+		topicEnd, topicStart := end[t], start[t]
+		var topicCommits map[int32]kadm.OffsetResponse
+		if commits != nil {
+			topicCommits = commits[t]
 		}
-		e, ok := end.Lookup(tp.Topic, tp.Partition)
-		switch {
-		case err != nil:
-		case ok:
-			err = e.Err
-		default:
-			err = errNoEndOffset
-			if missing, gone := end.Lookup(tp.Topic, -1); gone && missing.Err != nil {
-				err = missing.Err // the topic does not exist (any more)
+		for _, part := range byTopic[t] {
+			p := PartitionLag{Topic: t, Partition: part, Committed: -1, Lag: -1, EndOffset: -1}
+			if o, ok := owners[TopicPartition{t, part}]; ok {
+				p.MemberID, p.ClientID = o.member, o.client
 			}
+			var err error
+			if o, ok := topicCommits[part]; ok {
+				p.Committed, err = o.At, o.Err
+			}
+			e, ok := topicEnd[part]
+			switch {
+			case err != nil:
+			case ok:
+				err = e.Err
+			default:
+				err = errNoEndOffset
+				if missing, gone := topicEnd[-1]; gone && missing.Err != nil {
+					err = missing.Err // the topic does not exist (any more)
+				}
+			}
+			if err != nil {
+				p.Err = AsError(err, d.Group+": "+partitionKey(t, part))
+				out = append(out, p)
+				continue
+			}
+			p.EndOffset = e.Offset
+			lag := e.Offset
+			if s, ok := topicStart[part]; ok && s.Err == nil {
+				lag = e.Offset - s.Offset
+			}
+			if p.Committed >= 0 {
+				lag = e.Offset - p.Committed
+			}
+			p.Lag = max(lag, 0)
+			out = append(out, p)
 		}
-		if err != nil {
-			p.Err = AsError(err, res)
-			out = append(out, *p)
-			continue
-		}
-		p.EndOffset = e.Offset
-		lag := e.Offset
-		if s, ok := start.Lookup(tp.Topic, tp.Partition); ok && s.Err == nil {
-			lag = e.Offset - s.Offset
-		}
-		if p.Committed >= 0 {
-			lag = e.Offset - p.Committed
-		}
-		p.Lag = max(lag, 0)
-		out = append(out, *p)
 	}
 	return out
 }
@@ -221,32 +241,38 @@ func (c *Client) fetchManyOffsets(ctx context.Context, groups []string) (map[str
 	return commits, errs
 }
 
-// listStartEnd lists the start and end offsets of topics, asking again
-// while any partition has a retriable error (LEADER_NOT_AVAILABLE, ...) until
-// ctx ends; what is still failing then stays on the partitions.
+// listStartEnd lists the start and end offsets of topics, both at once,
+// asking again while any partition has a retriable error
+// (LEADER_NOT_AVAILABLE, ...) until ctx ends; what is still failing then
+// stays on the partitions.
 func (c *Client) listStartEnd(ctx context.Context, topics []string) (start, end kadm.ListedOffsets, err error) {
 	rerr := retryCall(ctx, "", func(ctx context.Context) error {
-		var retry error
-		for _, l := range []struct {
+		lists := []struct {
 			fn  func(context.Context, ...string) (kadm.ListedOffsets, error)
 			dst *kadm.ListedOffsets
-		}{{c.adm.ListStartOffsets, &start}, {c.adm.ListEndOffsets, &end}} {
-			listed, err := l.fn(ctx, topics...)
-			var se *kadm.ShardErrors
-			if err != nil && !errors.As(err, &se) {
-				return err
-			}
-			*l.dst = listed
-			if err != nil && retry == nil {
-				retry = err
-			}
-			listed.Each(func(o kadm.ListedOffset) {
-				if e := AsError(o.Err, ""); e != nil && e.Retriable && retry == nil {
-					retry = o.Err
+			err error
+		}{{fn: c.adm.ListStartOffsets, dst: &start}, {fn: c.adm.ListEndOffsets, dst: &end}}
+		var wg sync.WaitGroup
+		for i := range lists {
+			l := &lists[i]
+			wg.Go(func() {
+				listed, err := l.fn(ctx, topics...)
+				var se *kadm.ShardErrors
+				if err != nil && !errors.As(err, &se) {
+					l.err = err
+					return
 				}
+				*l.dst = listed
+				l.err = err
+				listed.Each(func(o kadm.ListedOffset) {
+					if e := AsError(o.Err, ""); e != nil && e.Retriable && l.err == nil {
+						l.err = o.Err
+					}
+				})
 			})
 		}
-		return retry
+		wg.Wait()
+		return cmp.Or(lists[0].err, lists[1].err)
 	})
 	if (start == nil || end == nil) && rerr != nil {
 		return nil, nil, rerr
