@@ -93,16 +93,8 @@ func isArray(t *lua.LTable) bool {
 	if isObject(t) {
 		return false
 	}
-	n := t.Len()
-	count := 0
-	array := true
-	t.ForEach(func(k, _ lua.LValue) {
-		count++
-		if num, ok := k.(lua.LNumber); !ok || int(num) < 1 || int(num) > n || float64(int(num)) != float64(num) {
-			array = false
-		}
-	})
-	return array && count == n
+	values, others := t.KeyCounts()
+	return others == 0 && values == t.Len()
 }
 
 func isObject(t *lua.LTable) bool {

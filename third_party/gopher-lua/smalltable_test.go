@@ -101,3 +101,25 @@ func TestNewRecordTables(t *testing.T) {
 	wide[0].RawSetString("x", LTrue)
 	errorIfNotEqual(t, "x=true", pairsOrder(&wide[0]))
 }
+
+func TestKeyCounts(t *testing.T) {
+	tb := newLTable(0, 0)
+	for i := 1; i <= 3; i++ {
+		tb.RawSetInt(i, LNumber(i))
+	}
+	a, o := tb.KeyCounts()
+	errorIfNotEqual(t, 3, a)
+	errorIfNotEqual(t, 0, o)
+	tb.RawSetString("x", LTrue)
+	tb.RawSetString("y", LTrue)
+	tb.RawSetString("y", LNil)
+	tb.RawSetInt(2, LNil)
+	a, o = tb.KeyCounts()
+	errorIfNotEqual(t, 2, a)
+	errorIfNotEqual(t, 1, o)
+	tb.RawSet(LNumber(0.5), LTrue) // a map key: the strings move to maps too
+	tb.RawSetString("y", LTrue)
+	a, o = tb.KeyCounts()
+	errorIfNotEqual(t, 2, a)
+	errorIfNotEqual(t, 3, o)
+}

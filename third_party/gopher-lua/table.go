@@ -85,6 +85,25 @@ func NewRecordTables(n, nkeys int) []LTable {
 	return tables
 }
 
+// KeyCounts returns how many non-nil values the array part holds, and how
+// many keys the table has besides (string keys, and numbers that are not
+// array indices), without iterating: ForEach and Next box every array
+// index they pass. A table whose array count equals Len() and whose other
+// count is 0 has exactly the keys 1..n.
+func (tb *LTable) KeyCounts() (array, other int) {
+	for _, v := range tb.array {
+		if v != LNil {
+			array++
+		}
+	}
+	for _, kv := range tb.small {
+		if kv.value != LNil {
+			other++
+		}
+	}
+	return array, other + len(tb.strdict) + len(tb.dict)
+}
+
 // smallIndex is the position of key in tb.small, or -1.
 func (tb *LTable) smallIndex(key string) int {
 	for i := range tb.small {
