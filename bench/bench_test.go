@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -196,4 +197,106 @@ for _, g in ipairs(lag({group})) do
   end
 end
 return sum`)
+}
+
+func BenchmarkC_kadminLua(b *testing.B) {
+	s := benchSeeded(b, seedC)
+	src, _ := workloadFS.ReadFile("workloads/C.lua")
+	rt := luaRuntime(b, s.fake)
+	fn, err := rt.Compile("C.lua", string(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rt.Call(context.Background(), fn, lua.LString("c-"), lua.LString("5000")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkC_kadm(b *testing.B) {
+	s := benchSeeded(b, seedC)
+	adm := plainAdmin(b, s.fake)
+	names := make([]string, 5000)
+	for i := range names {
+		names[i] = fmt.Sprintf("c-%05d", i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := adm.CreateTopics(context.Background(), 6, 1, nil, names...); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := adm.DeleteTopics(context.Background(), names...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkR_kadminLua(b *testing.B) {
+	s := benchSeeded(b, seedR)
+	src, _ := workloadFS.ReadFile("workloads/R.lua")
+	rt := luaRuntime(b, s.fake)
+	fn, err := rt.Compile("R.lua", string(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rt.Call(context.Background(), fn, lua.LString("r-"), lua.LString("500"), lua.LString("86400000")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkR_kadm(b *testing.B) {
+	s := benchSeeded(b, seedR)
+	adm := plainAdmin(b, s.fake)
+	v := "86400000"
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range 500 {
+			if _, err := adm.AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "retention.ms", Value: &v}}, fmt.Sprintf("r-%05d", i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkR_engine(b *testing.B) {
+	s := benchSeeded(b, seedR)
+	cl, err := engine.New(engine.Config{Brokers: s.addrs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range 500 {
+			alt := engine.ConfigAlteration{Resource: engine.ConfigResource{Type: engine.ConfigTopic, Name: fmt.Sprintf("r-%05d", i)},
+				Set: map[string]string{"retention.ms": "86400000"}}
+			if _, err := cl.AlterConfigs(context.Background(), []engine.ConfigAlteration{alt}, engine.AlterConfigsOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkR_engineAdmin(b *testing.B) {
+	s := benchSeeded(b, seedR)
+	cl, err := engine.New(engine.Config{Brokers: s.addrs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	adm := cl.Admin()
+	v := "86400000"
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range 500 {
+			if _, err := adm.AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "retention.ms", Value: &v}}, fmt.Sprintf("r-%05d", i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

@@ -134,6 +134,39 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	return out, nil
 }
 
+// Serve seeds the cluster of one workload, prints the two command lines
+// that run it (for profiling one process: perf record, GODEBUG, ...) and
+// keeps the cluster up until ctx ends.
+func Serve(ctx context.Context, name string, sc Scale, out io.Writer) error {
+	for _, w := range workloads() {
+		if w.name != name {
+			continue
+		}
+		var s *seeded
+		if w.cluster {
+			var err error
+			if s, err = startCluster(); err != nil {
+				return err
+			}
+			defer s.close()
+		}
+		args, want, err := w.seed(ctx, s, sc)
+		if err != nil {
+			return err
+		}
+		a, b := args(0)
+		r := strings.NewReplacer("{kadmin}", "kadmin-lua", "{plain}", "plain", "{hello}", "hello", "{scripts}", "bench/workloads")
+		if s != nil {
+			r = strings.NewReplacer("{kadmin}", "kadmin-lua", "{plain}", "plain", "{hello}", "hello", "{scripts}", "bench/workloads",
+				"{brokers}", strings.Join(s.addrs, ","))
+		}
+		fmt.Fprintf(out, "%s\n%s\nboth print: %q\n", r.Replace(strings.Join(a, " ")), r.Replace(strings.Join(b, " ")), want)
+		<-ctx.Done()
+		return nil
+	}
+	return fmt.Errorf("no workload %q", name)
+}
+
 type programs struct{ kadmin, plain, hello, runone string }
 
 func build(ctx context.Context, bin string) (programs, error) {

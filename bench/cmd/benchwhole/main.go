@@ -4,6 +4,7 @@
 // ratio table docs/benchmarks.md keeps.
 //
 //	go run ./bench/cmd/benchwhole [-only L,X] [-rounds 7] [-tiny]
+//	go run ./bench/cmd/benchwhole -serve X    # a seeded cluster to profile against
 package main
 
 import (
@@ -11,7 +12,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/bench"
@@ -21,6 +24,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated workloads to run (L,C,S,X,XJ,R); all when empty")
 	rounds := flag.Int("rounds", 0, "rounds per cluster workload (default: the scale's)")
 	tiny := flag.Bool("tiny", false, "toy sizes, one round: check that the harness works")
+	serve := flag.String("serve", "", "seed one workload's cluster, print its command lines and wait (for profiling)")
 	flag.Parse()
 	sc := bench.Full
 	if *tiny {
@@ -28,6 +32,15 @@ func main() {
 	}
 	if *rounds > 0 {
 		sc.Rounds = *rounds
+	}
+	if *serve != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := bench.Serve(ctx, *serve, sc, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "benchwhole:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	var names []string
 	if *only != "" {
