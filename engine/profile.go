@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -285,7 +286,7 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`)
+var jaasOption = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`) })
 
 // parseJAAS reads username and password from a PlainLoginModule or
 // ScramLoginModule sasl.jaas.config. Errors never quote the value: it holds
@@ -309,7 +310,7 @@ func parseJAAS(jaas, mech string) (username, password string, err error) {
 	if !strings.HasPrefix(mech, want) {
 		return "", "", fmt.Errorf("sasl.jaas.config uses %s but sasl.mechanism is %s", module[strings.LastIndex(module, ".")+1:], mech)
 	}
-	for _, m := range jaasOption.FindAllStringSubmatch(rest, -1) {
+	for _, m := range jaasOption().FindAllStringSubmatch(rest, -1) {
 		val := m[3]
 		if m[3] == "" {
 			val = unescapeJAAS(m[2])

@@ -41,7 +41,7 @@ type converter struct {
 	encs   map[reflect.Type]*encoder
 	// nums holds the boxed integers -1 .. len(nums)-2, made on first use:
 	// partitions, small offsets and lags.
-	nums [1024]lua.LValue
+	nums *[1024]lua.LValue
 }
 
 // encoder converts the value of one Go type found at a pointer.
@@ -97,7 +97,10 @@ func (c *converter) value(v reflect.Value) lua.LValue {
 
 // num boxes an integer, from the cache when it is small.
 func (c *converter) num(n int64) lua.LValue {
-	if n >= -1 && n < int64(len(c.nums))-1 {
+	if n >= -1 && n < 1023 {
+		if c.nums == nil {
+			c.nums = new([1024]lua.LValue)
+		}
 		lv := c.nums[n+1]
 		if lv == nil {
 			lv = lua.LNumber(n)

@@ -20,8 +20,8 @@ func (r *Runtime) installKafka() {
 	L := r.L
 	kafka := L.NewTable()
 	L.SetGlobal("kafka", kafka)
-	r.funcOf = map[*lua.LFunction]*Func{}
-	def := r.clientObject(r.dflt)
+	r.funcOf = make(map[*lua.LFunction]*Func, 2*len(registry))
+	def, defMethods := r.clientObjectMethods(r.dflt)
 	kafka.RawSetString("default", def)
 	nullUD := L.NewUserData()
 	nullMT := L.NewTable()
@@ -31,10 +31,10 @@ func (r *Runtime) installKafka() {
 
 	for _, f := range Funcs() {
 		if f.IsAdmin() {
+			// The default client's methods are the globals: a method
+			// call passes the client first, which the function skips.
 			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				fn := r.bind(r.dflt, f, nil)
-				L.SetGlobal(name, fn)
-				r.funcOf[fn] = f
+				L.SetGlobal(name, defMethods.RawGetString(name))
 			}
 			continue
 		}

@@ -226,7 +226,7 @@ func (r *Runtime) display(v lua.LValue) (string, error) {
 		return v.String(), nil
 	}
 	if L.Context() == nil && r.opts.MaxMemory > 0 {
-		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway)
+		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway, true)
 		defer stop()
 		L.SetContext(ctx)
 		defer L.RemoveContext()
