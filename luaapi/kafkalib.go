@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -309,11 +310,10 @@ func (r *Runtime) libPP(c *Call) int {
 	for i := 1; i <= L.GetTop(); i++ {
 		vals = append(vals, L.Get(i))
 	}
-	s, err := r.Format(vals, r.opts.Output)
-	if err != nil {
+	// A failure to write is ignored, as print ignores it.
+	if err := r.Print(r.opts.Stdout, vals, r.opts.Output); err != nil && !errors.As(err, new(*WriteError)) {
 		return libError(L, "kafka.pp", argErr("", "%v", err))
 	}
-	_, _ = io.WriteString(r.opts.Stdout, s)
 	return 0
 }
 
