@@ -185,7 +185,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 	var err error
 	for i := range set.n {
 		row := set.row(i)
-		if err := g.enter(lua.LNumber(i+1), row); err != nil {
+		if err := g.enterIndex(i+1, row); err != nil {
 			return err
 		}
 		for j := range flat {
@@ -227,7 +227,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 				continue
 			}
 			if subRows, subCols, ok := subTable(sub); ok {
-				if err := g.enter(lua.LNumber(i+1), row); err != nil {
+				if err := g.enterIndex(i+1, row); err != nil {
 					return err
 				}
 				if err := g.enter(lua.LString(c), sub); err != nil {

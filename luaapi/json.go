@@ -33,7 +33,7 @@ func encodeJSON(v lua.LValue, null lua.LValue, indent string) (string, error) {
 // more memory than one.
 func writeJSON(out *printBuf, v lua.LValue, null lua.LValue, indent string) error {
 	w := &jsonWriter{out: out, null: null, indent: indent, g: newGuard("value")}
-	return w.value(lua.LNil, v, 0)
+	return w.value(lua.LNil, 0, v, 0)
 }
 
 type jsonWriter struct {
@@ -52,14 +52,21 @@ type jsonPair struct {
 	val  lua.LValue
 }
 
-// value writes v, found under key, at nesting depth.
-func (w *jsonWriter) value(key, v lua.LValue, depth int) error {
+// value writes v, found under key (under index idx of an array when key
+// is nil: an index is boxed only for a message), at nesting depth.
+func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int) error {
 	b := w.out
 	size := b.Len()
 	if s, ok := v.(lua.LString); ok {
 		size += len(s) // before the copy
 	}
-	if err := w.g.reach(key, size); err != nil {
+	var err error
+	if key == nil {
+		err = w.g.reachIndex(idx, size)
+	} else {
+		err = w.g.reach(key, size)
+	}
+	if err != nil {
 		return err
 	}
 	if v == w.null {
@@ -74,7 +81,7 @@ func (w *jsonWriter) value(key, v lua.LValue, depth int) error {
 	case lua.LNumber:
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return w.g.errorAt(key, "JSON has no %v", f)
+			return w.g.errorAt(keyOf(key, idx), "JSON has no %v", f)
 		}
 		if f == math.Trunc(f) && math.Abs(f) < 1e15 {
 			w.num = strconv.AppendInt(w.num[:0], int64(f), 10)
@@ -85,7 +92,12 @@ func (w *jsonWriter) value(key, v lua.LValue, depth int) error {
 	case lua.LString:
 		writeJSONString(b, string(v))
 	case *lua.LTable:
-		if err := w.g.enter(key, v); err != nil {
+		if key == nil {
+			err = w.g.enterIndex(idx, v)
+		} else {
+			err = w.g.enter(key, v)
+		}
+		if err != nil {
 			return err
 		}
 		if err := w.table(v, depth); err != nil {
@@ -93,9 +105,17 @@ func (w *jsonWriter) value(key, v lua.LValue, depth int) error {
 		}
 		w.g.leave(v)
 	default:
-		return w.g.errorAt(key, "JSON cannot hold a %s", v.Type())
+		return w.g.errorAt(keyOf(key, idx), "JSON cannot hold a %s", v.Type())
 	}
 	return b.err
+}
+
+// keyOf is the key a value was found under: key, or the array index idx.
+func keyOf(key lua.LValue, idx int) lua.LValue {
+	if key == nil {
+		return lua.LNumber(idx)
+	}
+	return key
 }
 
 // newline starts a line at depth (nothing when compact).
@@ -123,7 +143,7 @@ func (w *jsonWriter) table(t *lua.LTable, depth int) error {
 				b.WriteByte(',')
 			}
 			w.newline(depth + 1)
-			if err := w.value(lua.LNumber(i), t.RawGetInt(i), depth+1); err != nil {
+			if err := w.value(nil, i, t.RawGetInt(i), depth+1); err != nil {
 				return err
 			}
 		}
@@ -171,7 +191,7 @@ func (w *jsonWriter) table(t *lua.LTable, depth int) error {
 		if w.indent != "" {
 			b.WriteByte(' ')
 		}
-		if err := w.value(p.lkey, p.val, depth+1); err != nil {
+		if err := w.value(p.lkey, 0, p.val, depth+1); err != nil {
 			return err
 		}
 	}
