@@ -58,7 +58,7 @@ func (r Result) CPURatio() float64 {
 // Met reports whether the targets are met; ok is false when the row has
 // none.
 func (r Result) Met() (met, ok bool) {
-	if r.Limit == 0 && r.LimitMS == 0 && r.LimitMB == 0 {
+	if r.Limit == 0 && r.LimitMS == 0 && r.LimitMB == 0 && r.LimitPeak == 0 {
 		return false, false
 	}
 	met = true
@@ -69,6 +69,9 @@ func (r Result) Met() (met, ok bool) {
 		met = false
 	}
 	if r.LimitMB > 0 && float64(median(peaks(r.A)))/1024 > r.LimitMB {
+		met = false
+	}
+	if r.LimitPeak > 0 && float64(median(peaks(r.A))) > r.LimitPeak*float64(median(peaks(r.B))) {
 		met = false
 	}
 	return met, true
@@ -97,9 +100,16 @@ func Table(results []Result) string {
 		if m, ok := r.Met(); ok {
 			met = map[bool]string{true: "yes", false: "**no**"}[m]
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s: %s | %.2fx | %.2fx | %d MB / %d MB | %s | %s |\n",
+		cpu, peak := "-", "-"
+		if c := r.CPURatio(); c > 0 {
+			cpu = fmt.Sprintf("%.2fx", c)
+		}
+		if pa, pb := median(peaks(r.A)), median(peaks(r.B)); pa > 0 {
+			peak = fmt.Sprintf("%d MB / %d MB", pa/1024, pb/1024)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s: %s | %.2fx | %s | %s | %s | %s |\n",
 			r.Name, r.Work, fmtDur(median(walls(r.A))), r.Yardstick, fmtDur(median(walls(r.B))),
-			r.Ratio(), r.CPURatio(), median(peaks(r.A))/1024, median(peaks(r.B))/1024, r.Target, met)
+			r.Ratio(), cpu, peak, r.Target, met)
 	}
 	return b.String()
 }

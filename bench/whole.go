@@ -29,18 +29,20 @@ type Scale struct {
 	XTopics, XPartitions          int // X: one group over topics x partitions
 	CTopics                       int // C: topics created then deleted in one script
 	RTopics                       int // R: topics altered one call at a time
+	MIters                        int // M: iterations of the memory loop
+	PRows                         int // PJ, PT: rows a script returns
 	Rounds                        int // interleaved rounds of each cluster workload
 	StartRounds                   int // rounds of S (start-up)
 }
 
 // Full is the scale of docs/benchmarks.md (issue 9's workloads).
 var Full = Scale{LGroups: 100, LTopics: 10, LPartitions: 30, XTopics: 100, XPartitions: 1000,
-	CTopics: 5000, RTopics: 500, Rounds: 7, StartRounds: 61}
+	CTopics: 5000, RTopics: 500, MIters: 10_000, PRows: 1_000_000, Rounds: 7, StartRounds: 61}
 
 // Tiny runs every workload once at a toy size: a check that the harness
 // works, for `go test`.
 var Tiny = Scale{LGroups: 2, LTopics: 2, LPartitions: 3, XTopics: 2, XPartitions: 5,
-	CTopics: 10, RTopics: 5, Rounds: 1, StartRounds: 1}
+	CTopics: 10, RTopics: 5, MIters: 10, PRows: 1000, Rounds: 1, StartRounds: 1}
 
 // Options configure Run.
 type Options struct {
@@ -63,35 +65,7 @@ type Result struct {
 	Limit                         float64 // the target ratio of medians; 0: see Target
 	LimitMS                       float64 // an absolute target in ms on A's median; 0: none
 	LimitMB                       float64 // a peak memory target on A; 0: none
-}
-
-// workload is one row of the table: how to seed its cluster and the two
-// command lines to compare.
-type workload struct {
-	name, work, yardstick, target string
-	limit, limitMS, limitMB       float64
-	cluster                       bool
-	// seed prepares the cluster and returns the two programs' arguments
-	// (after the binary) for round r, and the stdout both must print ("":
-	// not compared).
-	seed func(ctx context.Context, s *seeded, sc Scale) (func(r int) (a, b []string), string, error)
-}
-
-func workloads() []workload {
-	return []workload{
-		{name: "L", work: "lag() of G groups x P partitions, summed in Lua", yardstick: "kadm Lag", target: "<= 1.5x",
-			limit: 1.5, cluster: true, seed: seedL},
-		{name: "C", work: "create then delete N topics (6 partitions, RF 1) in one script", yardstick: "kadm CreateTopics+DeleteTopics",
-			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedC},
-		{name: "S", work: "start, run `return 1`, exit", yardstick: "Go hello world", target: "<= 2x hello (4 ms)",
-			limit: 2, seed: seedS},
-		{name: "X", work: "lag() of one group over N partitions, summed in Lua", yardstick: "kadm Lag", target: "<= 1.5x, < 300 MB",
-			limit: 1.5, limitMB: 300, cluster: true, seed: seedX},
-		{name: "XJ", work: "X printed by -o json", yardstick: "kadm Lag + encoding/json", target: "(orientation)",
-			cluster: true, seed: seedXJ},
-		{name: "R", work: "alter_configs on N topics, one call each", yardstick: "kadm AlterTopicConfigs", target: "<= 1.5x",
-			limit: 1.5, cluster: true, seed: seedR},
-	}
+	LimitPeak                     float64 // a target on A's peak RSS over B's; 0: none
 }
 
 // Run builds kadmin-lua, the plain kadm program and a hello world, then
@@ -130,6 +104,13 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 			return out, fmt.Errorf("workload %s: %w", w.name, err)
 		}
 		out = append(out, res)
+	}
+	if len(o.Only) == 0 || slices.Contains(o.Only, "J") || slices.Contains(o.Only, "T") {
+		res, err := PrintRows(ctx, o.Scale.PRows, min(o.Scale.Rounds, 5), log)
+		if err != nil {
+			return out, fmt.Errorf("workloads J, T: %w", err)
+		}
+		out = append(out, res...)
 	}
 	return out, nil
 }
@@ -221,7 +202,8 @@ func writeScripts(dir string) error {
 }
 
 func runWorkload(ctx context.Context, w workload, sc Scale, p programs, scripts string, log io.Writer) (Result, error) {
-	res := Result{Name: w.name, Work: w.work, Yardstick: w.yardstick, Target: w.target, Limit: w.limit, LimitMS: w.limitMS, LimitMB: w.limitMB}
+	res := Result{Name: w.name, Work: w.work, Yardstick: w.yardstick, Target: w.target, Limit: w.limit, LimitMS: w.limitMS,
+		LimitMB: w.limitMB, LimitPeak: w.limitPeak}
 	var s *seeded
 	if w.cluster {
 		var err error
@@ -235,11 +217,18 @@ func runWorkload(ctx context.Context, w workload, sc Scale, p programs, scripts 
 	if err != nil {
 		return res, fmt.Errorf("seeding: %w", err)
 	}
-	res.Work = sized(w, sc)
+	res.Work, res.Yardstick = sized(w.work, w, sc), sized(w.yardstick, w, sc)
 	fmt.Fprintf(log, "%s: seeded in %v; %s\n", w.name, time.Since(t0).Round(time.Millisecond), res.Work)
 	rounds := sc.Rounds
-	if !w.cluster {
+	switch {
+	case w.rounds != nil:
+		rounds = w.rounds(sc)
+	case !w.cluster:
 		rounds = sc.StartRounds
+	}
+	wants := strings.SplitN(want, "|", 2) // "A's|B's" when they differ
+	if len(wants) == 1 {
+		wants = append(wants, want)
 	}
 	expand := func(a []string) []string {
 		out := make([]string, len(a))
@@ -269,12 +258,16 @@ func runWorkload(ctx context.Context, w workload, sc Scale, p programs, scripts 
 			if err != nil {
 				return res, err
 			}
+			want := wants[0]
+			if order[i] == &res.B {
+				want = wants[1]
+			}
 			if want != "" && strings.TrimSpace(out) != want {
 				return res, fmt.Errorf("%s printed %q, want %q", filepath.Base(c[0]), truncate(out), want)
 			}
 			*order[i] = append(*order[i], sm)
 		}
-		if w.cluster {
+		if w.cluster || w.rounds != nil {
 			fmt.Fprintf(log, "%s round %d: kadmin-lua %v, %s %v\n", w.name, r+1, res.A[r].Wall.Round(time.Millisecond),
 				filepath.Base(b[0]), res.B[r].Wall.Round(time.Millisecond))
 		}
@@ -326,13 +319,16 @@ func runOnce(ctx context.Context, runone string, argv []string) (Sample, string,
 	return Sample{Wall: time.Duration(wall), CPU: time.Duration(cpu), PeakKB: peak}, string(head[:n]), nil
 }
 
-func sized(w workload, sc Scale) string {
+func sized(text string, w workload, sc Scale) string {
 	r := strings.NewReplacer(
 		"G groups x P partitions", fmt.Sprintf("%d groups x %d partitions", sc.LGroups, sc.LTopics*sc.LPartitions),
 		"N partitions", fmt.Sprintf("%s partitions", thousands(sc.XTopics*sc.XPartitions)),
 		"N topics", fmt.Sprintf("%s topics", thousands(map[string]int{"C": sc.CTopics, "R": sc.RTopics}[w.name])),
+		"N times", fmt.Sprintf("%s times", thousands(sc.MIters)),
+		"N/10 times", fmt.Sprintf("%s times", thousands(max(sc.MIters/10, 1))),
+		"N rows", fmt.Sprintf("%s rows", thousands(sc.PRows)),
 	)
-	return r.Replace(w.work)
+	return r.Replace(text)
 }
 
 func thousands(n int) string {

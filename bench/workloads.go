@@ -6,6 +6,45 @@ import (
 	"strconv"
 )
 
+// workload is one row of the table: how to seed its cluster and the two
+// command lines to compare.
+type workload struct {
+	name, work, yardstick, target      string
+	limit, limitMS, limitMB, limitPeak float64
+	cluster                            bool
+	rounds                             func(Scale) int // nil: Scale.Rounds (StartRounds without a cluster)
+	// seed prepares the cluster and returns the two programs' arguments
+	// (after the binary) for round r, and the stdout both must print ("":
+	// not compared; "a|b" when they print different things).
+	seed func(ctx context.Context, s *seeded, sc Scale) (func(r int) (a, b []string), string, error)
+}
+
+func workloads() []workload {
+	return []workload{
+		{name: "L", work: "lag() of G groups x P partitions, summed in Lua", yardstick: "kadm Lag", target: "<= 1.5x",
+			limit: 1.5, cluster: true, seed: seedL},
+		{name: "C", work: "create then delete N topics (6 partitions, RF 1) in one script", yardstick: "kadm CreateTopics+DeleteTopics",
+			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedC},
+		{name: "S", work: "start, run `return 1`, exit", yardstick: "Go hello world", target: "<= 2x hello (4 ms)",
+			limit: 2, seed: seedS},
+		{name: "X", work: "lag() of one group over N partitions, summed in Lua", yardstick: "kadm Lag", target: "<= 1.5x, < 300 MB",
+			limit: 1.5, limitMB: 300, cluster: true, seed: seedX},
+		{name: "XJ", work: "X printed by -o json", yardstick: "kadm Lag + encoding/json", target: "(orientation)",
+			cluster: true, seed: seedXJ},
+		{name: "R", work: "alter_configs on N topics, one call each", yardstick: "kadm AlterTopicConfigs", target: "<= 1.5x",
+			limit: 1.5, cluster: true, seed: seedR},
+		{name: "M", work: "lag(), describe_topics(), alter_configs() N times in one script", yardstick: "the same, N/10 times",
+			target: "peak RSS flat (<= 1.25x)", limitPeak: 1.25, cluster: true, seed: seedM, rounds: fewRounds},
+		{name: "PJ", work: "a script's N rows printed by -o json", yardstick: "the same rows built, not printed",
+			target: "peak RSS flat (<= 1.1x)", limitPeak: 1.1, seed: seedP("json"), rounds: fewRounds},
+		{name: "PT", work: "a script's N rows printed by -o table", yardstick: "the same rows built, not printed",
+			target: "peak RSS flat (<= 1.1x)", limitPeak: 1.1, seed: seedP("table"), rounds: fewRounds},
+	}
+}
+
+// fewRounds is for the long workloads (seconds a run).
+func fewRounds(sc Scale) int { return max(1, min(sc.Rounds, 3)) }
+
 // Each seed function prepares its cluster and says how to run both
 // programs. {kadmin}, {plain}, {hello}, {scripts} and {brokers} are
 // replaced by the built programs, the scripts' directory and the
@@ -105,4 +144,36 @@ func seedS(context.Context, *seeded, Scale) (func(int) ([]string, []string), str
 	return func(int) ([]string, []string) {
 		return []string{"{kadmin}", "-e", "return 1"}, []string{"{hello}"}
 	}, "1", nil
+}
+
+// seedM: a topic of 12 partitions holding records and a group committed
+// on it, for MIters rounds of lag, describe_topics and alter_configs.
+func seedM(ctx context.Context, s *seeded, sc Scale) (func(int) ([]string, []string), string, error) {
+	topics, err := s.topics(ctx, "m-", 1, 12)
+	if err != nil {
+		return nil, "", err
+	}
+	ends, err := s.produce(ctx, topics, 12, func(int, int) int { return 2 })
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := s.commit(ctx, "m-group", topics, ends, func(int, int) int64 { return 1 }); err != nil {
+		return nil, "", err
+	}
+	n, tenth := sc.MIters, max(sc.MIters/10, 1)
+	return func(int) ([]string, []string) {
+		return kadminArgs("M.lua", strconv.Itoa(n)), kadminArgs("M.lua", strconv.Itoa(tenth))
+	}, strconv.Itoa(25*n) + "|" + strconv.Itoa(25*tenth), nil
+}
+
+// seedP: no cluster; the script builds PRows rows and returns them
+// (printed) or their count (the yardstick).
+func seedP(output string) func(context.Context, *seeded, Scale) (func(int) ([]string, []string), string, error) {
+	return func(_ context.Context, _ *seeded, sc Scale) (func(int) ([]string, []string), string, error) {
+		n := strconv.Itoa(sc.PRows)
+		return func(int) ([]string, []string) {
+			return []string{"{kadmin}", "-o", output, "run", "{scripts}/P.lua", n},
+				[]string{"{kadmin}", "run", "{scripts}/P.lua", n, "count"}
+		}, "|" + n, nil
+	}
 }
