@@ -209,9 +209,21 @@ type callContext struct {
 	done chan struct{}
 	mu   sync.Mutex
 	err  error
+	// ended is canceled when done is closed: AfterFunc hangs on it.
+	ended     context.Context
+	endedStop context.CancelFunc
 }
 
 func (c *callContext) Done() <-chan struct{} { return c.done }
+
+// AfterFunc runs f once the call has ended. kgo hangs functions on every
+// request's context with context.AfterFunc, and derives contexts from it;
+// for a context that is not one of its own and has no AfterFunc method,
+// the context package starts a goroutine for each to watch Done. Contexts
+// derived from c still take their Err from c.
+func (c *callContext) AfterFunc(f func()) (stop func() bool) {
+	return context.AfterFunc(c.ended, f)
+}
 
 func (c *callContext) Err() error {
 	if err := c.Context.Err(); err != nil {
@@ -229,6 +241,7 @@ func (c *callContext) end(err error) {
 	if c.err == nil {
 		c.err = err
 		close(c.done)
+		c.endedStop()
 	}
 }
 
@@ -236,6 +249,7 @@ func (c *callContext) end(err error) {
 // function is called, or when the cluster turns out to be unreachable.
 func (ct *contact) begin(parent context.Context) (context.Context, context.CancelFunc) {
 	c := &callContext{Context: parent, done: make(chan struct{})}
+	c.ended, c.endedStop = context.WithCancel(context.Background())
 	stop := context.AfterFunc(parent, func() { c.end(parent.Err()) })
 	ct.mu.Lock()
 	ct.calls[c] = struct{}{}
