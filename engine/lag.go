@@ -134,32 +134,66 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.ListedOffsets) []PartitionLag {
 	type owner struct{ member, client string }
 	var owners map[TopicPartition]owner
-	byTopic := map[string][]int32{}
+	// Each topic's partitions as a set of numbers: marked in a slice
+	// indexed by partition, read back in order (no sort; a topic's
+	// partitions are 0..n-1, give or take a deleted topic's commits).
+	byTopic := map[string][]bool{}
+	var sparse map[string][]int32 // partitions past denseLimit, if a broker says so
+	mark := func(t string, p int32) {
+		if p < 0 {
+			return
+		}
+		if p >= denseLimit {
+			if sparse == nil {
+				sparse = map[string][]int32{}
+			}
+			if _, ok := byTopic[t]; !ok {
+				byTopic[t] = nil
+			}
+			sparse[t] = append(sparse[t], p)
+			return
+		}
+		s := byTopic[t]
+		if int(p) >= len(s) {
+			s = append(s, make([]bool, int(p)+1-len(s))...)
+			byTopic[t] = s
+		}
+		s[p] = true
+	}
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
 			if owners == nil {
 				owners = map[TopicPartition]owner{}
 			}
 			owners[a] = owner{m.MemberID, m.ClientID}
-			byTopic[a.Topic] = append(byTopic[a.Topic], a.Partition)
+			mark(a.Topic, a.Partition)
 		}
 	}
 	for t, ps := range commits {
+		if _, ok := byTopic[t]; !ok {
+			byTopic[t] = make([]bool, 0, len(end[t]))
+		}
 		for p := range ps {
-			byTopic[t] = append(byTopic[t], p)
+			mark(t, p)
+		}
+	}
+	for t := range byTopic {
+		for p := range end[t] {
+			mark(t, p)
 		}
 	}
 	n := 0
-	for t, ps := range byTopic {
-		for p := range end[t] {
-			if p >= 0 {
-				ps = append(ps, p)
+	for t, s := range byTopic {
+		for _, in := range s {
+			if in {
+				n++
 			}
 		}
-		slices.Sort(ps)
-		ps = slices.Compact(ps)
-		byTopic[t] = ps
-		n += len(ps)
+		if ps := sparse[t]; ps != nil {
+			slices.Sort(ps)
+			sparse[t] = slices.Compact(ps)
+			n += len(sparse[t])
+		}
 	}
 
 	out := make([]PartitionLag, 0, n)
@@ -169,7 +203,13 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		if commits != nil {
 			topicCommits = commits[t]
 		}
-		for _, part := range byTopic[t] {
+		parts := make([]int32, 0, len(byTopic[t])+len(sparse[t]))
+		for i, in := range byTopic[t] {
+			if in {
+				parts = append(parts, int32(i))
+			}
+		}
+		for _, part := range append(parts, sparse[t]...) {
 			p := PartitionLag{Topic: t, Partition: part, Committed: -1, Lag: -1, EndOffset: -1}
 			if o, ok := owners[TopicPartition{t, part}]; ok {
 				p.MemberID, p.ClientID = o.member, o.client
@@ -208,6 +248,9 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 	}
 	return out
 }
+
+// denseLimit bounds the partition numbers groupLag marks in a slice.
+const denseLimit = 1 << 20
 
 var errNoEndOffset = &Error{Code: "LEADER_NOT_AVAILABLE", Message: "no end offset could be listed for this partition", Retriable: true}
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -101,4 +102,42 @@ func TestDescribeGroupsSkipsListingOnClassicOnlyCluster(t *testing.T) {
 			assert.Equal(t, tc.secondRun, lists.Load())
 		})
 	}
+}
+
+// groupLag's rows: every partition assigned, committed or of a consumed
+// topic, in topic then partition order, including numbers past the dense
+// range and topics that are gone.
+func TestGroupLagRows(t *testing.T) {
+	d := GroupDescription{Group: "g", Members: []GroupMember{{MemberID: "m1", ClientID: "c1",
+		Assignment: []TopicPartition{{Topic: "a", Partition: 1}}}}}
+	commits := kadm.OffsetResponses{}
+	for _, o := range []kadm.OffsetResponse{
+		{Offset: kadm.Offset{Topic: "a", Partition: 2, At: 5}},
+		{Offset: kadm.Offset{Topic: "a", Partition: 0, At: 1}},
+		{Offset: kadm.Offset{Topic: "a", Partition: denseLimit + 7, At: 1}},
+		{Offset: kadm.Offset{Topic: "gone", Partition: 3, At: 1}},
+	} {
+		commits.Add(o)
+	}
+	end := kadm.ListedOffsets{
+		"a":    {0: {Topic: "a", Partition: 0, Offset: 4}, 1: {Topic: "a", Partition: 1, Offset: 6}, 2: {Topic: "a", Partition: 2, Offset: 9}},
+		"gone": {-1: {Topic: "gone", Partition: -1, Err: kerr.UnknownTopicOrPartition}},
+	}
+	start := kadm.ListedOffsets{"a": {1: {Topic: "a", Partition: 1, Offset: 2}}}
+	rows := groupLag(d, commits, start, end)
+	var got []string
+	for _, r := range rows {
+		s := fmt.Sprintf("%s[%d] c=%d e=%d lag=%d %s", r.Topic, r.Partition, r.Committed, r.EndOffset, r.Lag, r.MemberID)
+		if r.Err != nil {
+			s += " " + r.Err.Code
+		}
+		got = append(got, s)
+	}
+	assert.Equal(t, []string{
+		"a[0] c=1 e=4 lag=3 ",
+		"a[1] c=-1 e=6 lag=4 m1", // no commit: counted from the start offset
+		"a[2] c=5 e=9 lag=4 ",
+		fmt.Sprintf("a[%d] c=1 e=-1 lag=-1  LEADER_NOT_AVAILABLE", denseLimit+7),
+		"gone[3] c=1 e=-1 lag=-1  UNKNOWN_TOPIC_OR_PARTITION",
+	}, got)
 }

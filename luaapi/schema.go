@@ -46,10 +46,13 @@ type reader struct {
 	onPath []*lua.LTable // at most maxArgDepth: searched in place
 	read_  int
 	null   lua.LValue // kafka.json.null, where a Type accepts it
+	first  [8]*lua.LTable
 }
 
 func newReader(null lua.LValue) *reader {
-	return &reader{null: null}
+	r := &reader{null: null}
+	r.onPath = r.first[:0]
+	return r
 }
 
 // enter marks t as on the path; leave must follow.
