@@ -14,7 +14,7 @@ import (
 // the call ends, and derived contexts report the call's own error.
 func TestCallContextAfterFuncAndDerivedContexts(t *testing.T) {
 	ct := newContact([]string{"127.0.0.1:1"}, nil)
-	ctx, end := ct.begin(context.Background())
+	ctx, end := ct.begin(context.Background(), time.Minute)
 	derived, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ran := make(chan struct{})
@@ -34,4 +34,39 @@ func TestCallContextAfterFuncAndDerivedContexts(t *testing.T) {
 	assert.Equal(t, error(want), derived.Err(), "a derived context says why the call ended")
 	end()
 	assert.Equal(t, error(want), ctx.Err(), "the first end counts")
+}
+
+func TestCallContextDeadlineAndCancel(t *testing.T) {
+	ct := newContact([]string{"127.0.0.1:1"}, nil)
+
+	ctx, end1 := ct.begin(context.Background(), 30*time.Millisecond)
+	derived, cancel := context.WithCancel(ctx)
+	defer cancel()
+	dl, ok := ctx.Deadline()
+	require.True(t, ok)
+	assert.WithinDuration(t, time.Now().Add(30*time.Millisecond), dl, 25*time.Millisecond)
+	<-ctx.Done()
+	assert.Equal(t, context.DeadlineExceeded, ctx.Err())
+	<-derived.Done()
+	assert.Equal(t, context.DeadlineExceeded, derived.Err())
+	end1()
+	assert.Equal(t, context.DeadlineExceeded, ctx.Err(), "the first end counts")
+
+	// A caller's earlier deadline wins; its cancellation ends the call.
+	parent, cancelParent := context.WithTimeout(context.Background(), time.Hour)
+	ctx, end2 := ct.begin(parent, 2*time.Hour)
+	pdl, _ := parent.Deadline()
+	dl, _ = ctx.Deadline()
+	assert.Equal(t, pdl, dl)
+	cancelParent()
+	<-ctx.Done()
+	assert.Equal(t, context.Canceled, ctx.Err())
+	end2()
+
+	// Ending the call is a cancellation, and stops the timer.
+	ctx, end3 := ct.begin(context.Background(), time.Hour)
+	end3()
+	<-ctx.Done()
+	assert.Equal(t, context.Canceled, ctx.Err())
+	assert.Empty(t, ct.calls, "no call is left watched")
 }

@@ -55,7 +55,5 @@ func (c *Client) Close() { c.closeOnce.Do(c.kgo.Close) }
 // already on ctx). The call also ends, with a NETWORK error, as soon as it
 // is clear that no seed broker can be reached at first contact (contact.go).
 func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
-	ctx, end := c.contact.begin(ctx)
-	return ctx, func() { end(); cancel() }
+	return c.contact.begin(ctx, c.cfg.timeout())
 }
