@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -69,4 +70,32 @@ func TestCallContextDeadlineAndCancel(t *testing.T) {
 	<-ctx.Done()
 	assert.Equal(t, context.Canceled, ctx.Err())
 	assert.Empty(t, ct.calls, "no call is left watched")
+}
+
+// A stopped function is let go at once: kgo's hold a request's response,
+// which must not live until the call ends.
+func TestCallContextReleasesStoppedFunctions(t *testing.T) {
+	ct := newContact(nil, nil)
+	ctx, end := ct.begin(context.Background(), time.Hour)
+	defer end()
+	released := make(chan struct{})
+	stop := hangBig(ctx, released)
+	require.True(t, stop())
+	for range 50 {
+		runtime.GC()
+		select {
+		case <-released:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatal("the stopped function (and what it holds) is still reachable")
+}
+
+// hangBig hangs on ctx a function holding a megabyte that closes released
+// when it is collected.
+func hangBig(ctx context.Context, released chan struct{}) func() bool {
+	big := new([1 << 20]byte)
+	runtime.SetFinalizer(big, func(*[1 << 20]byte) { close(released) })
+	return context.AfterFunc(ctx, func() { big[0]++ })
 }
