@@ -55,9 +55,12 @@ func TestLagListsGroupsOnce(t *testing.T) {
 	cl, c, adm := newTestClient(t)
 	seedLag(t, c, adm, 3)
 	lists := countKey(c, kmsg.ListGroups)
+	metas, offsets := countKey(c, kmsg.Metadata), countKey(c, kmsg.ListOffsets)
 	lags, err := cl.Lag(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, int32(3), lists.Load(), "one ListGroups per broker: the describe reuses the listing")
+	assert.LessOrEqual(t, offsets.Load(), int32(6), "per leader, one ListOffsets for the starts and one for the ends")
+	t.Logf("Metadata requests: %d (the client's first ones included)", metas.Load())
 	require.Len(t, lags, 3)
 	for g, gl := range lags {
 		assert.Equal(t, fmt.Sprintf("g%d", g), gl.Group)
