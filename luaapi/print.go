@@ -33,7 +33,7 @@ type printBuf struct {
 }
 
 func newPrintBuf(dst io.Writer, hold int) *printBuf {
-	return &printBuf{dst: dst, hold: hold, buf: make([]byte, 0, min(printBlock, max(hold, 4<<10)))}
+	return &printBuf{dst: dst, hold: hold, buf: make([]byte, 0, 512)} // grows as the output does
 }
 
 // Len is how much has been printed, written on or not.
