@@ -25,6 +25,7 @@ type Config struct {
 	Timeout  time.Duration // per call; DefaultTimeout when zero
 	TLS      *TLSConfig    // nil: plaintext
 	SASL     *SASLConfig   // nil: no authentication
+	Profile  string        // the profile these settings came from, if any (for the audit log)
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.

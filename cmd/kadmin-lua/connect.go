@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -47,7 +48,11 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	if cmd.Flags().Changed("timeout") || p.Timeout == 0 {
 		p.Timeout = engine.Duration(f.timeout)
 	}
-	return p.Config(env, a.prompt())
+	cfg, err := p.Config(env, a.prompt())
+	if cf != nil && cf.Profiles[cmp.Or(name, cf.DefaultProfile)] != nil {
+		cfg.Profile = cmp.Or(name, cf.DefaultProfile) // for the audit log
+	}
+	return cfg, err
 }
 
 // flagProfile is the connection settings given as flags.
@@ -103,7 +108,9 @@ func (a *app) resolve(cmd *cobra.Command) func(string) (engine.Config, error) {
 		if p.Timeout == 0 || cmd.Flags().Changed("timeout") {
 			p.Timeout = engine.Duration(a.flags.timeout)
 		}
-		return p.Config(a.st.Env, a.prompt())
+		cfg, err := p.Config(a.st.Env, a.prompt())
+		cfg.Profile = cmp.Or(name, cf.DefaultProfile) // for the audit log
+		return cfg, err
 	}
 }
 
