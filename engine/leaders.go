@@ -142,6 +142,9 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 		leaders[i] = PartitionLeader{Topic: tp.Topic, Partition: tp.Partition, Leader: before[tp][0], Preferred: before[tp][1]}
 	}
 	notNeeded := map[TopicPartition]bool{}
+	if len(tps) == 0 {
+		return electedLeaders(missing, tps, nil, nil, notNeeded), nil // nothing to elect: nothing sent
+	}
 	errs, err := mutate(ctx, c, mutation[[]PartitionLeader, map[TopicPartition]*Error]{
 		op: "elect_leaders", keys: keys,
 		args: struct {
@@ -164,22 +167,7 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 		return nil, err
 	}
 	after := c.leadersAfterElection(ctx, typ, tps, errs, notNeeded, before)
-	var out []ElectedLeader
-	for _, n := range missing {
-		out = append(out, ElectedLeader{Topic: n, Partition: -1, Leader: -1,
-			Err: &Error{Code: kerr.UnknownTopicOrPartition.Message, Message: kerr.UnknownTopicOrPartition.Description, Resource: n}})
-	}
-	for _, tp := range tps {
-		leader, ok := after[tp]
-		if !ok {
-			leader = -1
-		}
-		out = append(out, ElectedLeader{Topic: tp.Topic, Partition: tp.Partition, Leader: leader, NotNeeded: notNeeded[tp], Err: errs[tp]})
-	}
-	slices.SortFunc(out, func(a, b ElectedLeader) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
-	return out, nil
+	return electedLeaders(missing, tps, errs, after, notNeeded), nil
 }
 
 // PartitionLeader is a partition's leader and preferred leader before an
@@ -236,4 +224,25 @@ func (c *Client) elect(ctx context.Context, typ ElectionType, tps []TopicPartiti
 		}
 		return answers, nil
 	})
+}
+
+// electedLeaders is ElectLeaders' result: missing topics, then each
+// partition's answer and leader afterwards.
+func electedLeaders(missing []string, tps []TopicPartition, errs map[TopicPartition]*Error, after map[TopicPartition]int32, notNeeded map[TopicPartition]bool) []ElectedLeader {
+	var out []ElectedLeader
+	for _, n := range missing {
+		out = append(out, ElectedLeader{Topic: n, Partition: -1, Leader: -1,
+			Err: &Error{Code: kerr.UnknownTopicOrPartition.Message, Message: kerr.UnknownTopicOrPartition.Description, Resource: n}})
+	}
+	for _, tp := range tps {
+		leader, ok := after[tp]
+		if !ok {
+			leader = -1
+		}
+		out = append(out, ElectedLeader{Topic: tp.Topic, Partition: tp.Partition, Leader: leader, NotNeeded: notNeeded[tp], Err: errs[tp]})
+	}
+	slices.SortFunc(out, func(a, b ElectedLeader) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -272,9 +271,3 @@ type singleItem struct {
 
 func (s singleItem) Key() string     { return s.key }
 func (s singleItem) Failure() *Error { return s.err }
-
-// rawJSON is v as JSON, for details built from typed values.
-func rawJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
-}

@@ -85,6 +85,7 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
+  kadmin-lua undo AUDIT.jsonl     revert what an audit log says was changed, newest first
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
@@ -139,7 +140,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd())
 	return root
 }
 
