@@ -69,3 +69,14 @@ func TestUndoCommand(t *testing.T) {
 	assert.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit, "--since", "someday"))
 	assert.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", filepath.Join(t.TempDir(), "missing.jsonl")))
 }
+
+func TestAuditLogNamesTheProfile(t *testing.T) {
+	cl := newCluster(t)
+	c := newCLI(t)
+	writeConfig(t, c, `{"profiles": {"ops": {"brokers": ["`+cl.addrs+`"], "timeout": "5s"}}}`)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	require.Equal(t, ExitOK, c.run("--profile", "ops", "--audit-log", audit, "-e", `create_topics{"p"}`), c.stderr.String())
+	b, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"profile":"ops"`)
+}
