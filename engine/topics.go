@@ -253,9 +253,12 @@ func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[st
 					break
 				}
 				ct, ours := createdByUs(t.Topic, now, before, maybeCreated[t.Topic])
-				if ours || o.IfNotExists {
+				switch {
+				case ours || o.IfNotExists:
 					ct.Existed = !ours
 					results[t.Topic], e = ct, nil
+				case before[t.Topic].Exists:
+					e = existedBefore(t.Topic, before)
 				}
 			case t.ErrorCode == kerr.RequestTimedOut.Code && !o.ValidateOnly:
 				// Outcome unknown: look before trying again.
