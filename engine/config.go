@@ -29,6 +29,7 @@ type Config struct {
 	// Verbose, when set, receives one line per connection attempt and per
 	// request sent or answered (names, sizes, times; never contents).
 	Verbose io.Writer
+	Profile string // the profile these settings came from, if any (for the audit log)
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.

@@ -43,8 +43,8 @@ func configTypeName(t kmsg.ConfigResourceType) string {
 
 // ConfigResource names what configs belong to.
 type ConfigResource struct {
-	Type string // one of the Config* constants
-	Name string // topic, group or subscription name; broker id ("" = cluster default)
+	Type string `json:"type"` // one of the Config* constants
+	Name string `json:"name"` // topic, group or subscription name; broker id ("" = cluster default)
 }
 
 // String names the resource in errors and plans: "topic:orders",
@@ -256,16 +256,16 @@ func (c *Client) checkBrokers(ctx context.Context, resources []ConfigResource) (
 
 // ConfigAlteration is an incremental change to one resource's configs.
 type ConfigAlteration struct {
-	Resource ConfigResource
-	Set      map[string]string // set to a value
-	Delete   []string          // back to the default
-	Append   map[string]string // add to a list config (comma-separated values)
-	Subtract map[string]string // remove from a list config
+	Resource ConfigResource    `json:"resource"`
+	Set      map[string]string `json:"set,omitempty"`      // set to a value
+	Delete   []string          `json:"delete,omitempty"`   // back to the default
+	Append   map[string]string `json:"append,omitempty"`   // add to a list config (comma-separated values)
+	Subtract map[string]string `json:"subtract,omitempty"` // remove from a list config
 }
 
 // AlterConfigsOptions modify AlterConfigs.
 type AlterConfigsOptions struct {
-	ValidateOnly bool
+	ValidateOnly bool `json:"validate_only,omitempty"`
 }
 
 // AlteredConfigs is one resource's outcome of AlterConfigs.
@@ -390,6 +390,30 @@ func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o Al
 	if err != nil {
 		return nil, err
 	}
+	keys := make([]string, len(resources))
+	sorted := make([]ConfigAlteration, len(resources))
+	for i, r := range resources {
+		keys[i], sorted[i] = r.String(), byRes[r]
+	}
+	return mutate(ctx, c, mutation[[]ConfigsBefore, []AlteredConfigs]{
+		op: "alter_configs", keys: keys, validateOnly: o.ValidateOnly,
+		args: struct {
+			Alterations []ConfigAlteration `json:"alterations"`
+			AlterConfigsOptions
+		}{sorted, o},
+		before: func(ctx context.Context) ([]ConfigsBefore, error) { return c.configsBefore(ctx, sorted) },
+		send: func(ctx context.Context, _ []ConfigsBefore) ([]AlteredConfigs, error) {
+			return c.alterConfigs(ctx, resources, ask, missing, byRes, o), nil
+		},
+		items: asItems[AlteredConfigs],
+		look:  c.lookAlteredConfigs(byRes),
+		detail: func(before []ConfigsBefore, _ []AlteredConfigs, key string) any {
+			return configsAfter(before, byRes, key)
+		},
+	})
+}
+
+func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResource, missing map[ConfigResource]*Error, byRes map[ConfigResource]ConfigAlteration, o AlterConfigsOptions) []AlteredConfigs {
 	errs := retryItems(ctx, ask, ConfigResource.String, func(ctx context.Context, pending []ConfigResource) (map[ConfigResource]*Error, error) {
 		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 		req.ValidateOnly = o.ValidateOnly
@@ -420,5 +444,5 @@ func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o Al
 		}
 		out = append(out, AlteredConfigs{Type: r.Type, Name: r.Name, Err: e})
 	}
-	return out, nil
+	return out
 }

@@ -124,9 +124,9 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 
 // QuotaAlteration sets and removes quotas of one entity.
 type QuotaAlteration struct {
-	Entity QuotaEntity
-	Set    map[string]float64
-	Remove []string
+	Entity QuotaEntity        `json:"entity"`
+	Set    map[string]float64 `json:"set,omitempty"`
+	Remove []string           `json:"remove,omitempty"`
 }
 
 // AlteredQuota is one result of AlterClientQuotas.
@@ -153,6 +153,29 @@ func (c *Client) AlterClientQuotas(ctx context.Context, alts []QuotaAlteration, 
 		}
 		byKey[k], idx[i] = i, i
 	}
+	keys := make([]string, len(alts))
+	for i, a := range alts {
+		keys[i] = a.Entity.String()
+	}
+	return mutate(ctx, c, mutation[[]DescribedQuota, []AlteredQuota]{
+		op: "alter_client_quotas", keys: keys, validateOnly: validateOnly,
+		args: struct {
+			Alterations  []QuotaAlteration `json:"alterations"`
+			ValidateOnly bool              `json:"validate_only,omitempty"`
+		}{alts, validateOnly},
+		before: func(ctx context.Context) ([]DescribedQuota, error) { return c.quotasOf(ctx, alts) },
+		send: func(ctx context.Context, _ []DescribedQuota) ([]AlteredQuota, error) {
+			return c.alterClientQuotas(ctx, alts, idx, byKey, validateOnly), nil
+		},
+		items: asItems[AlteredQuota],
+		look:  c.lookAlteredQuotas(alts),
+		detail: func(before []DescribedQuota, _ []AlteredQuota, key string) any {
+			return quotasAfter(before, alts, key)
+		},
+	})
+}
+
+func (c *Client) alterClientQuotas(ctx context.Context, alts []QuotaAlteration, idx []int, byKey map[string]int, validateOnly bool) []AlteredQuota {
 	errs := retryItems(ctx, idx, func(i int) string { return alts[i].Entity.String() }, func(ctx context.Context, pending []int) (map[int]*Error, error) {
 		req := kmsg.NewPtrAlterClientQuotasRequest()
 		req.ValidateOnly = validateOnly
@@ -206,5 +229,5 @@ func (c *Client) AlterClientQuotas(ctx context.Context, alts []QuotaAlteration, 
 	for i, a := range alts {
 		out[i] = AlteredQuota{Entity: a.Entity, Err: errs[i]}
 	}
-	return out, nil
+	return out
 }

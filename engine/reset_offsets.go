@@ -162,7 +162,7 @@ func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult,
 	for _, r := range rows {
 		commitsToMake = append(commitsToMake, OffsetCommit{Topic: r.Topic, Partition: r.Partition, Offset: r.Target, LeaderEpoch: -1})
 	}
-	committed, err := c.CommitOffsets(ctx, o.Group, commitsToMake)
+	committed, err := c.commitOffsets(ctx, "reset_offsets", o.Group, commitsToMake)
 	if err != nil {
 		return res, err
 	}

@@ -152,6 +152,38 @@ func (c *Client) AlterUserSCRAMCredentials(ctx context.Context, upserts []SCRAMU
 	for i := range upserts {
 		add(upserts[i].User, scramChange{up: &upserts[i]})
 	}
+	type change struct {
+		User       string `json:"user"`
+		Mechanism  string `json:"mechanism"`
+		Iterations int32  `json:"iterations,omitempty"`
+		Password   Secret `json:"password,omitempty"`
+	}
+	var ups, ds []change
+	for _, u := range upserts {
+		ups = append(ups, change{u.User, u.Mechanism.String(), u.Iterations, u.Password})
+	}
+	for _, d := range dels {
+		ds = append(ds, change{User: d.User, Mechanism: d.Mechanism.String()})
+	}
+	return mutate(ctx, c, mutation[[]SCRAMCredential, []AlteredSCRAM]{
+		op: "alter_user_scram_credentials", keys: users,
+		args: struct {
+			Upsertions []change `json:"upsertions,omitempty"`
+			Deletions  []change `json:"deletions,omitempty"`
+		}{ups, ds},
+		before: func(ctx context.Context) ([]SCRAMCredential, error) {
+			return c.DescribeUserSCRAMCredentials(ctx, users)
+		},
+		send: func(ctx context.Context, _ []SCRAMCredential) ([]AlteredSCRAM, error) {
+			return c.alterSCRAM(ctx, users, rounds), nil
+		},
+		items: asItems[AlteredSCRAM],
+	})
+}
+
+// alterSCRAM sends the rounds in turn; a user whose change failed gets no
+// more.
+func (c *Client) alterSCRAM(ctx context.Context, users []string, rounds []map[string]scramChange) []AlteredSCRAM {
 	errs := map[string]*Error{}
 	for _, round := range rounds {
 		var keys []string
@@ -168,7 +200,7 @@ func (c *Client) AlterUserSCRAMCredentials(ctx context.Context, upserts []SCRAMU
 	for _, u := range users {
 		out = append(out, AlteredSCRAM{User: u, Err: errs[u]})
 	}
-	return out, nil
+	return out
 }
 
 // scramChange is one upsert or deletion.

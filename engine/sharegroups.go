@@ -162,6 +162,28 @@ func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offse
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, len(keys))
+	sorted := make([]ShareOffsetResult, len(keys))
+	for i, k := range keys {
+		names[i], sorted[i] = tpKey(k.t, k.p), by[k]
+	}
+	return mutate(ctx, c, mutation[[]ShareGroupOffset, []ShareOffsetResult]{
+		op: "alter_share_group_offsets", keys: names,
+		args: struct {
+			Group   string              `json:"group"`
+			Offsets []ShareOffsetResult `json:"offsets"`
+		}{group, sorted},
+		before: func(ctx context.Context) ([]ShareGroupOffset, error) {
+			return c.DescribeShareGroupOffsets(ctx, []string{group})
+		},
+		send: func(ctx context.Context, _ []ShareGroupOffset) ([]ShareOffsetResult, error) {
+			return c.alterShareOffsets(ctx, group, keys, by), nil
+		},
+		items: asItems[ShareOffsetResult],
+	})
+}
+
+func (c *Client) alterShareOffsets(ctx context.Context, group string, keys []tp, by map[tp]ShareOffsetResult) []ShareOffsetResult {
 	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
 		var os kadm.Offsets
 		for _, k := range pending {
@@ -183,7 +205,7 @@ func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offse
 	for _, k := range keys {
 		out = append(out, ShareOffsetResult{Topic: k.t, Partition: k.p, Offset: by[k].Offset, Err: errs[k]})
 	}
-	return out, nil
+	return out
 }
 
 // ShareTopicResult is one topic's answer to DeleteShareGroupOffsets.
@@ -201,6 +223,23 @@ func (c *Client) DeleteShareGroupOffsets(ctx context.Context, group string, topi
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	topics = dedupSorted(topics)
+	return mutate(ctx, c, mutation[[]ShareGroupOffset, []ShareTopicResult]{
+		op: "delete_share_group_offsets", keys: topics,
+		args: struct {
+			Group  string   `json:"group"`
+			Topics []string `json:"topics"`
+		}{group, topics},
+		before: func(ctx context.Context) ([]ShareGroupOffset, error) {
+			return c.DescribeShareGroupOffsets(ctx, []string{group})
+		},
+		send: func(ctx context.Context, _ []ShareGroupOffset) ([]ShareTopicResult, error) {
+			return c.deleteShareOffsets(ctx, group, topics), nil
+		},
+		items: asItems[ShareTopicResult],
+	})
+}
+
+func (c *Client) deleteShareOffsets(ctx context.Context, group string, topics []string) []ShareTopicResult {
 	errs := retryItems(ctx, topics, func(t string) string { return t }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		rs, err := c.adm.DeleteShareGroupOffsets(ctx, group, pending...)
 		if err != nil {
@@ -216,5 +255,5 @@ func (c *Client) DeleteShareGroupOffsets(ctx context.Context, group string, topi
 	for _, t := range topics {
 		out = append(out, ShareTopicResult{Topic: t, Err: errs[t]})
 	}
-	return out, nil
+	return out
 }

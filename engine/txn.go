@@ -238,6 +238,14 @@ func (c *Client) ResolveAbort(ctx context.Context, s AbortSpec) (AbortedTransact
 func (c *Client) AbortTransaction(ctx context.Context, a AbortedTransaction) (AbortedTransaction, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	return mutate(ctx, c, mutation[struct{}, AbortedTransaction]{
+		op: "abort_transaction", keys: []string{a.Key()}, args: a,
+		send:  func(ctx context.Context, _ struct{}) (AbortedTransaction, error) { return c.abortTxn(ctx, a), nil },
+		items: func(a AbortedTransaction) []Item { return []Item{a} },
+	})
+}
+
+func (c *Client) abortTxn(ctx context.Context, a AbortedTransaction) AbortedTransaction {
 	a.Err = retryCall(ctx, a.Key(), func(ctx context.Context) error {
 		m := kadm.TxnMarkers{ProducerID: a.ProducerID, ProducerEpoch: a.ProducerEpoch, CoordinatorEpoch: a.CoordinatorEpoch}
 		m.Topics.Add(a.Topic, a.Partition)
@@ -252,7 +260,7 @@ func (c *Client) AbortTransaction(ctx context.Context, a AbortedTransaction) (Ab
 		}
 		return nil
 	})
-	return a, nil
+	return a
 }
 
 // HangingOptions filter FindHangingTransactions.
@@ -370,6 +378,17 @@ func (c *Client) FenceProducers(ctx context.Context, ids []string) ([]FencedProd
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	ids = dedupSorted(ids)
+	return mutate(ctx, c, mutation[struct{}, []FencedProducer]{
+		op: "fence_producers", keys: ids,
+		args: struct {
+			TransactionalIDs []string `json:"transactional_ids"`
+		}{ids},
+		send:  func(ctx context.Context, _ struct{}) ([]FencedProducer, error) { return c.fence(ctx, ids), nil },
+		items: asItems[FencedProducer],
+	})
+}
+
+func (c *Client) fence(ctx context.Context, ids []string) []FencedProducer {
 	out := make([]FencedProducer, 0, len(ids))
 	for _, id := range ids {
 		f := FencedProducer{TransactionalID: id}
@@ -397,5 +416,5 @@ func (c *Client) FenceProducers(ctx context.Context, ids []string) ([]FencedProd
 		})
 		out = append(out, f)
 	}
-	return out, nil
+	return out
 }

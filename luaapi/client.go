@@ -32,6 +32,7 @@ func (h *clientHandle) get() (*engine.Client, error) {
 		if err != nil {
 			return nil, err
 		}
+		cl.SetAudit(h.rt.opts.Audit) // every mutation is written ahead there
 		h.client = cl
 	}
 	return h.client, nil

@@ -48,25 +48,17 @@ func (r *Runtime) dispatch(c *Call) int {
 		err = nil // a typed nil *engine.Error returned as error is no error
 	}
 	if err != nil {
-		// A call that failed as a whole is audited, unless it never ran:
-		// bad arguments, a dry run, a validate-only request.
-		if f.Mutating && !c.DryRun() && !c.validateOnly && toEngineError(L, err).Code != engine.CodeInvalidArgument {
-			r.audit(c, nil, err)
-		}
+		// The engine audits mutations where it sends them (engine/mutate.go).
 		raise(L, f.Name, err, nil)
 	}
 	lv := r.conv.toLua(res)
 	items := asItems(res)
-	if f.Mutating {
-		if c.DryRun() {
-			markDryRun(lv)
-			r.printPlan(c, items)
-		} else if !c.validateOnly {
-			r.audit(c, items, nil)
-		}
+	if f.Mutating && c.DryRun() {
+		markDryRun(lv)
+		r.printPlan(c, items)
 	}
 	if !c.partial {
-		if be := batchError(items); be != nil {
+		if be := batchError(items, f.Mutating && c.ValidateOnly()); be != nil {
 			raise(L, f.Name, be, lv)
 		}
 	}
@@ -155,22 +147,6 @@ func (r *Runtime) callArgs(c *Call) []any {
 		args = append(args, fromLua(c.Arg(i)))
 	}
 	return args
-}
-
-func (r *Runtime) audit(c *Call, items []engine.Item, err error) {
-	if r.opts.Audit == nil {
-		return
-	}
-	e := engine.AuditEntry{Op: c.Fn.Name, Cluster: c.h.cfg.Brokers, Args: r.callArgs(c), Items: engine.AuditItems(items)}
-	if s := c.h.cfg.SASL; s != nil {
-		e.User = s.Username
-	}
-	if err != nil {
-		e.Error = engine.AsError(err, "").Error()
-	}
-	if werr := r.opts.Audit.Record(e); werr != nil {
-		fmt.Fprintf(r.opts.Stderr, "warning: audit log: %v\n", werr)
-	}
 }
 
 func (r *Runtime) confirmPrompt(c *Call) string {

@@ -127,7 +127,8 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 
 ## Conventions
 
-- **Arguments.** Plural functions take an array; a single string is accepted as a one-element array
+- **Arguments** are declared: each function below lists its arguments and options with their types, and
+  every call is checked against that declaration before anything is sent. Plural functions take an array; a single string is accepted as a one-element array
   (` + "`describe_topics(\"orders\")`" + ` is ` + "`describe_topics({\"orders\"})`" + `). Options come last, in a table:
   ` + "`delete_topics(\"t\", {if_exists = true})`" + `. An unknown option, or an argument of the wrong type, raises an
   INVALID_ARGUMENT error naming the function and the argument:
@@ -152,8 +153,9 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 - **Idempotent helpers** for runbooks: ` + "`if_not_exists`" + ` on creates, ` + "`if_exists`" + ` on deletes.
 - **Mutations** (marked *changes the cluster* below) honour dry-run (` + "`--dry-run`" + ` or
   ` + "`kafka.dry_run(true)`" + `): nothing changes, Kafka validates where the API can (` + "`validate_only`" + `), the plan
-  is printed to stderr and results carry ` + "`dry_run = true`" + `. Every mutation that runs is appended to the
-  audit log (` + "`--audit-log FILE`" + `), secrets left out. *Destructive* ones (deletes, resets,
+  is printed to stderr and results carry ` + "`dry_run = true`" + `. Every mutation that runs is written ahead to the
+  audit log (` + "`--audit-log FILE`" + `): an intent line with the state before, synced before the request is
+  sent, then an outcome line; secrets left out; ` + "`kadmin-lua undo`" + ` reverts from it. *Destructive* ones (deletes, resets,
   reassignments, ...) ask for confirmation in the REPL unless ` + "`--yes`" + `.
 - **Aliases.** kafka-python's names work too (` + "`describe_consumer_groups`" + ` for ` + "`describe_groups`" + `, ...).
 `

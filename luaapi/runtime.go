@@ -31,7 +31,9 @@ type Options struct {
 	// Confirm asks before a destructive call; nil never asks (scripts and
 	// --yes). It returns false to decline.
 	Confirm func(prompt string) bool
-	Audit   *engine.AuditLog
+	// Audit is where every client's mutations are written ahead (the
+	// engine does it: engine.Client.SetAudit); nil writes nothing.
+	Audit *engine.AuditLog
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // "table" or "json", for kafka.pp and returned values

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,9 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	}
 	cfg, err := p.Config(env, a.prompt())
 	cfg.Verbose = a.verbose()
+	if cf != nil && src.name != "" && cf.Profiles[src.name] != nil {
+		cfg.Profile = src.name // for the audit log
+	}
 	return cfg, err
 }
 
@@ -176,6 +180,7 @@ func (a *app) resolve(cmd *cobra.Command) func(string) (engine.Config, error) {
 		}
 		cfg, err := p.Config(a.st.Env, a.prompt())
 		cfg.Verbose = a.verbose()
+		cfg.Profile = cmp.Or(name, cf.DefaultProfile) // for the audit log
 		return cfg, err
 	}
 }

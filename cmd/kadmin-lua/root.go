@@ -108,6 +108,7 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
+  kadmin-lua undo AUDIT.jsonl     revert what an audit log says was changed, newest first
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
@@ -158,7 +159,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.dryRun, "dry-run", false, "mutations validate and print their plan to stderr but change nothing")
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
-	pf.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per mutation to this file")
+	pf.StringVar(&f.auditLog, "audit-log", "", "write every mutation ahead to this file: an intent line before the request, an outcome line after")
 	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
@@ -166,7 +167,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd())
 	return root
 }
 
