@@ -60,6 +60,25 @@ func (s Secret) Reveal() string               { return string(s) }
 func (Secret) Format(f fmt.State, verb rune)  { _, _ = f.Write([]byte("***")) }
 func (s Secret) MarshalText() ([]byte, error) { return []byte("***"), nil }
 
+// HasCredentials reports whether the config logs in (SASL or a TLS client
+// certificate).
+func (c Config) HasCredentials() bool {
+	return c.SASL != nil || (c.TLS != nil && (c.TLS.CertFile != "" || c.TLS.KeyFile != ""))
+}
+
+// WithoutCredentials returns the config with no SASL and no TLS client
+// certificate; TLS verification settings, client id, timeout and the
+// verbose writer stay.
+func (c Config) WithoutCredentials() Config {
+	c.SASL = nil
+	if c.TLS != nil {
+		t := *c.TLS
+		t.CertFile, t.KeyFile = "", ""
+		c.TLS = &t
+	}
+	return c
+}
+
 func (c Config) timeout() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout

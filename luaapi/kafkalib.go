@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 )
 
 // installKafka builds the kafka table (also require("kafka")), binds every
@@ -165,7 +166,7 @@ return r[1].dry_run`,
 }
 
 // libConnect makes a client. Credentials belong to one cluster
-// (engine/credentials.go): kafka.connect{} is the default cluster with the
+// (internal/clientconfig/credentials.go): kafka.connect{} is the default cluster with the
 // default client's credentials; brokers= names another cluster, reached with
 // no credentials unless the call names them (sasl_*, tls_cert) or a profile
 // whose brokers include every seed.
@@ -192,13 +193,13 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 	if f.has("brokers") {
 		var seeds []string
 		for _, b := range f.strings("brokers") {
-			seeds = append(seeds, engine.SplitList(b)...)
+			seeds = append(seeds, clientconfig.SplitList(b)...)
 		}
-		if profile != "" && cfg.HasCredentials() && !ownCreds && !engine.BrokersWithin(seeds, cfg.Brokers) && f.err == nil {
+		if profile != "" && cfg.HasCredentials() && !ownCreds && !clientconfig.BrokersWithin(seeds, cfg.Brokers) && f.err == nil {
 			return libError(L, "kafka.connect", argErr("brokers", "%s is not among profile %q's brokers (%s), and its credentials go only to them: leave out brokers, or name the credentials for it (sasl_mechanism, sasl_username)",
 				strings.Join(seeds, ","), profile, strings.Join(cfg.Brokers, ",")))
 		}
-		if profile == "" || !engine.BrokersWithin(seeds, cfg.Brokers) {
+		if profile == "" || !clientconfig.BrokersWithin(seeds, cfg.Brokers) {
 			cfg = cfg.WithoutCredentials()
 		}
 		cfg.Brokers = seeds
@@ -213,7 +214,7 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 		// The call names the user, so the password is the one for users
 		// named outside a profile: KADMIN_SASL_PASSWORD.
 		cfg.SASL = &engine.SASLConfig{Mechanism: mech, Username: user,
-			Password: engine.Secret(r.opts.Env(engine.PasswordEnv))}
+			Password: engine.Secret(r.opts.Env(clientconfig.PasswordEnv))}
 	}
 	if f.boolean("tls") || f.has("tls_ca") || f.has("tls_cert") {
 		cfg.TLS = &engine.TLSConfig{CAFile: f.str("tls_ca", false), CertFile: f.str("tls_cert", false),

@@ -1,4 +1,4 @@
-package engine
+package clientconfig
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -102,9 +104,9 @@ func TestLoadClientPropertiesRefusals(t *testing.T) {
 			_, err := LoadClientProperties(writeTemp(t, "c.properties", tc.props))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			var e *Error
+			var e *engine.Error
 			require.True(t, errors.As(err, &e))
-			assert.Equal(t, CodeInvalidArgument, e.Code)
+			assert.Equal(t, engine.CodeInvalidArgument, e.Code)
 		})
 	}
 }
@@ -135,7 +137,7 @@ func TestConfigFileProfiles(t *testing.T) {
 	assert.Equal(t, time.Minute, cfg.Timeout)
 	assert.Equal(t, "SCRAM-SHA-256", cfg.SASL.Mechanism)
 	assert.Equal(t, "pw1", cfg.SASL.Password.Reveal())
-	assert.Equal(t, &TLSConfig{CAFile: "/ca.pem", ServerName: "kafka.prod"}, cfg.TLS)
+	assert.Equal(t, &engine.TLSConfig{CAFile: "/ca.pem", ServerName: "kafka.prod"}, cfg.TLS)
 
 	vp, err := cf.Profile("viaprops")
 	require.NoError(t, err)

@@ -1,10 +1,12 @@
-package engine
+package clientconfig
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // Credentials are what logs a client in: a SASL user with its password, and
@@ -66,25 +68,6 @@ func SameCredentials(a, b Profile) bool {
 		cb = [2]string{b.TLS.CertFile, b.TLS.KeyFile}
 	}
 	return ca == cb
-}
-
-// HasCredentials reports whether the config logs in (SASL or a TLS client
-// certificate).
-func (c Config) HasCredentials() bool {
-	return c.SASL != nil || (c.TLS != nil && (c.TLS.CertFile != "" || c.TLS.KeyFile != ""))
-}
-
-// WithoutCredentials returns the config with no SASL and no TLS client
-// certificate; TLS verification settings, client id, timeout and the
-// verbose writer stay.
-func (c Config) WithoutCredentials() Config {
-	c.SASL = nil
-	if c.TLS != nil {
-		t := *c.TLS
-		t.CertFile, t.KeyFile = "", ""
-		c.TLS = &t
-	}
-	return c
 }
 
 // BrokersWithin reports whether every seed is one of brokers (entries may
@@ -181,29 +164,29 @@ var SASLMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
 // profile's password_env (KADMIN_SASL_PASSWORD when none) read through env;
 // when neither has one, prompt (if not nil) is asked lazily on the first
 // login.
-func (p Profile) Config(env func(string) string, prompt func(user string) (string, error)) (Config, error) {
-	cfg := Config{ClientID: p.ClientID, Timeout: time.Duration(p.Timeout)}
+func (p Profile) Config(env func(string) string, prompt func(user string) (string, error)) (engine.Config, error) {
+	cfg := engine.Config{ClientID: p.ClientID, Timeout: time.Duration(p.Timeout)}
 	for _, b := range p.Brokers {
 		cfg.Brokers = append(cfg.Brokers, SplitList(b)...)
 	}
 	if s := p.SASL; s != nil && (s.Mechanism != "" || s.Username != "") {
 		mech := strings.ToUpper(s.Mechanism)
 		if mech == "" {
-			return Config{}, Errorf(CodeInvalidArgument, "", "SASL user %q given without a mechanism (want %s)", s.Username, strings.Join(SASLMechanisms, ", "))
+			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "SASL user %q given without a mechanism (want %s)", s.Username, strings.Join(SASLMechanisms, ", "))
 		}
 		if !slices.Contains(SASLMechanisms, mech) {
-			return Config{}, Errorf(CodeInvalidArgument, "", "unsupported SASL mechanism %q (want %s)", s.Mechanism, strings.Join(SASLMechanisms, ", "))
+			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "unsupported SASL mechanism %q (want %s)", s.Mechanism, strings.Join(SASLMechanisms, ", "))
 		}
 		if s.Username == "" {
-			return Config{}, Errorf(CodeInvalidArgument, "", "SASL %s needs a username (--sasl-username)", mech)
+			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "SASL %s needs a username (--sasl-username)", mech)
 		}
-		sc := &SASLConfig{Mechanism: mech, Username: s.Username, Password: s.Password}
+		sc := &engine.SASLConfig{Mechanism: mech, Username: s.Username, Password: s.Password}
 		if sc.Password == "" {
 			name := s.PasswordEnv
 			if name == "" {
 				name = PasswordEnv
 			}
-			sc.Password = Secret(env(name))
+			sc.Password = engine.Secret(env(name))
 			if sc.Password == "" {
 				if prompt != nil {
 					user := s.Username
@@ -219,9 +202,9 @@ func (p Profile) Config(env func(string) string, prompt func(user string) (strin
 	}
 	if t := p.TLS; t != nil {
 		if (t.CertFile == "") != (t.KeyFile == "") {
-			return Config{}, Errorf(CodeInvalidArgument, "", "a TLS client certificate needs both a cert file and a key file")
+			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "a TLS client certificate needs both a cert file and a key file")
 		}
-		cfg.TLS = &TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile,
+		cfg.TLS = &engine.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile,
 			ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
 	}
 	return cfg, nil
