@@ -14,9 +14,15 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
-// PasswordEnv is the environment variable SASL passwords come from unless a
-// profile names another one.
-const PasswordEnv = "KADMIN_SASL_PASSWORD"
+// The environment variables secrets come from unless a profile names others.
+const (
+	PasswordEnv           = "KADMIN_SASL_PASSWORD"
+	OAuthTokenEnv         = "KADMIN_SASL_OAUTH_TOKEN"
+	OAuthClientSecretEnv  = "KADMIN_SASL_OAUTH_CLIENT_SECRET"
+	TruststorePasswordEnv = "KADMIN_TLS_TRUSTSTORE_PASSWORD"
+	KeystorePasswordEnv   = "KADMIN_TLS_KEYSTORE_PASSWORD"
+	KeyPasswordEnv        = "KADMIN_TLS_KEY_PASSWORD"
+)
 
 // ConfigFile is kadmin-lua's config file: named connection profiles and the
 // one used when none is asked for. It is JSON:
@@ -56,23 +62,84 @@ type Profile struct {
 	CommandConfig string `json:"command_config,omitempty"`
 }
 
-// ProfileSASL says how a profile logs in.
+// ProfileSASL says how a profile logs in. Secrets are never written in the
+// config file: it names the environment variables that hold them (the
+// *_env keys); only a client.properties file, like Java's, may hold them.
 type ProfileSASL struct {
-	Mechanism   string `json:"mechanism,omitempty"` // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	Mechanism   string `json:"mechanism,omitempty"` // one of engine.SASLMechanisms
 	Username    string `json:"username,omitempty"`
 	PasswordEnv string `json:"password_env,omitempty"` // default KADMIN_SASL_PASSWORD
 	// Password comes only from a client.properties sasl.jaas.config; it
 	// cannot be set in the JSON config file.
 	Password engine.Secret `json:"-"`
+
+	OAuth    *ProfileOAuth    `json:"oauth,omitempty"`    // OAUTHBEARER
+	Kerberos *ProfileKerberos `json:"kerberos,omitempty"` // GSSAPI
+	AWS      *ProfileAWS      `json:"aws,omitempty"`      // AWS_MSK_IAM
+}
+
+// ProfileOAuth says where OAUTHBEARER tokens come from: one of token_file,
+// token_command, token_endpoint (the client-credentials grant) or
+// unsecured_claims; with none, the token is the value of token_env.
+type ProfileOAuth struct {
+	TokenEnv        string            `json:"token_env,omitempty"` // default KADMIN_SASL_OAUTH_TOKEN
+	TokenFile       string            `json:"token_file,omitempty"`
+	TokenCommand    string            `json:"token_command,omitempty"`
+	TokenEndpoint   string            `json:"token_endpoint,omitempty"`
+	ClientID        string            `json:"client_id,omitempty"`
+	ClientSecretEnv string            `json:"client_secret_env,omitempty"` // default KADMIN_SASL_OAUTH_CLIENT_SECRET
+	Scope           string            `json:"scope,omitempty"`
+	Extensions      map[string]string `json:"extensions,omitempty"`
+	UnsecuredClaims map[string]string `json:"unsecured_claims,omitempty"`
+
+	// From a client.properties file only.
+	ClientSecret      engine.Secret `json:"-"`
+	UnsecuredLifetime time.Duration `json:"-"`
+	RefreshFactor     float64       `json:"-"`
+}
+
+// ProfileKerberos says how GSSAPI logs in: with a keytab when one is set,
+// else from the credential cache (ccache, else KRB5CCNAME, else
+// /tmp/krb5cc_UID).
+type ProfileKerberos struct {
+	ServiceName string `json:"service_name,omitempty"` // default "kafka"
+	Principal   string `json:"principal,omitempty"`
+	Keytab      string `json:"keytab,omitempty"`
+	CCache      string `json:"ccache,omitempty"`
+	Krb5Conf    string `json:"krb5_conf,omitempty"` // default KRB5_CONFIG, else /etc/krb5.conf
+}
+
+// ProfileAWS says which AWS credentials AWS_MSK_IAM signs with: the SDK's
+// standard chain, from profile when set, assuming role_arn when set.
+type ProfileAWS struct {
+	Profile         string `json:"profile,omitempty"`
+	RoleARN         string `json:"role_arn,omitempty"`
+	RoleSessionName string `json:"role_session_name,omitempty"`
+	STSRegion       string `json:"sts_region,omitempty"`
 }
 
 // ProfileTLS enables TLS; an empty object means TLS with the system roots.
+// Brokers are verified with ca_file (PEM) and/or a Java trust store; the
+// client certificate is cert_file with key_file (PEM) or a Java key store.
 type ProfileTLS struct {
 	CAFile             string `json:"ca_file,omitempty"`
 	CertFile           string `json:"cert_file,omitempty"`
 	KeyFile            string `json:"key_file,omitempty"`
 	ServerName         string `json:"server_name,omitempty"`
 	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
+
+	Truststore            string `json:"truststore,omitempty"`
+	TruststoreType        string `json:"truststore_type,omitempty"`         // JKS, PKCS12 or PEM; default: from the file
+	TruststorePasswordEnv string `json:"truststore_password_env,omitempty"` // default KADMIN_TLS_TRUSTSTORE_PASSWORD
+	Keystore              string `json:"keystore,omitempty"`
+	KeystoreType          string `json:"keystore_type,omitempty"`
+	KeystorePasswordEnv   string `json:"keystore_password_env,omitempty"` // default KADMIN_TLS_KEYSTORE_PASSWORD
+	KeyPasswordEnv        string `json:"key_password_env,omitempty"`      // default KADMIN_TLS_KEY_PASSWORD
+
+	// From a client.properties file only.
+	TruststorePassword engine.Secret `json:"-"`
+	KeystorePassword   engine.Secret `json:"-"`
+	KeyPassword        engine.Secret `json:"-"`
 }
 
 // Duration is a time.Duration written as "30s" in JSON.
@@ -127,8 +194,12 @@ func ParseConfigFile(path string, b []byte) (*ConfigFile, error) {
 	var cf ConfigFile
 	if err := dec.Decode(&cf); err != nil {
 		msg := err.Error()
-		if strings.Contains(msg, `unknown field "password"`) {
-			msg = `profiles cannot hold passwords: set "password_env" to the name of an environment variable that holds it`
+		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok && engine.IsSecretKey(strings.Trim(f, `"`)) {
+			what, key := "secrets", strings.Trim(f, `"`)
+			if key == "password" {
+				what = "passwords"
+			}
+			msg = fmt.Sprintf(`profiles cannot hold %s: set "%s_env" to the name of an environment variable that holds it`, what, key)
 		} else if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 			line := 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n"))
 			msg = fmt.Sprintf("line %d: %v", line, err)

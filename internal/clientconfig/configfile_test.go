@@ -92,13 +92,12 @@ func TestLoadClientPropertiesPlaintext(t *testing.T) {
 
 func TestLoadClientPropertiesRefusals(t *testing.T) {
 	for name, tc := range map[string]struct{ props, want string }{
-		"jks truststore":  {"security.protocol=SSL\nssl.truststore.location=/x/t.jks\nssl.truststore.type=JKS\n", "JKS truststore"},
-		"pkcs12 keystore": {"security.protocol=SSL\nssl.keystore.location=/x/k.p12\nssl.keystore.type=PKCS12\n", "ssl.keystore.type=PKCS12"},
-		"encrypted key":   {"security.protocol=SSL\nssl.keystore.location=/x/k.pem\nssl.keystore.type=PEM\nssl.key.password=pw\n", "encrypted private keys"},
-		"inline certs":    {"security.protocol=SSL\nssl.truststore.certificates=-----BEGIN\n", "inline PEM"},
-		"no hostname":     {"security.protocol=SSL\nssl.endpoint.identification.algorithm=\n", "host name verification off"},
-		"bad protocol":    {"security.protocol=TLS\n", "unknown security.protocol"},
-		"no username":     {"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required password=\"pw\";\n", "no username"},
+		"bks truststore": {"security.protocol=SSL\nssl.truststore.location=/x/t.bks\nssl.truststore.type=BKS\n", "ssl.truststore.type=BKS is not supported (want JKS, PKCS12, PEM)"},
+		"encrypted key":  {"security.protocol=SSL\nssl.keystore.location=/x/k.pem\nssl.keystore.type=PEM\nssl.key.password=pw\n", "encrypted PEM private keys"},
+		"inline certs":   {"security.protocol=SSL\nssl.truststore.certificates=-----BEGIN\n", "inline PEM"},
+		"no hostname":    {"security.protocol=SSL\nssl.endpoint.identification.algorithm=\n", "host name verification off"},
+		"bad protocol":   {"security.protocol=TLS\n", "unknown security.protocol"},
+		"no username":    {"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required password=\"pw\";\n", "no username"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := LoadClientProperties(writeTemp(t, "c.properties", tc.props))

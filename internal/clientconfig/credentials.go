@@ -1,10 +1,9 @@
 package clientconfig
 
 import (
-	"fmt"
+	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -26,12 +25,48 @@ import (
 //     every seed is one of its brokers (BrokersWithin).
 
 // HasCredentials reports whether the profile logs in: a SASL user (or
-// password), or a TLS client certificate.
+// password), an OAUTHBEARER, GSSAPI or AWS_MSK_IAM login (whose credentials
+// may come from the environment), or a TLS client certificate.
 func (p Profile) HasCredentials() bool {
-	if s := p.SASL; s != nil && (s.Username != "" || s.Password != "") {
+	if s := p.SASL; s != nil && (s.Username != "" || s.Password != "" || s.hasOwnLogin() ||
+		slices.Contains(tokenMechanisms, strings.ToUpper(s.Mechanism))) {
 		return true
 	}
-	return p.TLS != nil && (p.TLS.CertFile != "" || p.TLS.KeyFile != "")
+	return p.TLS != nil && p.TLS.hasClientCert()
+}
+
+// tokenMechanisms log in with no username and password.
+var tokenMechanisms = []string{"OAUTHBEARER", "GSSAPI", "AWS_MSK_IAM"}
+
+// hasOwnLogin reports whether the SASL block says how an OAUTHBEARER,
+// GSSAPI or AWS_MSK_IAM login gets its credentials.
+func (s *ProfileSASL) hasOwnLogin() bool {
+	return s.OAuth != nil || s.Kerberos != nil || s.AWS != nil
+}
+
+func (t *ProfileTLS) hasClientCert() bool {
+	return t.CertFile != "" || t.KeyFile != "" || t.Keystore != ""
+}
+
+// clientCert is the part of the TLS settings that is a credential: the
+// client certificate with its key, from PEM files or a key store.
+type clientCert struct {
+	certFile, keyFile, keystore, keystoreType, keystorePasswordEnv, keyPasswordEnv string
+	keystorePassword, keyPassword                                                  engine.Secret
+}
+
+func (t *ProfileTLS) clientCert() clientCert {
+	if t == nil {
+		return clientCert{}
+	}
+	return clientCert{t.CertFile, t.KeyFile, t.Keystore, t.KeystoreType, t.KeystorePasswordEnv, t.KeyPasswordEnv,
+		t.KeystorePassword, t.KeyPassword}
+}
+
+func (t *ProfileTLS) setClientCert(c clientCert) {
+	t.CertFile, t.KeyFile, t.Keystore, t.KeystoreType, t.KeystorePasswordEnv, t.KeyPasswordEnv = c.certFile, c.keyFile,
+		c.keystore, c.keystoreType, c.keystorePasswordEnv, c.keyPasswordEnv
+	t.KeystorePassword, t.KeyPassword = c.keystorePassword, c.keyPassword
 }
 
 // WithoutCredentials returns the profile with no SASL at all and, if TLS is
@@ -41,14 +76,15 @@ func (p Profile) WithoutCredentials() Profile {
 	p.SASL = nil
 	if p.TLS != nil {
 		t := *p.TLS
-		t.CertFile, t.KeyFile = "", ""
+		t.setClientCert(clientCert{})
 		p.TLS = &t
 	}
 	return p
 }
 
 // SameCredentials reports whether a and b log in identically (same SASL
-// user, mechanism and password source; same client certificate).
+// mechanism, user and password source or token, Kerberos and AWS settings;
+// same client certificate).
 func SameCredentials(a, b Profile) bool {
 	sa, sb := a.SASL, b.SASL
 	if sa == nil {
@@ -57,17 +93,7 @@ func SameCredentials(a, b Profile) bool {
 	if sb == nil {
 		sb = &ProfileSASL{}
 	}
-	if *sa != *sb {
-		return false
-	}
-	var ca, cb [2]string
-	if a.TLS != nil {
-		ca = [2]string{a.TLS.CertFile, a.TLS.KeyFile}
-	}
-	if b.TLS != nil {
-		cb = [2]string{b.TLS.CertFile, b.TLS.KeyFile}
-	}
-	return ca == cb
+	return reflect.DeepEqual(sa, sb) && a.TLS.clientCert() == b.TLS.clientCert()
 }
 
 // BrokersWithin reports whether every seed is one of brokers (entries may
@@ -95,13 +121,16 @@ func BrokersWithin(seeds, brokers []string) bool {
 }
 
 // Overlay returns base with every field set in over replacing it. SASL
-// credentials move as a unit: when over names a user, the user, the
-// password and the password variable all come from over (a password found
-// for base's user, or base's password_env, is never paired with over's
-// user, even one of the same name). When over names no user, base's user
-// keeps its password; over may still change the mechanism, and a
-// password_env in over (only a profile's own sasl block, over the profile's
-// command_config) names where that user's password is when base has none.
+// credentials move as a unit: when over names a user or says how an
+// OAUTHBEARER, GSSAPI or AWS_MSK_IAM login gets its credentials, the user,
+// the password, the password variable and those settings all come from over
+// (a password found for base's user, or base's password_env, is never
+// paired with over's user, even one of the same name). When over names no
+// user, base's user keeps its password; over may still change the
+// mechanism, and a password_env in over (only a profile's own sasl block,
+// over the profile's command_config) names where that user's password is
+// when base has none. A client certificate with its key (or key store and
+// its passwords) is a unit too, and so is a trust store with its password.
 func Overlay(base, over Profile) Profile {
 	out := base
 	if len(over.Brokers) > 0 {
@@ -121,8 +150,10 @@ func Overlay(base, over Profile) Profile {
 		if over.SASL.Mechanism != "" {
 			s.Mechanism = over.SASL.Mechanism
 		}
-		if over.SASL.Username != "" {
-			s.Username, s.Password, s.PasswordEnv = over.SASL.Username, over.SASL.Password, over.SASL.PasswordEnv
+		if o := over.SASL; o.Username != "" || o.hasOwnLogin() {
+			mech := s.Mechanism
+			s = *o
+			s.Mechanism = mech
 		} else if over.SASL.PasswordEnv != "" && s.Password == "" {
 			s.PasswordEnv = over.SASL.PasswordEnv
 		}
@@ -133,9 +164,12 @@ func Overlay(base, over Profile) Profile {
 		if base.TLS != nil {
 			t = *base.TLS
 		}
-		if over.TLS.CertFile != "" || over.TLS.KeyFile != "" {
-			// A client certificate and its key are one credential too.
-			t.CertFile, t.KeyFile = over.TLS.CertFile, over.TLS.KeyFile
+		if over.TLS.hasClientCert() {
+			t.setClientCert(over.TLS.clientCert())
+		}
+		if over.TLS.Truststore != "" {
+			t.Truststore, t.TruststoreType = over.TLS.Truststore, over.TLS.TruststoreType
+			t.TruststorePassword, t.TruststorePasswordEnv = over.TLS.TruststorePassword, over.TLS.TruststorePasswordEnv
 		}
 		for _, f := range []struct {
 			dst *string
@@ -154,58 +188,4 @@ func Overlay(base, over Profile) Profile {
 		out.CommandConfig = over.CommandConfig
 	}
 	return out
-}
-
-// SASLMechanisms are the mechanisms kadmin-lua can log in with.
-var SASLMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
-
-// Config turns the profile into a client config. The SASL password is the
-// one from a client.properties file, else the variable named by the
-// profile's password_env (KADMIN_SASL_PASSWORD when none) read through env;
-// when neither has one, prompt (if not nil) is asked lazily on the first
-// login.
-func (p Profile) Config(env func(string) string, prompt func(user string) (string, error)) (engine.Config, error) {
-	cfg := engine.Config{ClientID: p.ClientID, Timeout: time.Duration(p.Timeout)}
-	for _, b := range p.Brokers {
-		cfg.Brokers = append(cfg.Brokers, SplitList(b)...)
-	}
-	if s := p.SASL; s != nil && (s.Mechanism != "" || s.Username != "") {
-		mech := strings.ToUpper(s.Mechanism)
-		if mech == "" {
-			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "SASL user %q given without a mechanism (want %s)", s.Username, strings.Join(SASLMechanisms, ", "))
-		}
-		if !slices.Contains(SASLMechanisms, mech) {
-			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "unsupported SASL mechanism %q (want %s)", s.Mechanism, strings.Join(SASLMechanisms, ", "))
-		}
-		if s.Username == "" {
-			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "SASL %s needs a username (--sasl-username)", mech)
-		}
-		sc := &engine.SASLConfig{Mechanism: mech, Username: s.Username, Password: s.Password}
-		if sc.Password == "" {
-			name := s.PasswordEnv
-			if name == "" {
-				name = PasswordEnv
-			}
-			sc.Password = engine.Secret(env(name))
-			if sc.Password == "" {
-				if prompt != nil {
-					user := s.Username
-					sc.PasswordFunc = func() (string, error) { return prompt(user) }
-				} else {
-					sc.PasswordFunc = func() (string, error) {
-						return "", fmt.Errorf("no SASL password: set %s", name)
-					}
-				}
-			}
-		}
-		cfg.SASL = sc
-	}
-	if t := p.TLS; t != nil {
-		if (t.CertFile == "") != (t.KeyFile == "") {
-			return engine.Config{}, engine.Errorf(engine.CodeInvalidArgument, "", "a TLS client certificate needs both a cert file and a key file")
-		}
-		cfg.TLS = &engine.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile,
-			ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
-	}
-	return cfg, nil
 }
