@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -172,7 +173,12 @@ return r[1].dry_run`,
 // whose brokers include every seed.
 func (r *Runtime) libConnect(L *lua.LState) int {
 	f := newFields(L.OptTable(1, L.NewTable()), "options",
-		"brokers", "profile", "client_id", "timeout", "sasl_mechanism", "sasl_username", "tls", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "tls_insecure_skip_verify")
+		"brokers", "profile", "command_config", "client_id", "timeout", "sasl_mechanism", "sasl_username",
+		"sasl_oauth_token_file", "sasl_oauth_token_endpoint", "sasl_oauth_client_id", "sasl_oauth_scope",
+		"sasl_kerberos_principal", "sasl_kerberos_keytab", "sasl_kerberos_service_name", "sasl_kerberos_config",
+		"sasl_aws_profile", "sasl_aws_role_arn",
+		"tls", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "tls_insecure_skip_verify",
+		"tls_truststore", "tls_truststore_type", "tls_keystore", "tls_keystore_type")
 	cfg := r.opts.Config
 	profile := f.str("profile", false)
 	if profile != "" && f.err == nil {
@@ -185,16 +191,56 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 		}
 		cfg = c
 	}
-	mech, user := f.str("sasl_mechanism", false), f.str("sasl_username", false)
-	if (mech == "") != (user == "") && f.err == nil {
-		return libError(L, "kafka.connect", argErr("options", "sasl_mechanism and sasl_username go together"))
-	}
-	ownCreds := user != "" || f.has("tls_cert")
-	if f.has("brokers") {
-		var seeds []string
-		for _, b := range f.strings("brokers") {
-			seeds = append(seeds, clientconfig.SplitList(b)...)
+	// own is what the call itself names: a client.properties file
+	// (command_config) under the sasl_* and tls_* options. Its secrets come
+	// from the file or from the KADMIN_* variables, never from the script;
+	// a token command cannot be given here (the sandbox runs no commands).
+	var own clientconfig.Profile
+	if file := f.str("command_config", false); file != "" && f.err == nil {
+		p, err := clientconfig.LoadClientProperties(file)
+		if err != nil {
+			return libError(L, "kafka.connect", err)
 		}
+		own = p
+	}
+	mech, user := f.str("sasl_mechanism", false), f.str("sasl_username", false)
+	if user != "" && mech == "" && f.err == nil {
+		return libError(L, "kafka.connect", argErr("options", "sasl_username needs sasl_mechanism"))
+	}
+	if mech != "" {
+		s := &clientconfig.ProfileSASL{Mechanism: mech, Username: user}
+		if f.has("sasl_oauth_token_file") || f.has("sasl_oauth_token_endpoint") {
+			s.OAuth = &clientconfig.ProfileOAuth{TokenFile: f.str("sasl_oauth_token_file", false),
+				TokenEndpoint: f.str("sasl_oauth_token_endpoint", false), ClientID: f.str("sasl_oauth_client_id", false),
+				Scope: f.str("sasl_oauth_scope", false)}
+		}
+		if f.has("sasl_kerberos_principal") || f.has("sasl_kerberos_keytab") || f.has("sasl_kerberos_service_name") || f.has("sasl_kerberos_config") {
+			s.Kerberos = &clientconfig.ProfileKerberos{Principal: f.str("sasl_kerberos_principal", false),
+				Keytab: f.str("sasl_kerberos_keytab", false), ServiceName: f.str("sasl_kerberos_service_name", false),
+				Krb5Conf: f.str("sasl_kerberos_config", false)}
+		}
+		if f.has("sasl_aws_profile") || f.has("sasl_aws_role_arn") {
+			s.AWS = &clientconfig.ProfileAWS{Profile: f.str("sasl_aws_profile", false), RoleARN: f.str("sasl_aws_role_arn", false)}
+		}
+		own = clientconfig.Overlay(own, clientconfig.Profile{SASL: s})
+	}
+	if f.boolean("tls") || f.has("tls_ca") || f.has("tls_cert") || f.has("tls_truststore") || f.has("tls_keystore") {
+		t := &clientconfig.ProfileTLS{CAFile: f.str("tls_ca", false), CertFile: f.str("tls_cert", false),
+			KeyFile: f.str("tls_key", false), ServerName: f.str("tls_server_name", false),
+			InsecureSkipVerify: f.boolean("tls_insecure_skip_verify"),
+			Truststore:         f.str("tls_truststore", false), TruststoreType: f.str("tls_truststore_type", false),
+			Keystore: f.str("tls_keystore", false), KeystoreType: f.str("tls_keystore_type", false)}
+		own = clientconfig.Overlay(own, clientconfig.Profile{TLS: t})
+	}
+	ownCreds := own.HasCredentials()
+	var seeds []string
+	for _, b := range f.strings("brokers") {
+		seeds = append(seeds, clientconfig.SplitList(b)...)
+	}
+	if !f.has("brokers") {
+		seeds = own.Brokers // the command_config's bootstrap.servers, if any
+	}
+	if len(seeds) > 0 {
 		if profile != "" && cfg.HasCredentials() && !ownCreds && !clientconfig.BrokersWithin(seeds, cfg.Brokers) && f.err == nil {
 			return libError(L, "kafka.connect", argErr("brokers", "%s is not among profile %q's brokers (%s), and its credentials go only to them: leave out brokers, or name the credentials for it (sasl_mechanism, sasl_username)",
 				strings.Join(seeds, ","), profile, strings.Join(cfg.Brokers, ",")))
@@ -204,25 +250,28 @@ func (r *Runtime) libConnect(L *lua.LState) int {
 		}
 		cfg.Brokers = seeds
 	}
-	if id := f.str("client_id", false); id != "" {
+	if id := cmp.Or(f.str("client_id", false), own.ClientID); id != "" {
 		cfg.ClientID = id
 	}
 	if ms := f.integer("timeout", 1, 0); ms > 0 {
 		cfg.Timeout = time.Duration(ms) * time.Millisecond
 	}
-	if user != "" {
-		// The call names the user, so the password is the one for users
-		// named outside a profile: KADMIN_SASL_PASSWORD.
-		cfg.SASL = &engine.SASLConfig{Mechanism: mech, Username: user,
-			Password: engine.Secret(r.opts.Env(clientconfig.PasswordEnv))}
-	}
-	if f.boolean("tls") || f.has("tls_ca") || f.has("tls_cert") {
-		cfg.TLS = &engine.TLSConfig{CAFile: f.str("tls_ca", false), CertFile: f.str("tls_cert", false),
-			KeyFile: f.str("tls_key", false), ServerName: f.str("tls_server_name", false),
-			InsecureSkipVerify: f.boolean("tls_insecure_skip_verify")}
-	}
 	if f.err != nil {
 		return libError(L, "kafka.connect", f.err)
+	}
+	if own.SASL != nil || own.TLS != nil {
+		// The call names the user, so the password is the one for users
+		// named outside a profile: KADMIN_SASL_PASSWORD (or the file's).
+		oc, err := own.Config(r.opts.Env, nil)
+		if err != nil {
+			return libError(L, "kafka.connect", err)
+		}
+		if own.SASL != nil {
+			cfg.SASL = oc.SASL
+		}
+		if own.TLS != nil {
+			cfg.TLS = oc.TLS
+		}
 	}
 	h := &clientHandle{rt: r, cfg: cfg, name: "connect"}
 	r.mu.Lock()
