@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func isolateAWS(t *testing.T) string {
 func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 	dir := isolateAWS(t)
 	b := newSASLBroker(t, "AWS_MSK_IAM", 0, mskVerifier(map[string]string{
-		"AKIDENV": "env-secret", "AKIDPROFILE": "profile-secret"}))
+		"AKIDENV": "env-secret", "AKIDPROFILE": "profile-secret", "AKIDWEB": "web-secret"}))
 	cfg := func(a *AWSConfig) Config {
 		return Config{Brokers: b.c.ListenAddrs(), Timeout: 3 * time.Second, SASL: &SASLConfig{Mechanism: "AWS_MSK_IAM", AWS: a}}
 	}
@@ -106,6 +107,26 @@ func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 			[]byte("[ops]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n"), 0o600))
 		require.NoError(t, listTopicsWith(t, cfg(&AWSConfig{Profile: "ops"})))
 		assert.Contains(t, b.seen(), "AKIDPROFILE/eu-west-1/")
+	})
+	t.Run("web identity token file with STS", func(t *testing.T) {
+		sts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.FormValue("Action") != "AssumeRoleWithWebIdentity" || r.FormValue("WebIdentityToken") != "eks-jwt" {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			fmt.Fprintf(w, `<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials>
+				<AccessKeyId>AKIDWEB</AccessKeyId><SecretAccessKey>web-secret</SecretAccessKey><SessionToken>web-session</SessionToken>
+				<Expiration>%s</Expiration></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>`,
+				time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+		}))
+		defer sts.Close()
+		token := filepath.Join(dir, "web-token")
+		require.NoError(t, os.WriteFile(token, []byte("eks-jwt"), 0o600))
+		t.Setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/msk")
+		t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", token)
+		t.Setenv("AWS_ENDPOINT_URL_STS", sts.URL)
+		require.NoError(t, listTopicsWith(t, cfg(nil)))
+		assert.Contains(t, b.seen(), "AKIDWEB/eu-west-1/web-session")
 	})
 	t.Run("wrong secret", func(t *testing.T) {
 		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
