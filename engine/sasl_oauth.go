@@ -39,7 +39,8 @@ import (
 //     (OAuthBearerUnsecuredLoginCallbackHandler).
 //
 // A token is refreshed once RefreshFactor (default 0.8, Kafka's
-// sasl.login.refresh.window.factor) of its lifetime has passed; the broker's
+// sasl.login.refresh.window.factor) of its lifetime has passed, or earlier
+// to keep 5 minutes (half a shorter token's lifetime) in hand; the broker's
 // session lifetime (connections.max.reauth.ms, capped by the token's expiry)
 // makes the client log in again on each connection with the fresh token
 // (KIP-368).
@@ -175,7 +176,7 @@ func (ts *tokenSource) get(ctx context.Context) (string, error) {
 	case o.TokenFile != "":
 		ts.refreshAt = time.Time{} // read at every login
 	case lifetime > 0:
-		ts.refreshAt = now.Add(time.Duration(float64(lifetime) * factor))
+		ts.refreshAt = now.Add(refreshAfter(lifetime, factor))
 	case o.Token != "":
 		ts.refreshAt = now.Add(100 * 365 * 24 * time.Hour)
 	default:
@@ -183,6 +184,20 @@ func (ts *tokenSource) get(ctx context.Context) (string, error) {
 	}
 	ts.token = tok
 	return tok, nil
+}
+
+// refreshAfter is when a token of this lifetime is fetched again: after
+// factor of it, but leaving at least Kafka's sasl.login.refresh.buffer.seconds
+// (300 s) or, for a short token, half its lifetime. A login near the end of
+// a token's life gets a session that short, and Kafka refuses a second
+// re-authentication within a second (KafkaChannel), so the token a
+// re-authentication sends must have time left.
+func refreshAfter(lifetime time.Duration, factor float64) time.Duration {
+	after := time.Duration(float64(lifetime) * factor)
+	if buffer := min(300*time.Second, lifetime/2); lifetime-after < buffer {
+		after = lifetime - buffer
+	}
+	return after
 }
 
 // tokenResponse is an OIDC token endpoint's answer (RFC 6749 5.1 and 5.2).

@@ -209,13 +209,13 @@ func TestOAuthTokenSources(t *testing.T) {
 
 	t.Run("command rerun near expiry", func(t *testing.T) {
 		counter := filepath.Join(dir, "n")
-		// Prints a JWT whose exp is 100 s after the test clock; counts runs.
-		cmd := fmt.Sprintf(`echo x >> %s; echo %s`, counter, testJWT(map[string]any{"exp": now.Unix() + 100}))
+		// Prints a JWT whose exp is an hour after the test clock; counts runs.
+		cmd := fmt.Sprintf(`echo x >> %s; echo %s`, counter, testJWT(map[string]any{"exp": now.Unix() + 3600}))
 		ts := &tokenSource{cfg: &OAuthConfig{TokenCommand: cmd}, now: clock}
 		runs := func() int { b, _ := os.ReadFile(counter); return bytes.Count(b, []byte("x")) }
 		_, err := ts.get(ctx)
 		require.NoError(t, err)
-		now = now.Add(79 * time.Second)
+		now = now.Add(2879 * time.Second)
 		_, err = ts.get(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, runs(), "cached before 80% of the lifetime")
@@ -229,7 +229,12 @@ func TestOAuthTokenSources(t *testing.T) {
 		tok, err := ts.get(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "opaque", tok)
-		assert.Equal(t, now.Add(8*time.Second), ts.refreshAt)
+		assert.Equal(t, now.Add(5*time.Second), ts.refreshAt, "a short token keeps half its life in hand")
+	})
+	t.Run("refresh points", func(t *testing.T) {
+		assert.Equal(t, 48*time.Minute, refreshAfter(time.Hour, 0.8))
+		assert.Equal(t, 5*time.Minute, refreshAfter(10*time.Minute, 0.8), "Kafka's 300 s buffer")
+		assert.Equal(t, 2*time.Second, refreshAfter(4*time.Second, 0.8))
 	})
 	t.Run("failing command", func(t *testing.T) {
 		ts := &tokenSource{cfg: &OAuthConfig{TokenCommand: `echo "vault: permission denied" >&2; exit 3`}, now: clock}
