@@ -93,6 +93,7 @@ type ProfileOAuth struct {
 	UnsecuredClaims map[string]string `json:"unsecured_claims,omitempty"`
 
 	// From a client.properties file only.
+	Token             engine.Secret `json:"-"` // Strimzi's oauth.access.token
 	ClientSecret      engine.Secret `json:"-"`
 	UnsecuredLifetime time.Duration `json:"-"`
 	RefreshFactor     float64       `json:"-"`

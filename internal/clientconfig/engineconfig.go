@@ -107,7 +107,10 @@ func (o *ProfileOAuth) config(env func(string) string) (*engine.OAuthConfig, err
 		UnsecuredClaims: o.UnsecuredClaims, UnsecuredLifetime: o.UnsecuredLifetime, RefreshFactor: o.RefreshFactor}
 	if out.TokenFile == "" && out.TokenCommand == "" && out.TokenEndpoint == "" && len(out.UnsecuredClaims) == 0 {
 		name := cmpOr(o.TokenEnv, OAuthTokenEnv)
-		out.Token = engine.Secret(strings.TrimSpace(env(name)))
+		out.Token = o.Token
+		if out.Token == "" {
+			out.Token = engine.Secret(strings.TrimSpace(env(name)))
+		}
 		if out.Token == "" {
 			return nil, invalid("SASL OAUTHBEARER has no token: set %s, or give a token file, a token command or a token endpoint (a profile's sasl.oauth, or a --command-config file)", name)
 		}

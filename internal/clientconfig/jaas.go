@@ -115,11 +115,40 @@ func saslFromProperties(props map[string]string, proto string) (*ProfileSASL, er
 	return s, nil
 }
 
-// Kafka's OAUTHBEARER login callback handlers, by simple class name.
+// Kafka's OAUTHBEARER login callback handlers, by simple class name, and
+// Strimzi's (strimzi-kafka-oauth), which reads oauth.* JAAS options.
 const (
 	handlerSecured   = "OAuthBearerLoginCallbackHandler"          // client credentials or a file (Kafka 3.1+)
 	handlerUnsecured = "OAuthBearerUnsecuredLoginCallbackHandler" // Kafka's default: an unsigned JWT
+	handlerStrimzi   = "JaasClientOauthLoginCallbackHandler"      // io.strimzi.kafka.oauth.client
 )
+
+// strimziOAuth maps Strimzi's client options: oauth.token.endpoint.uri with
+// oauth.client.id, oauth.client.secret and oauth.scope (the
+// client-credentials grant), oauth.access.token (a fixed token) or
+// oauth.access.token.location (a token file).
+func strimziOAuth(o *ProfileOAuth, j jaas) error {
+	opt := j.options
+	o.UnsecuredClaims = nil
+	switch {
+	case opt["oauth.access.token"] != "":
+		// A fixed token in the file: kept as the file's secret.
+		o.Token = engine.Secret(opt["oauth.access.token"])
+	case opt["oauth.access.token.location"] != "":
+		o.TokenFile = opt["oauth.access.token.location"]
+	case opt["oauth.refresh.token"] != "" || opt["oauth.password.grant.username"] != "" || opt["oauth.username"] != "":
+		return errors.New("sasl.jaas.config oauth.refresh.token and the password grant are not supported: use oauth.client.id with oauth.client.secret, oauth.access.token or oauth.access.token.location")
+	case opt["oauth.token.endpoint.uri"] != "":
+		o.TokenEndpoint, o.ClientID = opt["oauth.token.endpoint.uri"], opt["oauth.client.id"]
+		o.ClientSecret, o.Scope = engine.Secret(opt["oauth.client.secret"]), opt["oauth.scope"]
+		if o.ClientID == "" {
+			return errors.New("sasl.jaas.config has oauth.token.endpoint.uri but no oauth.client.id")
+		}
+	default:
+		return errors.New("sasl.jaas.config has none of oauth.token.endpoint.uri, oauth.access.token, oauth.access.token.location (Strimzi's JaasClientOauthLoginCallbackHandler)")
+	}
+	return nil
+}
 
 // oauthFromProperties maps Kafka's OAUTHBEARER client settings:
 // sasl.login.callback.handler.class with sasl.oauthbearer.token.endpoint.url
@@ -166,6 +195,10 @@ func oauthFromProperties(props map[string]string, j jaas) (*ProfileOAuth, error)
 		return nil, fmt.Errorf("sasl.oauthbearer.jwt.retriever.class %s is not supported (kadmin-lua fetches tokens with the client-credentials grant or reads them from a file)", r)
 	}
 	switch {
+	case simple == handlerStrimzi:
+		if err := strimziOAuth(o, j); err != nil {
+			return nil, err
+		}
 	case handler == "" && endpoint == "":
 		if len(o.UnsecuredClaims) == 0 {
 			o.UnsecuredClaims = nil // the token comes from KADMIN_SASL_OAUTH_TOKEN
@@ -195,7 +228,7 @@ func oauthFromProperties(props map[string]string, j jaas) (*ProfileOAuth, error)
 			return nil, fmt.Errorf("sasl.oauthbearer.token.endpoint.url %q is neither an http(s) nor a file URL", endpoint)
 		}
 	default:
-		return nil, fmt.Errorf("sasl.login.callback.handler.class %s is a Java class kadmin-lua cannot run (supported: %s with sasl.oauthbearer.token.endpoint.url, %s; for another token source use a profile's sasl.oauth.token_command or KADMIN_SASL_OAUTH_TOKEN)", handler, handlerSecured, handlerUnsecured)
+		return nil, fmt.Errorf("sasl.login.callback.handler.class %s is a Java class kadmin-lua cannot run (supported: %s with sasl.oauthbearer.token.endpoint.url, %s, Strimzi's %s; for another token source use a profile's sasl.oauth.token_command or KADMIN_SASL_OAUTH_TOKEN)", handler, handlerSecured, handlerUnsecured, handlerStrimzi)
 	}
 	if len(o.Extensions) == 0 {
 		o.Extensions = nil

@@ -72,6 +72,30 @@ func TestClientPropertiesOAuthVariants(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, map[string]string{"sub": "admin"}, cfg.SASL.OAuth.UnsecuredClaims)
 	})
+	t.Run("Strimzi's client handler", func(t *testing.T) {
+		const strimzi = "security.protocol=SASL_SSL\nsasl.mechanism=OAUTHBEARER\n" +
+			"sasl.login.callback.handler.class=io.strimzi.kafka.oauth.client.JaasClientOauthLoginCallbackHandler\n"
+		p, err := load(t, strimzi+module+` oauth.token.endpoint.uri="https://sso/token" oauth.client.id="kadmin" oauth.client.secret="st-secret" oauth.scope="kafka";`+"\n")
+		require.NoError(t, err)
+		assert.Equal(t, "https://sso/token", p.SASL.OAuth.TokenEndpoint)
+		assert.Equal(t, "kadmin", p.SASL.OAuth.ClientID)
+		assert.Equal(t, "st-secret", p.SASL.OAuth.ClientSecret.Reveal())
+		assert.Equal(t, "kafka", p.SASL.OAuth.Scope)
+
+		p, err = load(t, strimzi+module+` oauth.access.token="static-tok";`+"\n")
+		require.NoError(t, err)
+		cfg, err := p.Config(func(string) string { return "" }, nil)
+		require.NoError(t, err)
+		assert.Equal(t, "static-tok", cfg.SASL.OAuth.Token.Reveal())
+
+		p, err = load(t, strimzi+module+` oauth.access.token.location="/run/token";`+"\n")
+		require.NoError(t, err)
+		assert.Equal(t, "/run/token", p.SASL.OAuth.TokenFile)
+
+		_, err = load(t, strimzi+module+` oauth.token.endpoint.uri="https://sso/token" oauth.refresh.token="r-secret";`+"\n")
+		require.ErrorContains(t, err, "oauth.refresh.token and the password grant are not supported")
+		assert.NotContains(t, err.Error(), "r-secret")
+	})
 	t.Run("token from the environment", func(t *testing.T) {
 		p, err := load(t, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\n"+module+";\n")
 		require.NoError(t, err)
