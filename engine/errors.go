@@ -98,6 +98,10 @@ func AsError(err error, resource string) *Error {
 		}
 		if isAuthCode(ke) {
 			out.Message = "authentication failed: " + ke.Description
+			// The broker's own words (an OAuth validator's reason, say).
+			if said, ok := strings.CutPrefix(err.Error(), ke.Error()+": "); ok && said != "" {
+				out.Message += " (broker: " + said + ")"
+			}
 		}
 	case errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
 		out.Code, out.Message = CodeCanceled, "canceled"

@@ -113,6 +113,8 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
 names), a --command-config file, or a prompt on a terminal; never from a flag.
+OAUTHBEARER, GSSAPI (Kerberos), AWS_MSK_IAM and Java key stores are set up in a
+profile or a --command-config file (docs/cli.md).
 Exit codes: 0 ok, 1 script error, 2 usage or syntax error, 3 Kafka error,
 4 a kafka.check failed, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 See docs/cli.md.`
@@ -146,8 +148,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.StringSliceVarP(&f.brokers, "brokers", "b", nil, "seed brokers, host:port, comma-separated (env KADMIN_BROKERS)")
 	pf.StringVar(&f.profile, "profile", "", "connection profile from the config file (env KADMIN_PROFILE)")
 	pf.StringVar(&f.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/kadmin-lua/config.json or ~/.config/kadmin-lua/config.json)")
-	pf.StringVar(&f.commandConfig, "command-config", "", "Java client.properties file (bootstrap.servers, security.protocol, sasl.*, PEM ssl.*)")
-	pf.StringVar(&f.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	pf.StringVar(&f.commandConfig, "command-config", "", "Java client.properties file (bootstrap.servers, security.protocol, sasl.*, ssl.* with JKS, PKCS12 or PEM stores)")
+	pf.StringVar(&f.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (with --sasl-username), OAUTHBEARER (token from $KADMIN_SASL_OAUTH_TOKEN), GSSAPI (Kerberos ticket cache), AWS_MSK_IAM (AWS credential chain)")
 	pf.StringVar(&f.saslUsername, "sasl-username", "", "SASL user name (password from $KADMIN_SASL_PASSWORD or a prompt)")
 	pf.BoolVar(&f.tls, "tls", false, "connect with TLS (implied by the other --tls-* flags)")
 	pf.StringVar(&f.tlsCA, "tls-ca", "", "PEM file of CA certificates to verify brokers with (default: system roots)")

@@ -28,13 +28,16 @@ const (
 	AliceUser     = "alice" // ordinary user, no ACLs at start
 	AlicePassword = "alice-secret"
 
-	MechPlain     = "PLAIN"
-	MechScram256  = "SCRAM-SHA-256"
-	MechScram512  = "SCRAM-SHA-512"
-	ProtoSASL     = "SASL_PLAINTEXT"
-	ProtoPlain    = "PLAINTEXT"
-	heapOpt       = "-Xmx512m"
-	formatHeapOpt = "-Xmx256m"
+	MechPlain    = "PLAIN"
+	MechScram256 = "SCRAM-SHA-256"
+	MechScram512 = "SCRAM-SHA-512"
+	// MechOAuthBearer is enabled on the SASL cluster besides Mechanisms,
+	// with unsecured JWTs (any subject; "admin" is the super user).
+	MechOAuthBearer = "OAUTHBEARER"
+	ProtoSASL       = "SASL_PLAINTEXT"
+	ProtoPlain      = "PLAINTEXT"
+	heapOpt         = "-Xmx512m"
+	formatHeapOpt   = "-Xmx256m"
 )
 
 // DefaultStartTimeout bounds a cluster start when the context has no deadline.
@@ -313,7 +316,12 @@ func (c *Cluster) serverProperties(n *node) string {
 		plain += ";"
 		scram := "org.apache.kafka.common.security.scram.ScramLoginModule required;"
 		props = append(props, [][2]string{
-			{"sasl.enabled.mechanisms", strings.Join(c.Mechanisms, ",")},
+			// OAUTHBEARER too, with Kafka's default (unsecured JWT)
+			// validator, and sessions that must log in again every 3 s.
+			{"sasl.enabled.mechanisms", strings.Join(append(slices.Clone(c.Mechanisms), MechOAuthBearer), ",")},
+			{"listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config",
+				`org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="` + AdminUser + `";`},
+			{"listener.name.sasl_plaintext.oauthbearer.connections.max.reauth.ms", "3000"},
 			{"sasl.mechanism.inter.broker.protocol", MechPlain},
 			{"listener.name.sasl_plaintext.plain.sasl.jaas.config", plain},
 			{"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", scram},

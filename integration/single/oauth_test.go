@@ -1,0 +1,71 @@
+package single
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
+)
+
+// The broker's OAUTHBEARER sessions last 3 s (connections.max.reauth.ms) and
+// the tokens 4 s: calls spanning 10 s need fresh tokens and logins again on
+// the same connections, which a real Kafka checks (an expired token is
+// refused).
+func TestOAuthBearerTokensRefreshAcrossReauthentication(t *testing.T) {
+	need(t)
+	cl, err := engine.New(engine.Config{Brokers: cluster.Brokers(), Timeout: 20 * time.Second,
+		SASL: &engine.SASLConfig{Mechanism: "OAUTHBEARER", OAuth: &engine.OAuthConfig{
+			UnsecuredClaims: map[string]string{"sub": kafkatest.AdminUser}, UnsecuredLifetime: 4 * time.Second}}})
+	require.NoError(t, err)
+	defer cl.Close()
+	start := time.Now()
+	calls := 0
+	for time.Since(start) < 10*time.Second {
+		_, err := cl.ListTopics(ctxT(t, 20*time.Second), engine.ListTopicsOptions{})
+		require.NoError(t, err, "call %d after %s", calls, time.Since(start))
+		calls++
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("%d calls over %s", calls, time.Since(start))
+}
+
+// The same through the binary and a client.properties as Kafka's tools
+// read it: admin may create a topic, alice (no ACLs) may not, so the
+// principal is the token's subject.
+func TestOAuthBearerFromClientProperties(t *testing.T) {
+	need(t)
+	props := func(sub string) string {
+		p := filepath.Join(t.TempDir(), "client.properties")
+		require.NoError(t, os.WriteFile(p, []byte(fmt.Sprintf(`bootstrap.servers=%s
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=OAUTHBEARER
+sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredLoginCallbackHandler
+sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
+  unsecuredLoginStringClaim_sub="%s" unsecuredLoginLifetimeSeconds="4";
+`, cluster.Bootstrap(), sub)), 0o600))
+		return p
+	}
+	topic := unique("oauth")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := kafkatest.RunBinary(ctx, t, bin, nil, "", "--command-config", props(kafkatest.AdminUser), "--timeout", "20s", "-e",
+		fmt.Sprintf(`create_topics{%q}
+for i = 1, 7 do kafka.sleep(1000); assert(#list_topics() > 0) end
+return #list_topics{match = %q}`, topic, "^"+topic+"$"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, "1\n", r.Stdout)
+	assert.Contains(t, topics(t), topic)
+
+	r = kafkatest.RunBinary(ctx, t, bin, nil, "", "--command-config", props(kafkatest.AliceUser), "--timeout", "20s", "-e",
+		fmt.Sprintf(`create_topics{%q}`, unique("oauth-alice")))
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "AUTHORIZATION_FAILED")
+}
