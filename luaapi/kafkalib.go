@@ -224,6 +224,7 @@ var logParams = []Param{{Name: "message", Type: AnyType{}, Optional: true, Doc: 
 func (r *Runtime) libConnect(c *Call) int {
 	L := c.L
 	cfg := r.opts.Config
+	var pcBrokers []string // the profile's own brokers
 	profile := param[string](c, "profile")
 	if profile != "" {
 		if r.opts.Resolve == nil {
@@ -233,7 +234,7 @@ func (r *Runtime) libConnect(c *Call) int {
 		if err != nil {
 			return libError(L, "kafka.connect", err)
 		}
-		cfg = pc
+		cfg, pcBrokers = pc, pc.Brokers
 	}
 	mech, user := param[string](c, "sasl_mechanism"), param[string](c, "sasl_username")
 	if (mech == "") != (user == "") {
@@ -272,6 +273,12 @@ func (r *Runtime) libConnect(c *Call) int {
 			InsecureSkipVerify: param[bool](c, "tls_insecure_skip_verify")}
 	}
 	h := &clientHandle{rt: r, cfg: cfg, name: "connect"}
+	switch {
+	case profile != "" && (!c.Given("brokers") || engine.BrokersWithin(cfg.Brokers, pcBrokers)):
+		h.cluster = profile
+	case profile == "" && !c.Given("brokers"):
+		h.cluster = r.opts.Cluster // the default cluster again
+	}
 	r.mu.Lock()
 	r.clients = append(r.clients, h)
 	r.mu.Unlock()
