@@ -213,10 +213,10 @@ func (l *loop) result(outs []outcome, werr error) error {
 		switch {
 		case o.err != nil:
 			return o.err
+		case werr != nil: // worse than failed checks (exitcodes.go)
+			return exitf(ExitScript, "%s", metricsError(werr))
 		case len(o.checks) > 0:
 			return checksFailed(len(o.checks))
-		case werr != nil:
-			return exitf(ExitScript, "%s", metricsError(werr))
 		}
 		return nil
 	}
