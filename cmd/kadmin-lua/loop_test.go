@@ -102,10 +102,11 @@ f = io.open(%q, "a") f:write("end\n") f:close()`, trace, trace))
 	raw, err := os.ReadFile(trace)
 	require.NoError(t, err)
 	assert.Equal(t, strings.Repeat("start\nend\n", 3), string(raw), "runs never overlap")
-	overruns := regexp.MustCompile(`WARN run=\d overran its period: took \S+, every 50ms; (\d) runs? skipped`).FindAllStringSubmatch(cli.stderr.String(), -1)
+	overruns := regexp.MustCompile(`WARN run=\d overran its period: took \S+, every 50ms; (\d+) runs? skipped`).FindAllStringSubmatch(cli.stderr.String(), -1)
 	require.Len(t, overruns, 2, cli.stderr.String())
 	for _, o := range overruns {
-		assert.Contains(t, []string{"2", "3"}, o[1], "130ms runs every 50ms skip two or three periods")
+		skipped, _ := strconv.Atoi(o[1])
+		assert.GreaterOrEqual(t, skipped, 2, "a 130ms run every 50ms skips at least two periods (more on a loaded machine)")
 	}
 }
 
