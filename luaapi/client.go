@@ -12,9 +12,11 @@ import (
 // clientHandle is a cluster connection as Lua sees it: the default client
 // behind the globals, or one made by kafka.connect. It connects on first use.
 type clientHandle struct {
-	rt   *Runtime
-	cfg  engine.Config
-	name string
+	rt      *Runtime
+	cfg     engine.Config
+	name    string
+	cluster string        // the profile it came from, for plan lines; "" names it by its brokers
+	shared  *SharedClient // the connection, when it outlives the runtime (loop mode)
 
 	mu     sync.Mutex
 	client *engine.Client
@@ -26,6 +28,9 @@ func (h *clientHandle) get() (*engine.Client, error) {
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, &engine.Error{Code: engine.CodeCanceled, Message: "client is closed"}
+	}
+	if h.shared != nil {
+		return h.shared.get()
 	}
 	if h.client == nil {
 		cl, err := engine.New(h.cfg)

@@ -53,6 +53,7 @@ func (r *Runtime) libConnect(c *Call) int {
 	L := c.L
 	str := func(name string) string { return param[string](c, name) }
 	cfg := r.opts.Config
+	var pcBrokers []string // the profile's own brokers
 	profile := str("profile")
 	if profile != "" {
 		if r.opts.Resolve == nil {
@@ -62,7 +63,7 @@ func (r *Runtime) libConnect(c *Call) int {
 		if err != nil {
 			return libError(L, "kafka.connect", err)
 		}
-		cfg = pc
+		cfg, pcBrokers = pc, pc.Brokers
 	}
 	own, err := ownCredentials(c)
 	if err != nil {
@@ -106,6 +107,14 @@ func (r *Runtime) libConnect(c *Call) int {
 		}
 	}
 	h := &clientHandle{rt: r, cfg: cfg, name: "connect"}
+	// The cluster's name in dry-run plans: the profile, or the default
+	// cluster's when the call names no other.
+	switch {
+	case profile != "" && (!c.Given("brokers") || clientconfig.BrokersWithin(cfg.Brokers, pcBrokers)):
+		h.cluster = profile
+	case profile == "" && !c.Given("brokers") && !c.Given("command_config"):
+		h.cluster = r.opts.Cluster
+	}
 	r.mu.Lock()
 	r.clients = append(r.clients, h)
 	r.mu.Unlock()

@@ -121,18 +121,19 @@ func markDryRun(lv lua.LValue) {
 // then each item's verdict from the broker's validation.
 func (r *Runtime) printPlan(c *Call, items []engine.Item) {
 	var b strings.Builder
+	on := c.h.label() // every line names its cluster: a script may plan on several
 	for _, p := range c.plan {
-		fmt.Fprintf(&b, "dry-run: %s: %s\n", c.Fn.Name, p)
+		fmt.Fprintf(&b, "dry-run: %s: %s (on %s)\n", c.Fn.Name, p, on)
 	}
 	for _, it := range items {
 		verdict := "would apply"
 		if f := it.Failure(); f != nil {
 			verdict = "would fail: " + f.Error()
 		}
-		fmt.Fprintf(&b, "dry-run: %s: %s: %s\n", c.Fn.Name, it.Key(), verdict)
+		fmt.Fprintf(&b, "dry-run: %s: %s: %s (on %s)\n", c.Fn.Name, it.Key(), verdict, on)
 	}
 	if b.Len() == 0 {
-		fmt.Fprintf(&b, "dry-run: %s: nothing changed\n", c.Fn.Name)
+		fmt.Fprintf(&b, "dry-run: %s: nothing changed (on %s)\n", c.Fn.Name, on)
 	}
 	_, _ = io.WriteString(r.opts.Stderr, b.String())
 }

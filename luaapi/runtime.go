@@ -45,6 +45,12 @@ type Options struct {
 	// MaxMemory after the chunk was stopped (Go code that does not stop
 	// when canceled); the CLI ends the process. nil: nothing is done.
 	Runaway func(error)
+	// Shared, when set, is the default cluster's connection, kept by the
+	// caller across runtimes (loop mode); it replaces Config.
+	Shared *SharedClient
+	// Cluster names the default cluster in dry-run plans: its profile
+	// (run --profiles). Empty: its seed brokers.
+	Cluster string
 }
 
 // Runtime is one Lua state with kafka functions bound to a default client.
@@ -61,6 +67,7 @@ type Runtime struct {
 	failures []string                 // failed kafka.check messages
 	funcOf   map[*lua.LFunction]*Func // for help(fn)
 	plug     *pluginState             // what LoadPlugins installed; nil before
+	metrics  *metricSet               // kafka.metric's figures; nil before the first
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
@@ -95,7 +102,11 @@ func New(opts Options) *Runtime {
 	r.openLibs()
 	r.capStringBuilders()
 	installErrorType(L)
-	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default"}
+	if opts.Shared != nil {
+		opts.Config = opts.Shared.Config()
+		r.opts.Config = opts.Config
+	}
+	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default", cluster: opts.Cluster, shared: opts.Shared}
 	r.installKafka()
 	r.installGlobalGuard()
 	return r

@@ -289,7 +289,9 @@ type session struct {
 	rt          *luaapi.Runtime
 	audit       *engine.AuditLog
 	demo        *demo.Cluster
-	memoryLimit func() // puts the Go runtime's memory limit back
+	cfg         engine.Config // the default cluster
+	dirs        []string      // plugin directories
+	memoryLimit func()        // puts the Go runtime's memory limit back
 }
 
 func (s *session) close() {
@@ -310,6 +312,22 @@ func (s *session) close() {
 // open builds the runtime from the flags, the environment and the config
 // file. On error everything it opened is closed again.
 func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
+	s, err := a.prepare(cmd, true)
+	if err != nil {
+		return nil, err
+	}
+	if s.rt, err = a.newRuntime(cmd, s, luaapi.Options{Config: s.cfg}); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepare opens what every runtime of a command shares: the plugin
+// directories, the embedded cluster, the default cluster's config (when
+// withDefault; a fleet has none) and the audit log. On error everything it
+// opened is closed again.
+func (a *app) prepare(cmd *cobra.Command, withDefault bool) (_ *session, err error) {
 	s := &session{}
 	defer func() {
 		if err != nil {
@@ -317,18 +335,18 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		}
 	}()
 	f := &a.flags
-	dirs, err := a.pluginDirs()
-	if err != nil {
+	if s.dirs, err = a.pluginDirs(); err != nil {
 		return nil, err
 	}
-	var cfg engine.Config
 	if f.embedded {
 		if s.demo, err = demo.Start(cmd.Context()); err != nil {
 			return nil, exitf(ExitScript, "starting the embedded cluster: %v", err)
 		}
-		cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout, Verbose: a.verbose()}
-	} else if cfg, err = a.defaultConfig(cmd); err != nil {
-		return nil, err
+		s.cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout, Verbose: a.verbose()}
+	} else if withDefault {
+		if s.cfg, err = a.defaultConfig(cmd); err != nil {
+			return nil, err
+		}
 	}
 	if f.auditLog != "" {
 		if s.audit, err = engine.OpenAuditLog(f.auditLog); err != nil {
@@ -336,22 +354,30 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		}
 	}
 	s.memoryLimit = setMemoryLimit(int64(f.maxMemory))
-	s.rt = luaapi.New(luaapi.Options{
-		Config:     cfg,
-		Resolve:    a.resolve(cmd),
-		Stdout:     a.st.Stdout,
-		Stderr:     a.st.Stderr,
-		Stdin:      a.st.Stdin,
-		Env:        a.st.Env,
-		DryRun:     f.dryRun,
-		Audit:      s.audit,
-		PluginPath: dirs,
-		Output:     f.output,
-		MaxMemory:  int64(f.maxMemory),
-		Runaway:    a.runaway,
-	})
-	if err := loadPlugins(cmd.Context(), s.rt); err != nil {
+	return s, nil
+}
+
+// newRuntime builds a runtime from the flags and s, for the cluster o
+// names (Config, or Shared and Cluster), and loads the plugins into it. o's
+// Resolve, Stdout and Stderr, when set, replace the process's.
+func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*luaapi.Runtime, error) {
+	f := &a.flags
+	if o.Resolve == nil {
+		o.Resolve = a.resolve(cmd)
+	}
+	if o.Stdout == nil {
+		o.Stdout = a.st.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = a.st.Stderr
+	}
+	o.Stdin, o.Env = a.st.Stdin, a.st.Env
+	o.DryRun, o.Audit, o.PluginPath, o.Output = f.dryRun, s.audit, s.dirs, f.output
+	o.MaxMemory, o.Runaway = int64(f.maxMemory), a.runaway
+	rt := luaapi.New(o)
+	if err := loadPlugins(cmd.Context(), rt); err != nil {
+		rt.Close()
 		return nil, err
 	}
-	return s, nil
+	return rt, nil
 }
