@@ -1,12 +1,8 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
-	"software.sslmate.com/src/go-pkcs12"
 )
 
 // oauthCluster is a kfake cluster that logs clients in with OAUTHBEARER
@@ -143,38 +138,10 @@ sasl.client.callback.handler.class=software.amazon.msk.auth.iam.IAMClientCallbac
 }
 
 // javaStores writes the test PKI's CA and client key as the JDK's keytool
-// makes JKS and PKCS12 stores.
+// makes JKS and PKCS12 stores (testpki.JavaStores), in dir.
 func javaStores(t *testing.T, p *testPKI) (dir string) {
-	t.Helper()
-	if _, err := exec.LookPath("keytool"); err != nil {
-		t.Skip("keytool (from a JDK) is not installed")
-	}
-	dir = t.TempDir()
-	pair, err := tls.LoadX509KeyPair(p.certFile, p.keyFile)
-	require.NoError(t, err)
-	leaf, err := x509.ParseCertificate(pair.Certificate[0])
-	require.NoError(t, err)
-	caPEM, err := os.ReadFile(p.caFile)
-	require.NoError(t, err)
-	blk, _ := pem.Decode(caPEM)
-	ca, err := x509.ParseCertificate(blk.Bytes)
-	require.NoError(t, err)
-	p12, err := pkcs12.Modern.Encode(pair.PrivateKey, leaf, []*x509.Certificate{ca}, "go-pw")
-	require.NoError(t, err)
-	src := filepath.Join(dir, "src.p12")
-	require.NoError(t, os.WriteFile(src, p12, 0o600))
-	keytool := func(args ...string) {
-		out, err := exec.Command("keytool", args...).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
-	keytool("-importcert", "-noprompt", "-alias", "ca", "-file", p.caFile, "-keystore", filepath.Join(dir, "truststore.jks"),
-		"-storetype", "JKS", "-storepass", "trust-pw")
-	keytool("-importkeystore", "-noprompt", "-srckeystore", src, "-srcstoretype", "PKCS12", "-srcstorepass", "go-pw",
-		"-destkeystore", filepath.Join(dir, "keystore.jks"), "-deststoretype", "JKS", "-deststorepass", "store-pw",
-		"-srcalias", "1", "-destalias", "admin", "-destkeypass", "key-pw")
-	keytool("-importkeystore", "-noprompt", "-srckeystore", src, "-srcstoretype", "PKCS12", "-srcstorepass", "go-pw",
-		"-destkeystore", filepath.Join(dir, "keystore.p12"), "-deststoretype", "PKCS12", "-deststorepass", "store-pw")
-	return dir
+	p.JavaStores(t)
+	return p.Dir
 }
 
 func TestCommandConfigJavaKeyStoresOnMutualTLS(t *testing.T) {
@@ -182,10 +149,10 @@ func TestCommandConfigJavaKeyStoresOnMutualTLS(t *testing.T) {
 	cl := tlsCluster(t, p, true)
 	dir := javaStores(t, p)
 	for name, stores := range map[string]string{
-		"JKS": fmt.Sprintf("ssl.truststore.location=%s/truststore.jks\nssl.truststore.password=trust-pw\n"+
-			"ssl.keystore.location=%s/keystore.jks\nssl.keystore.password=store-pw\nssl.key.password=key-pw\n", dir, dir),
-		"PKCS12": fmt.Sprintf("ssl.truststore.location=%s/truststore.jks\nssl.truststore.type=JKS\n"+
-			"ssl.keystore.location=%s/keystore.p12\nssl.keystore.type=PKCS12\nssl.keystore.password=store-pw\n", dir, dir),
+		"JKS": fmt.Sprintf("ssl.truststore.location=%s/trust.JKS\nssl.truststore.password=trust-pw\n"+
+			"ssl.keystore.location=%s/client.JKS\nssl.keystore.password=store-pw\nssl.key.password=key-pw\n", dir, dir),
+		"PKCS12": fmt.Sprintf("ssl.truststore.location=%s/trust.JKS\nssl.truststore.type=JKS\n"+
+			"ssl.keystore.location=%s/client.PKCS12\nssl.keystore.type=PKCS12\nssl.keystore.password=store-pw\n", dir, dir),
 	} {
 		t.Run(name, func(t *testing.T) {
 			props := writeFile(t, "client.properties", fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SSL\n%s", cl.addrs, stores))
@@ -199,13 +166,13 @@ func TestCommandConfigJavaKeyStoresOnMutualTLS(t *testing.T) {
 		c.env["KADMIN_TLS_KEYSTORE_PASSWORD"] = "store-pw"
 		code := c.run("--embedded", "-e", fmt.Sprintf(`
 			local s = kafka.connect{brokers = %q, tls_truststore = %q, tls_keystore = %q}
-			return #s:list_topics()`, cl.addrs, dir+"/truststore.jks", dir+"/keystore.p12"))
+			return #s:list_topics()`, cl.addrs, dir+"/trust.JKS", dir+"/client.PKCS12"))
 		require.Equal(t, ExitOK, code, c.stderr.String())
 		assert.Equal(t, "1\n", c.stdout.String())
 	})
 	t.Run("a wrong password says which and shows none", func(t *testing.T) {
 		props := writeFile(t, "client.properties", fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SSL\n"+
-			"ssl.keystore.location=%s/keystore.p12\nssl.keystore.password=not-it-pw\n", cl.addrs, dir))
+			"ssl.keystore.location=%s/client.PKCS12\nssl.keystore.password=not-it-pw\n", cl.addrs, dir))
 		c := newCLI(t)
 		code := c.run("--command-config", props, "-e", `return #list_topics()`)
 		// The default client is made at its first call: the call raises.
