@@ -95,6 +95,7 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
+  kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
@@ -121,8 +122,10 @@ func (a *app) rootCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: a.runRoot,
+		RunE:    a.runRoot,
+		Version: currentVersion().Version,
 	}
+	root.SetVersionTemplate(currentVersion().Text())
 	root.SetIn(a.st.Stdin)
 	root.SetOut(a.st.Stdout)
 	root.SetErr(a.st.Stderr)
@@ -151,7 +154,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.versionCmd())
 	return root
 }
 
@@ -211,6 +214,7 @@ func (a *app) runREPL(cmd *cobra.Command) error {
 		HistoryPath:   historyPath(a.st.Env),
 		Yes:           a.flags.yes,
 		Output:        a.flags.output,
+		Version:       currentVersion().Short(),
 	})
 	return withCode(ExitScript, err)
 }
