@@ -23,7 +23,7 @@ func init() {
 			Summary: "Describe the configs of topics, brokers, broker loggers, groups or client-metrics subscriptions.",
 			Doc: `A resource is {topic="t"}, {broker=1}, {broker="default"} (the cluster-wide dynamic broker default), {broker_logger=1}, {group="g"} or {client_metrics="name"}; resources is one resource or an array of them.
 Each result has type (the resource's key: "topic", "broker", ...), name (the topic, group or subscription name; the broker id as a string, "" for the broker default) and configs keyed by config name.
-source is Kafka's name for where the value comes from: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG, DYNAMIC_BROKER_LOGGER_CONFIG, CLIENT_METRICS_CONFIG, GROUP_CONFIG.
+source is Kafka's name for where the value comes from, as kafka-configs prints it: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG, DYNAMIC_BROKER_LOGGER_CONFIG, DYNAMIC_CLIENT_METRICS_CONFIG, DYNAMIC_GROUP_CONFIG.
 Sensitive values (passwords, keys) are never shown: value is nil and sensitive=true. keys limits the answer to those configs; synonyms=true adds synonyms={{name=, value=, source=}...} to each config, highest precedence first (e.g. log.retention.ms behind a topic's retention.ms).
 Broker and broker_logger resources are asked of that broker, as Kafka requires; a broker id not in the cluster fails with BROKER_NOT_AVAILABLE. Results are sorted by type, then name (broker ids numerically).`,
 			Example: `local t = describe_configs({topic = "orders"}, {keys = {"retention.ms", "cleanup.policy"}})[1]

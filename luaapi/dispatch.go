@@ -125,17 +125,28 @@ func markDryRun(lv lua.LValue) {
 	t.RawSetString("dry_run", lua.LTrue)
 }
 
-// printPlan writes the dry-run plan to stderr: the function's own lines,
-// then each item's verdict from the broker's validation.
+// printPlan writes the dry-run plan to stderr, once: the function's own
+// lines, then the items the broker's validation (or the dry run's own
+// checks) refused. An item that would apply is said only when the function
+// wrote no plan line of its own; the returned rows (dry_run=true) carry the
+// rest.
 func (r *Runtime) printPlan(c *Call, items []engine.Item) {
 	var b strings.Builder
 	for _, p := range c.plan {
 		fmt.Fprintf(&b, "dry-run: %s: %s\n", c.Fn.Name, p)
 	}
 	for _, it := range items {
+		f := it.Failure()
+		if f == nil && len(c.plan) > 0 {
+			continue
+		}
 		verdict := "would apply"
-		if f := it.Failure(); f != nil {
-			verdict = "would fail: " + f.Error()
+		if f != nil {
+			e := *f
+			if e.Resource == it.Key() {
+				e.Resource = "" // the line names the item already
+			}
+			verdict = "would fail: " + e.Error()
 		}
 		fmt.Fprintf(&b, "dry-run: %s: %s: %s\n", c.Fn.Name, it.Key(), verdict)
 	}
