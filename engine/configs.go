@@ -130,6 +130,9 @@ func (d DescribedConfigs) Failure() *Error { return d.Err }
 type DescribeConfigsOptions struct {
 	Synonyms bool     // include each config's synonyms
 	Keys     []string // only these configs (all when empty)
+	// Dynamic keeps only the values set on the resource itself, what
+	// kafka-configs --describe shows without --all (configs_dynamic.go).
+	Dynamic bool
 }
 
 // DescribeConfigs describes resources' configs, one result per resource
@@ -178,6 +181,9 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 				}
 				answers[r] = nil
 				got[r] = describedConfigs(r, rr.Configs, o.Synonyms)
+				if o.Dynamic {
+					got[r] = onlyDynamic(got[r])
+				}
 			}
 		}
 		return answers, nil
