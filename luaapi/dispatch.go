@@ -43,7 +43,7 @@ func (r *Runtime) dispatch(c *Call) int {
 			raise(L, f.Name, &engine.Error{Code: engine.CodeCanceled, Message: "not confirmed; nothing was changed"}, nil)
 		}
 	}
-	res, err := f.Run(c)
+	res, err := r.runReported(c)
 	if e, ok := err.(*engine.Error); ok && e == nil {
 		err = nil // a typed nil *engine.Error returned as error is no error
 	}

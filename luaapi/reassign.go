@@ -1,12 +1,7 @@
 package luaapi
 
 import (
-	"fmt"
-	"io"
-
-	"os"
 	"slices"
-	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -63,7 +58,7 @@ for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(
 			Returns: "{{topic=, partition=, replicas=}...}",
 			Summary: "Wait until no partition reassignment is in progress.",
 			Doc: `Polls list_partition_reassignments (every interval_ms, default 1000) until none is in progress (of topics, when given) and returns the partitions that finished meanwhile, with their final replicas. timeout is milliseconds or a duration string like "30m" (default 30m); when it passes first the call raises TIMEOUT naming the partitions still moving.
-On a terminal a progress line is written to stderr after each poll.`,
+While it waits, progress goes to stderr: a kafka.log-style line every 10 s when stderr is not a terminal (a cron log shows a move of hours going on), a line kept up to date in place on a terminal.`,
 			Example: `local done = wait_reassignments{timeout = "10m"}
 print(#done .. " partitions finished moving")`,
 			Run: waitReassignments},
@@ -258,34 +253,5 @@ func waitReassignments(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isTerminal(c.rt.opts.Stderr) {
-		w := c.rt.opts.Stderr
-		o.Progress = func(moving []engine.Reassignment, finished int, elapsed time.Duration) {
-			writeProgress(w, moving, finished, elapsed)
-		}
-	}
 	return cl.WaitReassignments(c.Ctx(), o)
-}
-
-func writeProgress(w io.Writer, moving []engine.Reassignment, finished int, elapsed time.Duration) {
-	var names []string
-	for i, r := range moving {
-		if i == 5 {
-			names = append(names, fmt.Sprintf("+%d more", len(moving)-5))
-			break
-		}
-		names = append(names, fmt.Sprintf("%s[%d]", r.Topic, r.Partition))
-	}
-	fmt.Fprintf(w, "wait_reassignments: %s: %d moving, %d finished %s\n",
-		elapsed.Round(time.Second), len(moving), finished, strings.Join(names, " "))
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	file, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

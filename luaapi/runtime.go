@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -35,6 +36,11 @@ type Options struct {
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // "table" or "json", for kafka.pp and returned values
+
+	// ProgressEvery is how often a call still waiting says so on stderr
+	// when stderr is not a terminal (progress.go): DefaultProgressEvery
+	// when zero, never when negative.
+	ProgressEvery time.Duration
 }
 
 // Runtime is one Lua state with kafka functions bound to a default client.
