@@ -37,6 +37,11 @@ type Options struct {
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // "table" or "json", for kafka.pp and returned values
 
+	// Demo: the default cluster is the embedded demo cluster (kfake),
+	// which accepts reassignments and moves no replica; the reassignment
+	// functions say so on stderr.
+	Demo bool
+
 	// ProgressEvery is how often a call still waiting says so on stderr
 	// when stderr is not a terminal (progress.go): DefaultProgressEvery
 	// when zero, never when negative.

@@ -328,6 +328,7 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		Audit:      s.audit,
 		PluginPath: dirs,
 		Output:     f.output,
+		Demo:       f.embedded,
 	})
 	if err := loadPlugins(cmd.Context(), s.rt); err != nil {
 		return nil, err
