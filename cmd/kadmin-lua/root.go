@@ -95,6 +95,7 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
+  kadmin-lua runbooks             the built-in runbooks and plugin commands (run NAME --help)
   kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
   kadmin-lua --embedded           the same on an in-process demo cluster
 
@@ -154,7 +155,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.versionCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.runbooksCmd(), a.versionCmd())
 	return root
 }
 

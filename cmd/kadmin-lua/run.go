@@ -26,7 +26,9 @@ per --output. A #! first line is ignored.
 
 FILE may also name, when no such file exists here, a command a plugin adds
 (kadmin-lua plugins lists them; see docs/plugins.md) or else a runbook built
-into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md).`,
+into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md;
+kadmin-lua runbooks lists them with the plugins' commands, and
+kadmin-lua run NAME --help prints a runbook's full usage).`,
 		Example: `  kadmin-lua -b localhost:9092 run scripts/reset-offsets.lua orders-consumer 2026-11-30T10:00:00Z
   kadmin-lua --profile prod -o json run health.lua --strict`,
 		Args: cobra.MinimumNArgs(1),
@@ -40,6 +42,11 @@ into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.
 						return rt.RunCommand(ctx, args[0], args[1:])
 					}
 					if name, ok := scripts.Lookup(args[0]); ok {
+						if r, _ := scripts.Get(name); scripts.WantsHelp(args[1:]) && r.Header != "" {
+							// The runbook's own --help reads its header from
+							// disk; built in, it is read here.
+							return nil, writeText(a.st.Stdout, r.Header)
+						}
 						return rt.DoFS(ctx, scripts.FS, name, args[1:])
 					}
 				}
