@@ -97,6 +97,7 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua plugins              the plugins loaded, their functions and commands
   kadmin-lua runbooks             the built-in runbooks and plugin commands (run NAME --help)
   kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
+  kadmin-lua completion SHELL     a bash, zsh, fish or powershell completion script
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
@@ -155,7 +156,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.runbooksCmd(), a.versionCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
+	a.registerCompletions(root)
 	return root
 }
 
