@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -199,5 +200,18 @@ func TestReassignmentOnDemoClusterSaysNothingMoves(t *testing.T) {
 	e.stderr.Reset()
 	e.run(fmt.Sprintf(`local other = kafka.connect{brokers = {%q}}
 		other:alter_partition_reassignments{{topic = "mv", partition = 0, replicas = {%d}}}`, c.ListenAddrs()[0], to))
+	assert.Empty(t, e.stderr.String())
+}
+
+// A user who may not read configs still gets the wait's result: a warning
+// says the throttles could not be looked for.
+func TestWaitReassignmentsWithoutConfigAccess(t *testing.T) {
+	e := newEnv(t)
+	h := e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.DescribeConfigs}, Err: kerr.ClusterAuthorizationFailed, Count: -1})
+	defer h.Remove()
+	e.run(`local done = wait_reassignments{timeout = "5s"}; assert(#done == 0)`)
+	assert.Contains(t, e.stderr.String(), "WARN wait_reassignments: cannot look for replication throttles to remove (CLUSTER_AUTHORIZATION_FAILED)")
+	e.stderr.Reset()
+	e.run(`wait_reassignments{timeout = "5s", keep_throttles = true}`)
 	assert.Empty(t, e.stderr.String())
 }
