@@ -130,6 +130,9 @@ func (d DescribedConfigs) Failure() *Error { return d.Err }
 type DescribeConfigsOptions struct {
 	Synonyms bool     // include each config's synonyms
 	Keys     []string // only these configs (all when empty)
+	// Dynamic keeps only the values set on the resource itself, what
+	// kafka-configs --describe shows without --all (configs_dynamic.go).
+	Dynamic bool
 }
 
 // DescribeConfigs describes resources' configs, one result per resource
@@ -178,6 +181,9 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 				}
 				answers[r] = nil
 				got[r] = describedConfigs(r, rr.Configs, o.Synonyms)
+				if o.Dynamic {
+					got[r] = onlyDynamic(got[r])
+				}
 			}
 		}
 		return answers, nil
@@ -202,15 +208,15 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResourceConfig, synonyms bool) DescribedConfigs {
 	d := DescribedConfigs{Type: r.Type, Name: r.Name, Configs: make(map[string]ConfigEntry, len(cfgs))}
 	for _, rc := range cfgs {
-		e := ConfigEntry{Value: rc.Value, Source: rc.Source.String(), Sensitive: rc.IsSensitive, ReadOnly: rc.ReadOnly}
+		e := ConfigEntry{Value: rc.Value, Source: ConfigSourceName(rc.Source), Sensitive: rc.IsSensitive, ReadOnly: rc.ReadOnly}
 		if rc.Source == kmsg.ConfigSourceUnknown && rc.IsDefault {
-			e.Source = kmsg.ConfigSourceDefaultConfig.String() // DescribeConfigs v0
+			e.Source = ConfigSourceName(kmsg.ConfigSourceDefaultConfig) // DescribeConfigs v0
 		}
 		for _, s := range rc.ConfigSynonyms {
 			if !synonyms {
 				break
 			}
-			e.Synonyms = append(e.Synonyms, ConfigSynonym{Name: s.Name, Value: s.Value, Source: s.Source.String()})
+			e.Synonyms = append(e.Synonyms, ConfigSynonym{Name: s.Name, Value: s.Value, Source: ConfigSourceName(s.Source)})
 		}
 		if e.Sensitive {
 			e.Value = nil

@@ -90,7 +90,7 @@ func AsError(err error, resource string) *Error {
 	var ke *kerr.Error
 	switch {
 	case errors.As(err, &ke):
-		out.Code, out.Message, out.Retriable = ke.Message, ke.Description, ke.Retriable
+		out.Code, out.Message, out.Retriable = ErrorName(ke), ke.Description, ke.Retriable
 		if ke == kerr.UnknownTopicOrPartition || ke == kerr.UnknownTopicID {
 			// Retriable for a producer waiting on auto-creation; for an
 			// admin it means the topic does not exist.

@@ -67,11 +67,7 @@ func (c *Client) APIVersions(ctx context.Context) ([]APIVersion, error) {
 		keys := slices.Clone(got[b].ApiKeys)
 		slices.SortFunc(keys, func(x, y kmsg.ApiVersionsResponseApiKey) int { return cmp.Compare(x.ApiKey, y.ApiKey) })
 		for _, k := range keys {
-			name := kmsg.NameForKey(k.ApiKey)
-			if name == "" {
-				name = fmt.Sprintf("Unknown%d", k.ApiKey)
-			}
-			out = append(out, APIVersion{Broker: b, API: k.ApiKey, Name: name, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
+			out = append(out, APIVersion{Broker: b, API: k.ApiKey, Name: APIName(k.ApiKey), MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 		}
 	}
 	return out, nil

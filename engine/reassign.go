@@ -342,6 +342,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		if o.Progress != nil {
 			o.Progress(moving, len(done), time.Since(start))
 		}
+		progressf(ctx, "%s", ReassignProgress(moving, len(done)))
 		if len(moving) == 0 {
 			c.awaitReplicas(ctx, done)
 			return done, nil

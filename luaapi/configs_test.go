@@ -190,7 +190,7 @@ func TestConfigsGroupClientMetricsBrokerLogger(t *testing.T) {
 		alter_configs{group = "g1", set = {["consumer.session.timeout.ms"] = 50000}}
 		local g = describe_configs{group = "g1"}[1]
 		assert(g.type == "group" and g.configs["consumer.session.timeout.ms"].value == "50000")
-		assert(g.configs["consumer.session.timeout.ms"].source == "GROUP_CONFIG")
+		assert(g.configs["consumer.session.timeout.ms"].source == "DYNAMIC_GROUP_CONFIG")
 
 		alter_configs{client_metrics = "sub1", set = {["interval.ms"] = 60000}, append = {metrics = {"org.apache.kafka.producer."}}}
 		local m = describe_configs{client_metrics = "sub1"}[1]

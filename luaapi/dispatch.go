@@ -43,7 +43,7 @@ func (r *Runtime) dispatch(c *Call) int {
 			raise(L, f.Name, &engine.Error{Code: engine.CodeCanceled, Message: "not confirmed; nothing was changed"}, nil)
 		}
 	}
-	res, err := f.Run(c)
+	res, err := r.runReported(c)
 	if e, ok := err.(*engine.Error); ok && e == nil {
 		err = nil // a typed nil *engine.Error returned as error is no error
 	}
@@ -117,23 +117,41 @@ func markDryRun(lv lua.LValue) {
 	t.RawSetString("dry_run", lua.LTrue)
 }
 
-// printPlan writes the dry-run plan to stderr: the function's own lines,
-// then each item's verdict from the broker's validation.
+// printPlan writes the dry-run plan to stderr, once: the function's own
+// lines, then the items the broker's validation (or the dry run's own
+// checks) refused. An item that would apply is said only when the function
+// wrote no plan line of its own; the returned rows (dry_run=true) carry the
+// rest.
 func (r *Runtime) printPlan(c *Call, items []engine.Item) {
 	var b strings.Builder
-	on := c.h.label() // every line names its cluster: a script may plan on several
+	on := "" // every line names its cluster: a script may plan on several
+	if c.h != nil {
+		on = " (on " + c.h.label() + ")"
+	}
+	// Names in the lines come from the cluster: escaped, like table cells.
+	line := func(format string, args ...any) {
+		b.WriteString(TerminalText(fmt.Sprintf(format, args...)) + on + "\n")
+	}
 	for _, p := range c.plan {
-		fmt.Fprintf(&b, "dry-run: %s: %s (on %s)\n", c.Fn.Name, p, on)
+		line("dry-run: %s: %s", c.Fn.Name, p)
 	}
 	for _, it := range items {
-		verdict := "would apply"
-		if f := it.Failure(); f != nil {
-			verdict = "would fail: " + f.Error()
+		f := it.Failure()
+		if f == nil && len(c.plan) > 0 {
+			continue
 		}
-		fmt.Fprintf(&b, "dry-run: %s: %s: %s (on %s)\n", c.Fn.Name, it.Key(), verdict, on)
+		verdict := "would apply"
+		if f != nil {
+			e := *f
+			if e.Resource == it.Key() {
+				e.Resource = "" // the line names the item already
+			}
+			verdict = "would fail: " + e.Error()
+		}
+		line("dry-run: %s: %s: %s", c.Fn.Name, it.Key(), verdict)
 	}
 	if b.Len() == 0 {
-		fmt.Fprintf(&b, "dry-run: %s: nothing changed (on %s)\n", c.Fn.Name, on)
+		line("dry-run: %s: nothing changed", c.Fn.Name)
 	}
 	_, _ = io.WriteString(r.opts.Stderr, b.String())
 }

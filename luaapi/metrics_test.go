@@ -131,7 +131,6 @@ kafka.connect{brokers = kafka.default:brokers()}:create_topics{{name = "t3", par
 	require.NoError(t, err)
 	out := stderr.String()
 	assert.Contains(t, out, "dry-run: create_topics: create topic t1 (partitions 2, replication factor broker default, 0 configs) (on prod-eu)\n")
-	assert.Contains(t, out, "dry-run: create_topics: t1: would apply (on prod-eu)\n")
-	assert.Contains(t, out, "dry-run: create_topics: t2: would apply (on dr)\n")
-	assert.Contains(t, out, "dry-run: create_topics: t3: would apply (on "+a.ListenAddrs()[0]+")\n")
+	assert.Contains(t, out, "dry-run: create_topics: create topic t2 (partitions 2, replication factor broker default, 0 configs) (on dr)\n")
+	assert.Contains(t, out, "dry-run: create_topics: create topic t3 (partitions 2, replication factor broker default, 0 configs) (on "+a.ListenAddrs()[0]+")\n")
 }

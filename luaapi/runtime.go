@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -51,6 +52,15 @@ type Options struct {
 	// Cluster names the default cluster in dry-run plans: its profile
 	// (run --profiles). Empty: its seed brokers.
 	Cluster string
+	// Demo: the default cluster is the embedded demo cluster (kfake),
+	// which accepts reassignments and moves no replica; the reassignment
+	// functions say so on stderr.
+	Demo bool
+
+	// ProgressEvery is how often a call still waiting says so on stderr
+	// when stderr is not a terminal (progress.go): DefaultProgressEvery
+	// when zero, never when negative.
+	ProgressEvery time.Duration
 }
 
 // Runtime is one Lua state with kafka functions bound to a default client.

@@ -309,7 +309,7 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 		return o
 	}
 	defer rt.Close()
-	vals, err := scriptRunner(l.args)(ctx, rt)
+	vals, err := l.a.scriptRunner(l.args)(ctx, rt)
 	o.checks, o.metrics = rt.CheckFailures(), rt.Metrics()
 	if err == nil && len(vals) > 0 {
 		err = l.format(rt, vals, &o)

@@ -95,16 +95,11 @@ $XDG_CONFIG_HOME/kadmin-lua/plugins (else ~/.config/kadmin-lua/plugins).
 -o json prints them as JSON. See docs/plugins.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dirs, err := a.pluginDirs()
+			rt, dirs, err := a.offlineRuntime(cmd)
 			if err != nil {
 				return err
 			}
-			rt := luaapi.New(luaapi.Options{Stdout: a.st.Stdout, Stderr: a.st.Stderr, Stdin: a.st.Stdin,
-				Env: a.st.Env, PluginPath: dirs, Output: a.flags.output})
 			defer rt.Close()
-			if err := loadPlugins(cmd.Context(), rt); err != nil {
-				return err
-			}
 			plugins := rt.Plugins()
 			if plugins == nil {
 				plugins = []*luaapi.Plugin{}

@@ -109,6 +109,9 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
   kadmin-lua undo AUDIT.jsonl     revert what an audit log says was changed, newest first
+  kadmin-lua runbooks             the built-in runbooks and plugin commands (run NAME --help)
+  kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
+  kadmin-lua completion SHELL     a bash, zsh, fish or powershell completion script
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
@@ -137,8 +140,10 @@ func (a *app) rootCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: a.runRoot,
+		RunE:    a.runRoot,
+		Version: currentVersion().Version,
 	}
+	root.SetVersionTemplate(currentVersion().Text())
 	root.SetIn(a.st.Stdin)
 	root.SetOut(a.st.Stdout)
 	root.SetErr(a.st.Stderr)
@@ -169,7 +174,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
+	a.registerCompletions(root)
 	return root
 }
 
@@ -229,6 +235,7 @@ func (a *app) runREPL(cmd *cobra.Command) error {
 		HistoryPath:   historyPath(a.st.Env),
 		Yes:           a.flags.yes,
 		Output:        a.flags.output,
+		Version:       currentVersion().Short(),
 	})
 	return withCode(ExitScript, err)
 }
@@ -373,7 +380,7 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 	}
 	o.Stdin, o.Env = a.st.Stdin, a.st.Env
 	o.DryRun, o.Audit, o.PluginPath, o.Output = f.dryRun, s.audit, s.dirs, f.output
-	o.MaxMemory, o.Runaway = int64(f.maxMemory), a.runaway
+	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
 	rt := luaapi.New(o)
 	if err := loadPlugins(cmd.Context(), rt); err != nil {
 		rt.Close()

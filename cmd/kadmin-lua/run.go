@@ -27,7 +27,9 @@ per --output. A #! first line is ignored.
 
 FILE may also name, when no such file exists here, a command a plugin adds
 (kadmin-lua plugins lists them; see docs/plugins.md) or else a runbook built
-into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md).
+into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md;
+kadmin-lua runbooks lists them with the plugins' commands, and
+kadmin-lua run NAME --help prints a runbook's full usage).
 
 --every runs the script again and again (loop mode), each run in a fresh Lua
 state on one Kafka connection, logging one line per run; --profiles runs it
@@ -42,7 +44,7 @@ Prometheus after each run. See docs/scheduling.md.`,
 			if sched.active(cmd) {
 				return a.runScheduled(cmd, args, sched)
 			}
-			return a.runScript(cmd, scriptRunner(args))
+			return a.runScript(cmd, a.scriptRunner(args))
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
@@ -53,13 +55,18 @@ Prometheus after each run. See docs/scheduling.md.`,
 // scriptRunner runs `run FILE ARGS...`: a file on disk wins; otherwise a
 // plugin's command; otherwise a runbook built into the binary (scripts/),
 // so `run add-partitions.lua` works anywhere.
-func scriptRunner(args []string) func(context.Context, *luaapi.Runtime) ([]lua.LValue, error) {
+func (a *app) scriptRunner(args []string) func(context.Context, *luaapi.Runtime) ([]lua.LValue, error) {
 	return func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
 		if _, err := os.Stat(args[0]); err != nil && os.IsNotExist(err) {
 			if _, _, ok := rt.Command(args[0]); ok {
 				return rt.RunCommand(ctx, args[0], args[1:])
 			}
 			if name, ok := scripts.Lookup(args[0]); ok {
+				if r, _ := scripts.Get(name); scripts.WantsHelp(args[1:]) && r.Header != "" {
+					// The runbook's own --help reads its header from
+					// disk; built in, it is read here.
+					return nil, writeText(a.st.Stdout, r.Header)
+				}
 				return rt.DoFS(ctx, scripts.FS, name, args[1:])
 			}
 		}
