@@ -21,6 +21,8 @@ type clientHandle struct {
 	mu     sync.Mutex
 	client *engine.Client
 	closed bool
+
+	clusterID string // under mu: the cluster's id, once a NameSource has asked (names.go)
 }
 
 func (h *clientHandle) get() (*engine.Client, error) {
@@ -80,5 +82,11 @@ func (r *Runtime) clientObject(h *clientHandle) *lua.LTable {
 		return 1
 	}))
 	obj.Metatable = mt
+	r.mu.Lock()
+	if r.objects == nil {
+		r.objects = map[*lua.LTable]*clientHandle{}
+	}
+	r.objects[obj] = h
+	r.mu.Unlock()
 	return obj
 }

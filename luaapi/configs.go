@@ -91,7 +91,7 @@ var brokerOrDefault = Custom(`broker id or "default"`, "0", func(r *reader, v lu
 		return nil, argErr(at, `must be a broker id (int32 >= 0) or "default", got %s`, describe(v))
 	}
 	return strconv.Itoa(int(id.(int32))), nil
-}, lua.LTNumber, lua.LTString)
+}, lua.LTNumber, lua.LTString).Like(OneOf(brokerID, Enum("default")))
 
 // configResource's keys naming the resource, one per resource type.
 var configResourceFields = []Field{

@@ -18,6 +18,9 @@ var itemType = reflect.TypeOf((*engine.Item)(nil)).Elem()
 // client object: a method call c:fn(...) passes it first and it is skipped.
 func (r *Runtime) bind(h *clientHandle, f *Func, self lua.LValue) *lua.LFunction {
 	fn := r.L.NewFunction(func(L *lua.LState) int {
+		if f.Mutating {
+			r.mutations.Add(1)
+		}
 		base := 1
 		if self != nil && L.GetTop() >= 1 && L.Get(1) == self {
 			base = 2
@@ -173,5 +176,5 @@ func (r *Runtime) confirmPrompt(c *Call) string {
 	for _, a := range r.callArgs(c) {
 		args = append(args, compactValue(engine.Redact(a)))
 	}
-	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), strings.Join(c.h.cfg.Brokers, ","))
+	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), c.h.confirmTarget())
 }

@@ -93,7 +93,7 @@ var reassignReplicas = Custom("non-empty array of broker ids", "{1}", func(r *re
 		}
 	}
 	return ids, nil
-}, lua.LTTable)
+}, lua.LTTable).Like(List[int32](brokerID).ArrayOnly())
 
 // reassignRow is one partition's move: {topic=, partition=, replicas=},
 // or a plan_reassignment row {topic=, partition=, current=, target=,
@@ -140,7 +140,7 @@ var reassignRows = uniqueRows(List[[]engine.PartitionTarget](Custom(
 			return reassignPlan.read(r, v, at)
 		}
 		return reassignRow.read(r, v, at)
-	}, lua.LTTable)).NonEmpty(), func(x any) []engine.PartitionTarget {
+	}, lua.LTTable).Like(reassignRow)).NonEmpty(), func(x any) []engine.PartitionTarget {
 	return slices.Concat(x.([][]engine.PartitionTarget)...)
 })
 
@@ -170,7 +170,7 @@ func uniqueRows(list *ListType, rows func(any) []engine.PartitionTarget) *Custom
 			seen[tp] = true
 		}
 		return out, nil
-	}, lua.LTTable)
+	}, lua.LTTable).Like(list)
 }
 
 func alterReassignments(c *Call) (any, error) {

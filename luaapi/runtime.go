@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -78,6 +79,9 @@ type Runtime struct {
 	funcOf   map[*lua.LFunction]*Func // for help(fn)
 	plug     *pluginState             // what LoadPlugins installed; nil before
 	metrics  *metricSet               // kafka.metric's figures; nil before the first
+
+	objects   map[*lua.LTable]*clientHandle // client objects, for NamesOf (names.go)
+	mutations atomic.Int64                  // calls of mutating functions (Mutations)
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.

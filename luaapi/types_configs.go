@@ -25,7 +25,7 @@ func spelledEnum(same func(spelling, name string) bool, names ...string) *Custom
 			}
 		}
 		return e.read(r, v, at)
-	}, lua.LTString)
+	}, lua.LTString).Like(e)
 }
 
 // secretStr reads a secret (a password): a non-empty string. Its errors
