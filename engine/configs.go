@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -294,16 +295,16 @@ func (a ConfigAlteration) Ops() []string {
 		}
 		return k + "=" + v
 	}
-	for _, k := range sortedKeys(a.Set) {
+	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 		out = append(out, "set "+show(k, a.Set[k]))
 	}
 	for _, k := range slices.Sorted(slices.Values(a.Delete)) {
 		out = append(out, "delete "+k)
 	}
-	for _, k := range sortedKeys(a.Append) {
+	for _, k := range slices.Sorted(maps.Keys(a.Append)) {
 		out = append(out, "append "+show(k, a.Append[k]))
 	}
-	for _, k := range sortedKeys(a.Subtract) {
+	for _, k := range slices.Sorted(maps.Keys(a.Subtract)) {
 		out = append(out, "subtract "+show(k, a.Subtract[k]))
 	}
 	return out
@@ -329,7 +330,7 @@ func (a ConfigAlteration) Check() *Error {
 	for _, ops := range []struct {
 		op   string
 		keys []string
-	}{{"set", sortedKeys(a.Set)}, {"delete", a.Delete}, {"append", sortedKeys(a.Append)}, {"subtract", sortedKeys(a.Subtract)}} {
+	}{{"set", slices.Sorted(maps.Keys(a.Set))}, {"delete", a.Delete}, {"append", slices.Sorted(maps.Keys(a.Append))}, {"subtract", slices.Sorted(maps.Keys(a.Subtract))}} {
 		for _, k := range ops.keys {
 			if err := add(ops.op, k); err != nil {
 				return err
@@ -350,18 +351,18 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 		rc.Name, rc.Op, rc.Value = k, op, v
 		rr.Configs = append(rr.Configs, rc)
 	}
-	for _, k := range sortedKeys(a.Set) {
+	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 		v := a.Set[k]
 		add(kmsg.IncrementalAlterConfigOpSet, k, &v)
 	}
 	for _, k := range a.Delete {
 		add(kmsg.IncrementalAlterConfigOpDelete, k, nil)
 	}
-	for _, k := range sortedKeys(a.Append) {
+	for _, k := range slices.Sorted(maps.Keys(a.Append)) {
 		v := a.Append[k]
 		add(kmsg.IncrementalAlterConfigOpAppend, k, &v)
 	}
-	for _, k := range sortedKeys(a.Subtract) {
+	for _, k := range slices.Sorted(maps.Keys(a.Subtract)) {
 		v := a.Subtract[k]
 		add(kmsg.IncrementalAlterConfigOpSubtract, k, &v)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -35,8 +36,8 @@ type ConfigsAfter map[string]*string
 
 // Touched lists the configs the alteration changes, sorted.
 func (a ConfigAlteration) Touched() []string {
-	keys := append(sortedKeys(a.Set), a.Delete...)
-	keys = append(append(keys, sortedKeys(a.Append)...), sortedKeys(a.Subtract)...)
+	keys := append(slices.Sorted(maps.Keys(a.Set)), a.Delete...)
+	keys = append(append(keys, slices.Sorted(maps.Keys(a.Append))...), slices.Sorted(maps.Keys(a.Subtract))...)
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
@@ -97,7 +98,7 @@ func (c *Client) configsBefore(ctx context.Context, alts []ConfigAlteration) ([]
 		resources = append(resources, a.Resource)
 		keys = append(keys, a.Touched()...)
 	}
-	keys = dedupSorted(keys)
+	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
 	cur, errs, err := c.currentConfigs(ctx, resources, keys)
 	if err != nil {
 		return nil, err
@@ -207,7 +208,7 @@ func (c *Client) lookAlteredConfigs(byRes map[ConfigResource]ConfigAlteration) f
 				keys = append(keys, a.Touched()...)
 			}
 		}
-		cur, _, derr := c.currentConfigs(ctx, resources, dedupSorted(keys))
+		cur, _, derr := c.currentConfigs(ctx, resources, slices.Compact(slices.Sorted(slices.Values(keys))))
 		if derr != nil {
 			return res, err, found
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -120,7 +121,7 @@ func (c *Client) DescribeFeatures(ctx context.Context) ([]Feature, error) {
 		get(fin.Name).FinalizedLevel = fin.MaxVersionLevel
 	}
 	out := make([]Feature, 0, len(byName))
-	for _, n := range sortedKeys(byName) {
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, *byName[n])
 	}
 	return out, nil
@@ -164,7 +165,7 @@ func (c *Client) UpdateFeatures(ctx context.Context, updates []FeatureUpdate, va
 		}
 		byName[u.Feature] = u
 	}
-	names := sortedKeys(byName)
+	names := slices.Sorted(maps.Keys(byName))
 	sorted := make([]FeatureUpdate, len(names))
 	for i, n := range names {
 		sorted[i] = byName[n]

@@ -381,7 +381,7 @@ func (c *Client) resolvePartitions(ctx context.Context, topics []string, partiti
 	for _, tp := range partitions {
 		all = append(all, tp.Topic)
 	}
-	all = dedupSorted(all)
+	all = slices.Compact(slices.Sorted(slices.Values(all)))
 	if len(all) == 0 {
 		return nil, nil, nil
 	}
@@ -391,7 +391,7 @@ func (c *Client) resolvePartitions(ctx context.Context, topics []string, partiti
 	}
 	set := map[TopicPartition]bool{}
 	var missing []missingTopic
-	for _, t := range dedupSorted(topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
 			missing = append(missing, missingTopic{t, AsError(orErr(td.Err, kerr.UnknownTopicOrPartition), t)})

@@ -117,7 +117,7 @@ func (g GroupDescription) Failure() *Error { return g.Err }
 func (c *Client) DescribeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	return c.describeGroups(ctx, dedupSorted(groups))
+	return c.describeGroups(ctx, slices.Compact(slices.Sorted(slices.Values(groups))))
 }
 
 func (c *Client) describeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
@@ -356,7 +356,7 @@ func (c *Client) FetchOffsets(ctx context.Context, group string, topics []string
 		}
 		return out, nil
 	}
-	topics = dedupSorted(topics)
+	topics = slices.Compact(slices.Sorted(slices.Values(topics)))
 	m, err := c.metadata(ctx, topics)
 	if err != nil {
 		return nil, err
@@ -536,7 +536,7 @@ func (g DeletedGroup) Failure() *Error { return g.Err }
 func (c *Client) DeleteGroups(ctx context.Context, groups []string, o DeleteGroupsOptions) ([]DeletedGroup, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	return mutate(ctx, c, mutation[GroupsBefore, []DeletedGroup]{
 		op: "delete_groups", keys: groups, needBefore: true,
 		args: struct {

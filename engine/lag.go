@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -62,7 +64,7 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 			}
 		}
 	}
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	described, err := c.describeGroups(ctx, groups)
 	if err != nil {
 		return nil, err
@@ -87,7 +89,7 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 		}
 	}
 	var start, end kadm.ListedOffsets
-	if topics := sortedKeys(topicSet); len(topics) > 0 {
+	if topics := slices.Sorted(maps.Keys(topicSet)); len(topics) > 0 {
 		if start, end, err = c.listStartEnd(ctx, topics); err != nil {
 			return nil, err
 		}

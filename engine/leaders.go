@@ -50,7 +50,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 	}
 	var m *kmsg.MetadataResponse
 	if e := retryCall(ctx, "", func(ctx context.Context) (err error) {
-		m, err = c.rawMetadata(ctx, dedupSorted(want)...)
+		m, err = c.rawMetadata(ctx, slices.Compact(slices.Sorted(slices.Values(want)))...)
 		return err
 	}); e != nil {
 		return nil, nil, nil, e
@@ -74,7 +74,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 			}
 		}
 	}
-	for _, n := range dedupSorted(topics) {
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		if !found[n] {
 			missing = append(missing, n)
 		}
@@ -99,7 +99,7 @@ func (c *Client) leadersAfterElection(ctx context.Context, typ ElectionType, tps
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
-		if m, err := c.rawMetadata(ctx, dedupSorted(names)...); err == nil {
+		if m, err := c.rawMetadata(ctx, slices.Compact(slices.Sorted(slices.Values(names)))...); err == nil {
 			for _, t := range m.Topics {
 				for _, p := range t.Partitions {
 					if t.Topic != nil {

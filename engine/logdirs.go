@@ -61,12 +61,12 @@ func (c *Client) DescribeLogDirs(ctx context.Context, q LogDirsQuery) ([]LogDir,
 	brokers = slices.Compact(brokers)
 	var set kadm.TopicsSet
 	if len(q.Topics) > 0 {
-		m, e := c.metadata(ctx, dedupSorted(q.Topics))
+		m, e := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(q.Topics))))
 		if e != nil {
 			return nil, e
 		}
 		set = kadm.TopicsSet{}
-		for _, n := range dedupSorted(q.Topics) {
+		for _, n := range slices.Compact(slices.Sorted(slices.Values(q.Topics))) {
 			t, ok := m.Topics[n]
 			if !ok || t.Err != nil {
 				return nil, AsError(cmp.Or(t.Err, error(kerr.UnknownTopicOrPartition)), n)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,7 +35,7 @@ type QuotaEntity map[string]string
 // String renders "client_id=app,user=alice" (types sorted).
 func (e QuotaEntity) String() string {
 	var parts []string
-	for _, k := range sortedKeys(e) {
+	for _, k := range slices.Sorted(maps.Keys(e)) {
 		parts = append(parts, k+"="+e[k])
 	}
 	return strings.Join(parts, ",")
@@ -75,7 +76,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 	for _, f := range filters {
 		req := kmsg.NewPtrDescribeClientQuotasRequest()
 		req.Strict = strict
-		for _, k := range sortedKeys(f) {
+		for _, k := range slices.Sorted(maps.Keys(f)) {
 			rc := kmsg.NewDescribeClientQuotasRequestComponent()
 			rc.EntityType = QuotaEntityTypes[k]
 			switch n := f[k]; n {
@@ -116,7 +117,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 		}
 	}
 	out := make([]DescribedQuota, 0, len(byEntity))
-	for _, k := range sortedKeys(byEntity) {
+	for _, k := range slices.Sorted(maps.Keys(byEntity)) {
 		out = append(out, byEntity[k])
 	}
 	return out, nil
@@ -182,12 +183,12 @@ func (c *Client) alterClientQuotas(ctx context.Context, alts []QuotaAlteration, 
 		for _, i := range pending {
 			a := alts[i]
 			re := kmsg.NewAlterClientQuotasRequestEntry()
-			for _, k := range sortedKeys(a.Entity) {
+			for _, k := range slices.Sorted(maps.Keys(a.Entity)) {
 				ee := kmsg.NewAlterClientQuotasRequestEntryEntity()
 				ee.Type, ee.Name = QuotaEntityTypes[k], a.Entity.name(k)
 				re.Entity = append(re.Entity, ee)
 			}
-			for _, k := range sortedKeys(a.Set) {
+			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 				op := kmsg.NewAlterClientQuotasRequestEntryOp()
 				op.Key, op.Value = k, a.Set[k]
 				re.Ops = append(re.Ops, op)

@@ -183,7 +183,7 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 	for _, t := range targets {
 		topics = append(topics, t.Topic)
 	}
-	m, err := c.metadata(ctx, dedupSorted(topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, err
 	}
@@ -236,12 +236,12 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 	if len(o.Topics) == 0 {
 		return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
 	}
-	m, err := c.metadata(ctx, dedupSorted(o.Topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(o.Topics))))
 	if err != nil {
 		return ReassignmentPlan{}, err
 	}
 	in := PlanInput{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
-	for _, t := range dedupSorted(o.Topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(o.Topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
 			err := td.Err
@@ -375,7 +375,7 @@ func (c *Client) awaitReplicas(ctx context.Context, done []FinishedReassignment)
 	for _, d := range done {
 		topics = append(topics, d.Topic)
 	}
-	topics = dedupSorted(topics)
+	topics = slices.Compact(slices.Sorted(slices.Values(topics)))
 	var shown [][]int32
 	for attempt := 0; ; attempt++ {
 		now, final := c.brokersShow(ctx, topics, done)

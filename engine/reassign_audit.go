@@ -30,7 +30,7 @@ func (c *Client) replicasNow(ctx context.Context, parts []PartitionTarget) ([]Re
 	for _, p := range parts {
 		topics = append(topics, p.Topic)
 	}
-	m, err := c.metadata(ctx, dedupSorted(topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, err
 	}

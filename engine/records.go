@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -109,7 +110,7 @@ func (c *Client) deleteRecords(ctx context.Context, tps []TopicPartition, offset
 		for _, tp := range pending {
 			byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
 		}
-		for _, t := range sortedKeys(byTopic) {
+		for _, t := range slices.Sorted(maps.Keys(byTopic)) {
 			rt := kmsg.NewDeleteRecordsRequestTopic()
 			rt.Topic = t
 			for _, tp := range byTopic[t] {
@@ -170,7 +171,7 @@ func (c *Client) PlanDeleteRecords(ctx context.Context, dels []RecordsDeletion) 
 	for _, tp := range tps {
 		topics = append(topics, tp.Topic)
 	}
-	known, missing, err := c.topicPartitions(ctx, dedupSorted(topics))
+	known, missing, err := c.topicPartitions(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -52,7 +53,7 @@ func (s SCRAMCredential) Failure() *Error { return s.Err }
 func (c *Client) DescribeUserSCRAMCredentials(ctx context.Context, users []string) ([]SCRAMCredential, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	users = dedupSorted(users)
+	users = slices.Compact(slices.Sorted(slices.Values(users)))
 	var res kadm.DescribedUserSCRAMs
 	if e := retryCall(ctx, "", func(ctx context.Context) error {
 		var err error
@@ -133,7 +134,7 @@ func (c *Client) AlterUserSCRAMCredentials(ctx context.Context, upserts []SCRAMU
 	for _, d := range dels {
 		users = append(users, d.User)
 	}
-	users = dedupSorted(users)
+	users = slices.Compact(slices.Sorted(slices.Values(users)))
 	// Kafka refuses a user named twice in one request (DUPLICATE_RESOURCE),
 	// so a user's second change goes in a second round, and so on.
 	var rounds []map[string]scramChange
@@ -187,7 +188,7 @@ func (c *Client) alterSCRAM(ctx context.Context, users []string, rounds []map[st
 	errs := map[string]*Error{}
 	for _, round := range rounds {
 		var keys []string
-		for _, u := range sortedKeys(round) {
+		for _, u := range slices.Sorted(maps.Keys(round)) {
 			if errs[u] == nil {
 				keys = append(keys, u)
 			}

@@ -38,7 +38,7 @@ func (g ShareGroup) Failure() *Error { return g.Err }
 func (c *Client) DescribeShareGroups(ctx context.Context, groups []string) ([]ShareGroup, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	found := map[string]ShareGroup{}
 	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		ds, err := c.adm.DescribeShareGroups(ctx, pending...)
@@ -107,7 +107,7 @@ func (o ShareGroupOffset) Failure() *Error { return o.Err }
 func (c *Client) DescribeShareGroupOffsets(ctx context.Context, groups []string) ([]ShareGroupOffset, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	got := map[string][]ShareGroupOffset{}
 	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		ds, err := c.adm.DescribeShareGroupOffsets(ctx, pending...)
@@ -222,7 +222,7 @@ func (r ShareTopicResult) Failure() *Error { return r.Err }
 func (c *Client) DeleteShareGroupOffsets(ctx context.Context, group string, topics []string) ([]ShareTopicResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	topics = dedupSorted(topics)
+	topics = slices.Compact(slices.Sorted(slices.Values(topics)))
 	return mutate(ctx, c, mutation[[]ShareGroupOffset, []ShareTopicResult]{
 		op: "delete_share_group_offsets", keys: topics,
 		args: struct {

@@ -71,7 +71,7 @@ func (c *Client) PlanThrottles(ctx context.Context, targets []PartitionTarget, r
 	for _, t := range targets {
 		topics = append(topics, t.Topic)
 	}
-	m, merr := c.metadata(ctx, dedupSorted(topics))
+	m, merr := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if merr != nil {
 		return ThrottlePlan{}, merr
 	}
@@ -114,7 +114,7 @@ func throttlePlan(moves map[tp]move, rate int64) ThrottlePlan {
 		p.Brokers = append(p.Brokers, b)
 	}
 	slices.Sort(p.Brokers)
-	for _, t := range sortedKeys(leader) {
+	for _, t := range slices.Sorted(maps.Keys(leader)) {
 		p.Topics = append(p.Topics, TopicThrottle{Topic: t, Leader: replicaList(leader[t]), Follower: replicaList(follower[t])})
 	}
 	return p
@@ -211,7 +211,7 @@ func (f ThrottlesFound) Alterations() []ConfigAlteration {
 	for _, b := range ids {
 		out = append(out, ConfigAlteration{Resource: ConfigResource{ConfigBroker, strconv.Itoa(int(b))}, Delete: f.Brokers[b]})
 	}
-	for _, t := range sortedKeys(f.Topics) {
+	for _, t := range slices.Sorted(maps.Keys(f.Topics)) {
 		out = append(out, ConfigAlteration{Resource: ConfigResource{ConfigTopic, t}, Delete: f.Topics[t]})
 	}
 	return out
@@ -268,9 +268,9 @@ func (c *Client) FindThrottles(ctx context.Context, topics []string) (ThrottlesF
 		if e != nil {
 			return f, e
 		}
-		topics = sortedKeys(m.Topics)
+		topics = slices.Sorted(maps.Keys(m.Topics))
 	}
-	for _, t := range dedupSorted(topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		resources = append(resources, ConfigResource{ConfigTopic, t})
 	}
 	described, err := c.DescribeConfigs(ctx, resources, DescribeConfigsOptions{Keys: slices.Concat(brokerThrottles, topicThrottles)})
@@ -284,7 +284,7 @@ func (c *Client) FindThrottles(ctx context.Context, topics []string) (ThrottlesF
 			}
 			return f, d.Err
 		}
-		for _, k := range sortedKeys(d.Configs) {
+		for _, k := range slices.Sorted(maps.Keys(d.Configs)) {
 			e := d.Configs[k]
 			switch {
 			case d.Type == ConfigBroker && slices.Contains(brokerThrottles, k) && e.Source == "DYNAMIC_BROKER_CONFIG":

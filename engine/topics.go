@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -34,7 +35,7 @@ func (c *Client) ListTopics(ctx context.Context, o ListTopicsOptions) ([]TopicSu
 		return nil, err
 	}
 	out := []TopicSummary{}
-	for _, name := range sortedKeys(m.Topics) {
+	for _, name := range slices.Sorted(maps.Keys(m.Topics)) {
 		t := m.Topics[name]
 		if (t.IsInternal && !o.Internal) || (o.Match != nil && !o.Match.MatchString(name)) {
 			continue
@@ -84,9 +85,9 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 		if err != nil {
 			return nil, err
 		}
-		names = sortedKeys(m.Topics)
+		names = slices.Sorted(maps.Keys(m.Topics))
 	}
-	names = dedupSorted(names)
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
 	found := map[string]TopicDescription{}
 	unknownSeen := map[string]int{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
@@ -292,13 +293,13 @@ func createTopicReq(s TopicSpec) kmsg.CreateTopicsRequestTopic {
 	}
 	if len(s.Assignment) > 0 {
 		t.NumPartitions, t.ReplicationFactor = -1, -1
-		for _, p := range sortedInt32Keys(s.Assignment) {
+		for _, p := range slices.Sorted(maps.Keys(s.Assignment)) {
 			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
 			a.Partition, a.Replicas = p, s.Assignment[p]
 			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
 		}
 	}
-	for _, k := range sortedKeys(s.Configs) {
+	for _, k := range slices.Sorted(maps.Keys(s.Configs)) {
 		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
 		v := s.Configs[k]
 		cfg.Name, cfg.Value = k, &v
@@ -329,7 +330,7 @@ func (t DeletedTopic) Failure() *Error { return t.Err }
 func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopicsOptions) ([]DeletedTopic, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	names = dedupSorted(names)
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
 	return mutate(ctx, c, mutation[topicStates, []DeletedTopic]{
 		op: "delete_topics", keys: names, needBefore: true,
 		args: struct {
@@ -429,7 +430,7 @@ func (t CreatedPartitions) Failure() *Error { return t.Err }
 func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, o CreatePartitionsOptions) ([]CreatedPartitions, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	names := sortedKeys(totals)
+	names := slices.Sorted(maps.Keys(totals))
 	return mutate(ctx, c, mutation[topicStates, []CreatedPartitions]{
 		op: "create_partitions", keys: names, validateOnly: o.ValidateOnly, needBefore: !o.ValidateOnly,
 		args: struct {

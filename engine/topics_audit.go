@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -147,7 +149,7 @@ func looked(e *Error, what string) *Error {
 func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, topicStates, []CreatedTopic, error, map[string]bool) ([]CreatedTopic, error, map[string]string) {
 	return func(ctx context.Context, before topicStates, res []CreatedTopic, err error, unknown map[string]bool) ([]CreatedTopic, error, map[string]string) {
 		found := map[string]string{}
-		m, merr := c.freshMetadata(ctx, sortedKeys(unknown)...)
+		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
 		if merr != nil {
 			return res, err, found
 		}
@@ -180,7 +182,7 @@ func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, 
 func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, topicStates, []DeletedTopic, error, map[string]bool) ([]DeletedTopic, error, map[string]string) {
 	return func(ctx context.Context, before topicStates, res []DeletedTopic, err error, unknown map[string]bool) ([]DeletedTopic, error, map[string]string) {
 		found := map[string]string{}
-		m, merr := c.freshMetadata(ctx, sortedKeys(unknown)...)
+		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
 		if merr != nil {
 			return res, err, found
 		}
@@ -214,7 +216,7 @@ func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, 
 func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Context, topicStates, []CreatedPartitions, error, map[string]bool) ([]CreatedPartitions, error, map[string]string) {
 	return func(ctx context.Context, before topicStates, res []CreatedPartitions, err error, unknown map[string]bool) ([]CreatedPartitions, error, map[string]string) {
 		found := map[string]string{}
-		m, merr := c.freshMetadata(ctx, sortedKeys(unknown)...)
+		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
 		if merr != nil {
 			return res, err, found
 		}

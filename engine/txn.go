@@ -71,7 +71,7 @@ func (d DescribedTransaction) Failure() *Error { return d.Err }
 func (c *Client) DescribeTransactions(ctx context.Context, ids []string) ([]DescribedTransaction, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	return c.describeTransactions(ctx, dedupSorted(ids))
+	return c.describeTransactions(ctx, slices.Compact(slices.Sorted(slices.Values(ids))))
 }
 
 func (c *Client) describeTransactions(ctx context.Context, ids []string) ([]DescribedTransaction, error) {
@@ -130,12 +130,12 @@ func (c *Client) DescribeProducers(ctx context.Context, topics []string) ([]Prod
 }
 
 func (c *Client) describeProducers(ctx context.Context, topics []string) ([]Producer, error) {
-	m, err := c.metadata(ctx, dedupSorted(topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, err
 	}
 	set := kadm.TopicsSet{}
-	for _, t := range dedupSorted(topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
 			e := td.Err
@@ -326,7 +326,7 @@ func (c *Client) FindHangingTransactions(ctx context.Context, o HangingOptions, 
 	}
 	described := map[string]DescribedTransaction{}
 	if len(ids) > 0 {
-		ds, err := c.describeTransactions(ctx, dedupSorted(ids))
+		ds, err := c.describeTransactions(ctx, slices.Compact(slices.Sorted(slices.Values(ids))))
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +377,7 @@ func (f FencedProducer) Failure() *Error { return f.Err }
 func (c *Client) FenceProducers(ctx context.Context, ids []string) ([]FencedProducer, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	ids = dedupSorted(ids)
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	return mutate(ctx, c, mutation[struct{}, []FencedProducer]{
 		op: "fence_producers", keys: ids,
 		args: struct {

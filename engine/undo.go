@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -219,7 +220,7 @@ func (u *undoer) undo() {
 		}
 	}
 	if msg, ok := cannotUndo[in.Op]; ok {
-		u.step(strings.Join(sortedKeys(applied), ", "), UndoImpossible, "%s", msg)
+		u.step(strings.Join(slices.Sorted(maps.Keys(applied)), ", "), UndoImpossible, "%s", msg)
 		return
 	}
 	if in.BeforeError != "" {
@@ -259,7 +260,7 @@ func (u *undoer) dropMissing(applied map[string]AuditItemOutcome) {
 	var groups GroupsBefore
 	_ = decodeRaw(u.ch.Intent.Before, &topics)
 	_ = decodeRaw(u.ch.Intent.Before, &groups)
-	for _, k := range sortedKeys(applied) {
+	for _, k := range slices.Sorted(maps.Keys(applied)) {
 		if _, known := topics[k]; (known && !topics[k].Exists) || (u.ch.Intent.Op == "delete_groups" && !groups.existed(k)) {
 			u.step(k, UndoSkipped, "it did not exist: nothing was deleted")
 			delete(applied, k)

@@ -50,7 +50,7 @@ func (u *undoer) configs(applied map[string]AuditItemOutcome) error {
 }
 
 func (u *undoer) revertConfigs(r ConfigResource, beforeRaw, afterRaw map[string]json.RawMessage) {
-	keys := sortedKeys(afterRaw)
+	keys := slices.Sorted(maps.Keys(afterRaw))
 	cur, errs, err := u.c.currentConfigs(u.ctx, []ConfigResource{r}, keys)
 	if err != nil || errs[r.String()] != nil {
 		u.step(r.String(), UndoFailed, "describing its configs: %v", cmpErr(err, errs[r.String()]))
@@ -166,7 +166,7 @@ func (u *undoer) createdACLs(applied map[string]AuditItemOutcome) error {
 // deletedACLs recreates the ACLs a delete_acls deleted.
 func (u *undoer) deletedACLs(applied map[string]AuditItemOutcome) error {
 	var gone []ACL
-	for _, k := range sortedKeys(applied) {
+	for _, k := range slices.Sorted(maps.Keys(applied)) {
 		var d DeletedACLsDetail
 		if err := decodeRaw(applied[k].Detail, &d); err != nil {
 			return err
@@ -228,7 +228,7 @@ func (u *undoer) quotas(applied map[string]AuditItemOutcome) error {
 		rev := QuotaAlteration{Entity: b.Entity, Set: map[string]float64{}}
 		left := maps.Clone(now[0].Quotas)
 		var plan []string
-		for _, k := range sortedKeys(old) {
+		for _, k := range slices.Sorted(maps.Keys(old)) {
 			if v := old[k]; v != nil {
 				rev.Set[k], left[k] = *v, *v
 				plan = append(plan, fmt.Sprintf("set %s=%v", k, *v))
@@ -343,7 +343,7 @@ func offsetPlan(verb string, os []OffsetCommit) string {
 // createdTopics deletes the topics a create_topics created, after
 // confirmation; a topic with another id now was recreated since.
 func (u *undoer) createdTopics(applied map[string]AuditItemOutcome) error {
-	names := sortedKeys(applied)
+	names := slices.Sorted(maps.Keys(applied))
 	exist, err := u.c.topicStates(u.ctx, names)
 	if err != nil {
 		u.step("", UndoFailed, "looking the topics up: %v", err)
