@@ -55,6 +55,8 @@ type Cluster struct {
 	Users      map[string]string // user -> password; nil for PLAINTEXT
 	Dir        string            // root of configs, data and logs (removed by Close)
 
+	tls *TLSListener // the extra SSL listener of StartSingleTLS, or nil
+
 	java, jars string
 	nodes      []*node
 	closeOnce  sync.Once
@@ -64,6 +66,7 @@ type Cluster struct {
 type node struct {
 	id          int32
 	port, cport int
+	sport       int    // the SSL listener's port (StartSingleTLS), or 0
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -82,7 +85,43 @@ func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa
 // exist for both SCRAM mechanisms from the start. It returns once the broker
 // answers Metadata. The caller must Close the cluster.
 func StartSingle(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 1, true)
+	return start(ctx, 1, true, nil)
+}
+
+// TLSListener is the SSL client listener of StartSingleTLS: the broker's
+// key store and the trust store it checks client certificates against
+// (JKS or PKCS12 files, as keytool makes them).
+type TLSListener struct {
+	KeyStore, KeyStoreType, KeyStorePassword       string
+	TrustStore, TrustStoreType, TrustStorePassword string
+}
+
+// StartSingleTLS starts one node with a PLAINTEXT client listener (as
+// StartThree's nodes, without an authorizer) and a second client listener,
+// SSL with client authentication required (ssl.client.auth=required), made
+// from l. TLSBootstrap is the SSL listener's address.
+func StartSingleTLS(ctx context.Context, l TLSListener) (*Cluster, error) {
+	return start(ctx, 1, false, &l)
+}
+
+// TLSBootstrap is the address of the SSL listener (StartSingleTLS), or "".
+func (c *Cluster) TLSBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.sport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.sport)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// RunJava runs a Java class of the broker classpath (a Kafka tool such as
+// org.apache.kafka.tools.TopicCommand) with args, and returns its combined
+// output.
+func (c *Cluster) RunJava(ctx context.Context, class string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, c.java, append(append(c.jvmArgs(formatHeapOpt), class), args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // StartThree starts three combined broker+controller nodes (ids 1, 2, 3) with a
@@ -90,10 +129,10 @@ func StartSingle(ctx context.Context) (*Cluster, error) {
 // and min.insync.replicas=2 (internal topics likewise). It returns once all
 // three brokers are in the metadata. The caller must Close the cluster.
 func StartThree(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 3, false)
+	return start(ctx, 3, false, nil)
 }
 
-func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
+func start(ctx context.Context, size int, sasl bool, tl *TLSListener) (*Cluster, error) {
 	java, jars, err := runtimeDeps()
 	if err != nil {
 		return nil, err
@@ -106,7 +145,7 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 	// A port picked as free can be taken before the JVM binds it; retry
 	// with fresh ports in that case.
 	for attempt := 1; ; attempt++ {
-		c, err := startOnce(ctx, java, jars, size, sasl)
+		c, err := startOnce(ctx, java, jars, size, sasl, tl)
 		if err == nil {
 			return c, nil
 		}
@@ -116,7 +155,7 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 	}
 }
 
-func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *Cluster, err error) {
+func startOnce(ctx context.Context, java, jars string, size int, sasl bool, tl *TLSListener) (_ *Cluster, err error) {
 	sweepStale()
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
@@ -131,6 +170,7 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 		ClusterID: newClusterID(),
 		Protocol:  ProtoPlain,
 		Dir:       dir,
+		tls:       tl,
 		java:      java,
 		jars:      jars,
 	}
@@ -144,12 +184,15 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 			c.Close()
 		}
 	}()
-	ports, err := freePorts(2 * size)
+	ports, err := freePorts(3 * size)
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < size; i++ {
-		n := &node{id: int32(i + 1), port: ports[2*i], cport: ports[2*i+1]}
+		n := &node{id: int32(i + 1), port: ports[3*i], cport: ports[3*i+1]}
+		if tl != nil {
+			n.sport = ports[3*i+2]
+		}
 		n.dir = filepath.Join(dir, fmt.Sprintf("node%d", n.id))
 		n.cfg = filepath.Join(n.dir, "server.properties")
 		n.log = filepath.Join(n.dir, "node.log")
@@ -275,15 +318,19 @@ func (c *Cluster) serverProperties(n *node) string {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", m.id, m.cport))
 	}
 	p := c.Protocol
+	ssl, sslMap := "", ""
+	if c.tls != nil {
+		ssl, sslMap = fmt.Sprintf(",SSL://127.0.0.1:%d", n.sport), ",SSL:SSL"
+	}
 	props := [][2]string{
 		{"process.roles", "broker,controller"},
 		{"node.id", strconv.Itoa(int(n.id))},
 		{"controller.quorum.voters", strings.Join(voters, ",")},
 		{"controller.listener.names", "CONTROLLER"},
-		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport)},
-		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port)},
+		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport) + ssl},
+		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port) + ssl},
 		{"inter.broker.listener.name", p},
-		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p)},
+		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p) + sslMap},
 		{"log.dirs", filepath.Join(n.dir, "data")},
 		{"num.partitions", "1"},
 		{"default.replication.factor", strconv.Itoa(rf)},
@@ -329,6 +376,18 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"super.users", "User:" + AdminUser + ";User:ANONYMOUS"},
 			// Enables delegation tokens (they need SASL, which this listener has).
 			{"delegation.token.secret.key", "kadmin-lua-test-token-key"},
+		}...)
+	}
+	if l := c.tls; l != nil {
+		props = append(props, [][2]string{
+			{"listener.name.ssl.ssl.keystore.location", l.KeyStore},
+			{"listener.name.ssl.ssl.keystore.type", l.KeyStoreType},
+			{"listener.name.ssl.ssl.keystore.password", l.KeyStorePassword},
+			{"listener.name.ssl.ssl.key.password", l.KeyStorePassword},
+			{"listener.name.ssl.ssl.truststore.location", l.TrustStore},
+			{"listener.name.ssl.ssl.truststore.type", l.TrustStoreType},
+			{"listener.name.ssl.ssl.truststore.password", l.TrustStorePassword},
+			{"listener.name.ssl.ssl.client.auth", "required"},
 		}...)
 	}
 	var b strings.Builder
