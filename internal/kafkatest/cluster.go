@@ -55,7 +55,7 @@ type Cluster struct {
 	Users      map[string]string // user -> password; nil for PLAINTEXT
 	Dir        string            // root of configs, data and logs (removed by Close)
 
-	tls *TLSListener // the extra SSL listener of StartSingleTLS, or nil
+	extra Extra // StartSingleWith's extra listeners
 
 	java, jars string
 	nodes      []*node
@@ -66,7 +66,8 @@ type Cluster struct {
 type node struct {
 	id          int32
 	port, cport int
-	sport       int    // the SSL listener's port (StartSingleTLS), or 0
+	sport       int    // the SSL listener's port (Extra.TLS), or 0
+	oport       int    // the JWKS-validating OAUTHBEARER listener's port (Extra.JWKS), or 0
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -85,7 +86,7 @@ func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa
 // exist for both SCRAM mechanisms from the start. It returns once the broker
 // answers Metadata. The caller must Close the cluster.
 func StartSingle(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 1, true, nil)
+	return start(ctx, 1, true, Extra{})
 }
 
 // TLSListener is the SSL client listener of StartSingleTLS: the broker's
@@ -96,12 +97,40 @@ type TLSListener struct {
 	TrustStore, TrustStoreType, TrustStorePassword string
 }
 
-// StartSingleTLS starts one node with a PLAINTEXT client listener (as
-// StartThree's nodes, without an authorizer) and a second client listener,
-// SSL with client authentication required (ssl.client.auth=required), made
-// from l. TLSBootstrap is the SSL listener's address.
+// Extra are the client listeners StartSingleWith adds.
+type Extra struct {
+	// TLS: an SSL listener with client authentication required
+	// (ssl.client.auth=required); TLSBootstrap is its address.
+	TLS *TLSListener
+	// JWKS: a SASL_PLAINTEXT listener for OAUTHBEARER alone whose tokens
+	// are signed JWTs, checked by Kafka's OAuthBearerValidatorCallbackHandler
+	// against the keys at this URL (allowed by the system property
+	// org.apache.kafka.sasl.oauthbearer.allowed.urls); sessions last 3 s.
+	// OAuthBootstrap is its address.
+	JWKS string
+}
+
+// StartSingleWith starts one node with a PLAINTEXT client listener (as
+// StartThree's nodes, without an authorizer) and x's listeners besides.
+func StartSingleWith(ctx context.Context, x Extra) (*Cluster, error) {
+	return start(ctx, 1, false, x)
+}
+
+// StartSingleTLS is StartSingleWith an SSL listener made from l.
 func StartSingleTLS(ctx context.Context, l TLSListener) (*Cluster, error) {
-	return start(ctx, 1, false, &l)
+	return StartSingleWith(ctx, Extra{TLS: &l})
+}
+
+// OAuthBootstrap is the address of the JWKS-validating OAUTHBEARER
+// listener (Extra.JWKS), or "".
+func (c *Cluster) OAuthBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.oport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.oport)))
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 // TLSBootstrap is the address of the SSL listener (StartSingleTLS), or "".
@@ -129,10 +158,10 @@ func (c *Cluster) RunJava(ctx context.Context, class string, args ...string) (st
 // and min.insync.replicas=2 (internal topics likewise). It returns once all
 // three brokers are in the metadata. The caller must Close the cluster.
 func StartThree(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 3, false, nil)
+	return start(ctx, 3, false, Extra{})
 }
 
-func start(ctx context.Context, size int, sasl bool, tl *TLSListener) (*Cluster, error) {
+func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) {
 	java, jars, err := runtimeDeps()
 	if err != nil {
 		return nil, err
@@ -145,7 +174,7 @@ func start(ctx context.Context, size int, sasl bool, tl *TLSListener) (*Cluster,
 	// A port picked as free can be taken before the JVM binds it; retry
 	// with fresh ports in that case.
 	for attempt := 1; ; attempt++ {
-		c, err := startOnce(ctx, java, jars, size, sasl, tl)
+		c, err := startOnce(ctx, java, jars, size, sasl, x)
 		if err == nil {
 			return c, nil
 		}
@@ -155,7 +184,7 @@ func start(ctx context.Context, size int, sasl bool, tl *TLSListener) (*Cluster,
 	}
 }
 
-func startOnce(ctx context.Context, java, jars string, size int, sasl bool, tl *TLSListener) (_ *Cluster, err error) {
+func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Extra) (_ *Cluster, err error) {
 	sweepStale()
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
@@ -170,7 +199,7 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, tl *
 		ClusterID: newClusterID(),
 		Protocol:  ProtoPlain,
 		Dir:       dir,
-		tls:       tl,
+		extra:     x,
 		java:      java,
 		jars:      jars,
 	}
@@ -184,14 +213,17 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, tl *
 			c.Close()
 		}
 	}()
-	ports, err := freePorts(3 * size)
+	ports, err := freePorts(4 * size)
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < size; i++ {
-		n := &node{id: int32(i + 1), port: ports[3*i], cport: ports[3*i+1]}
-		if tl != nil {
-			n.sport = ports[3*i+2]
+		n := &node{id: int32(i + 1), port: ports[4*i], cport: ports[4*i+1]}
+		if x.TLS != nil {
+			n.sport = ports[4*i+2]
+		}
+		if x.JWKS != "" {
+			n.oport = ports[4*i+3]
 		}
 		n.dir = filepath.Join(dir, fmt.Sprintf("node%d", n.id))
 		n.cfg = filepath.Join(n.dir, "server.properties")
@@ -319,8 +351,12 @@ func (c *Cluster) serverProperties(n *node) string {
 	}
 	p := c.Protocol
 	ssl, sslMap := "", ""
-	if c.tls != nil {
+	if c.extra.TLS != nil {
 		ssl, sslMap = fmt.Sprintf(",SSL://127.0.0.1:%d", n.sport), ",SSL:SSL"
+	}
+	if c.extra.JWKS != "" {
+		ssl += fmt.Sprintf(",OAUTH://127.0.0.1:%d", n.oport)
+		sslMap += ",OAUTH:SASL_PLAINTEXT"
 	}
 	props := [][2]string{
 		{"process.roles", "broker,controller"},
@@ -378,7 +414,18 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"delegation.token.secret.key", "kadmin-lua-test-token-key"},
 		}...)
 	}
-	if l := c.tls; l != nil {
+	if u := c.extra.JWKS; u != "" {
+		const pre = "listener.name.oauth.oauthbearer."
+		props = append(props, [][2]string{
+			{"listener.name.oauth.sasl.enabled.mechanisms", MechOAuthBearer},
+			{pre + "sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"},
+			{pre + "sasl.server.callback.handler.class", "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"},
+			{"sasl.oauthbearer.jwks.endpoint.url", u},
+			{pre + "sasl.oauthbearer.jwks.endpoint.url", u},
+			{"listener.name.oauth.connections.max.reauth.ms", "3000"},
+		}...)
+	}
+	if l := c.extra.TLS; l != nil {
 		props = append(props, [][2]string{
 			{"listener.name.ssl.ssl.keystore.location", l.KeyStore},
 			{"listener.name.ssl.ssl.keystore.type", l.KeyStoreType},
@@ -400,6 +447,9 @@ func (c *Cluster) serverProperties(n *node) string {
 
 func (c *Cluster) jvmArgs(heap string) []string {
 	args := []string{heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Djava.awt.headless=true"}
+	if c.extra.JWKS != "" {
+		args = append(args, "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+c.extra.JWKS)
+	}
 	args = append(args, strings.Fields(os.Getenv(EnvJVMOpts))...)
 	return append(args,
 		"-cp", filepath.Join(c.jars, "*"),
