@@ -40,57 +40,17 @@ func signJWT(t *testing.T, key *rsa.PrivateKey, kid string, claims map[string]an
 	return head + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
 
-// TestOAuthBearerSignedJWTsAgainstJWKS: a node whose OAUTHBEARER listener
-// checks signed JWTs with Kafka's OAuthBearerValidatorCallbackHandler
-// against a JWKS endpoint served here; kadmin-lua gets its tokens from a
-// token endpoint served here too (the client-credentials grant, from a
+// signedJWTs: the node's OAUTHBEARER listener checks signed JWTs with
+// Kafka's OAuthBearerValidatorCallbackHandler against o's JWKS endpoint; kadmin-lua gets its tokens from a
+// token endpoint of o's too (the client-credentials grant, from a
 // client.properties as Kafka's tools read it). Tokens last 4 s and the
 // broker's sessions 3 s: a script running 10 s logs in again with fresh
 // tokens. A token signed by another key is refused, and a wrong client
 // secret is refused by the token endpoint: exit 3 naming OAUTHBEARER, no
 // secret or token shown.
-func TestOAuthBearerSignedJWTsAgainstJWKS(t *testing.T) {
-	need(t)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	require.NoError(t, err)
-	other, err := rsa.GenerateKey(rand.Reader, 2048)
-	require.NoError(t, err)
-	const kid, clientID, clientSecret = "test-key-1", "kadmin", "cl13nt-s3cret-xyzzy"
-	token := func(k *rsa.PrivateKey, life time.Duration) string {
-		now := time.Now()
-		return signJWT(t, k, kid, map[string]any{"sub": kafkatest.AdminUser, "iat": now.Unix(),
-			"exp": now.Add(life).Unix(), "scope": "kafka", "iss": "kadmin-lua-test"})
-	}
-	var issued, jwksFetched atomic.Int32
-	mux := http.NewServeMux()
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
-		jwksFetched.Add(1)
-		b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{
-			"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
-			"n": b64(key.N.Bytes()), "e": b64(big.NewInt(int64(key.E)).Bytes())}}})
-	})
-	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
-		id, secret, ok := r.BasicAuth()
-		if !ok || id != clientID || secret != clientSecret || r.FormValue("grant_type") != "client_credentials" {
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"error":"invalid_client"}`))
-			return
-		}
-		issued.Add(1)
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": token(key, 4*time.Second), "token_type": "Bearer", "expires_in": 4})
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
-	start := time.Now()
-	c, err := kafkatest.StartSingleWith(ctx, kafkatest.Extra{JWKS: srv.URL + "/jwks"})
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	t.Logf("JWKS node started in %s", time.Since(start).Round(100*time.Millisecond))
-
+func signedJWTs(ctx context.Context, t *testing.T, c *kafkatest.Cluster, o *jwtIssuer) {
+	const clientID, clientSecret = jwtClientID, jwtClientSecret
+	srv, issued, jwksFetched, token, other := o.srv, &o.issued, &o.jwksFetched, o.token, o.other // short names below
 	props := func(secret string) string {
 		f := filepath.Join(t.TempDir(), "client.properties")
 		require.NoError(t, os.WriteFile(f, []byte(fmt.Sprintf(`bootstrap.servers=%s
@@ -126,7 +86,7 @@ return 0`, topic, "^"+topic+"$"))
 	})
 
 	t.Run("a token signed by another key", func(t *testing.T) {
-		forged := token(other, time.Hour)
+		forged := token(t, other, time.Hour)
 		r := kafkatest.RunBinary(ctx, t, bin, []string{clientconfig.OAuthTokenEnv + "=" + forged}, "",
 			"-b", c.OAuthBootstrap(), "--sasl-mechanism", "OAUTHBEARER", "--timeout", "20s", "-e", `return #list_topics()`)
 		assert.Equal(t, 3, r.Code, r.Stderr)
@@ -143,4 +103,54 @@ return 0`, topic, "^"+topic+"$"))
 		assert.Contains(t, r.Stderr, "401")
 		assert.NotContains(t, r.Stdout+r.Stderr, wrong)
 	})
+}
+
+const jwtKid, jwtClientID, jwtClientSecret = "test-key-1", "kadmin", "cl13nt-s3cret-xyzzy"
+
+// jwtIssuer is an OAuth server for the test: a JWKS endpoint with the key
+// its tokens are signed with, and a token endpoint for the client-credentials
+// grant whose tokens last 4 s.
+type jwtIssuer struct {
+	key, other          *rsa.PrivateKey // other signs tokens the JWKS does not vouch for
+	srv                 *httptest.Server
+	issued, jwksFetched atomic.Int32
+}
+
+func newJWTIssuer(t *testing.T) *jwtIssuer {
+	o := &jwtIssuer{}
+	var err error
+	o.key, err = rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	o.other, err = rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		o.jwksFetched.Add(1)
+		b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{
+			"kty": "RSA", "kid": jwtKid, "use": "sig", "alg": "RS256",
+			"n": b64(o.key.N.Bytes()), "e": b64(big.NewInt(int64(o.key.E)).Bytes())}}})
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		id, secret, ok := r.BasicAuth()
+		if !ok || id != jwtClientID || secret != jwtClientSecret || r.FormValue("grant_type") != "client_credentials" {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"invalid_client"}`))
+			return
+		}
+		o.issued.Add(1)
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": o.token(t, o.key, 4*time.Second), "token_type": "Bearer", "expires_in": 4})
+	})
+	o.srv = httptest.NewServer(mux)
+	t.Cleanup(o.srv.Close)
+	return o
+}
+
+func (o *jwtIssuer) jwksURL() string { return o.srv.URL + "/jwks" }
+
+// token is a JWT for admin signed by k, valid for life.
+func (o *jwtIssuer) token(t *testing.T, k *rsa.PrivateKey, life time.Duration) string {
+	now := time.Now()
+	return signJWT(t, k, jwtKid, map[string]any{"sub": kafkatest.AdminUser, "iat": now.Unix(),
+		"exp": now.Add(life).Unix(), "scope": "kafka", "iss": "kadmin-lua-test"})
 }

@@ -16,27 +16,44 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/internal/testpki"
 )
 
-// TestJavaKeyStoresOnARealTLSListener: a second single node whose SSL
-// listener requires a client certificate (its key store made by keytool
-// from the test CA). kadmin-lua logs in with client.properties naming JKS
-// and PKCS12 stores, and Kafka's own TopicCommand reads the same files:
-// each sees the topics the other created (JKS and PKCS12 side by side). Without a client certificate the
-// broker refuses the handshake.
-func TestJavaKeyStoresOnARealTLSListener(t *testing.T) {
+// TestSecuredListeners starts one more node, with the listeners the
+// default SASL node has not: SSL with client certificates required, and
+// OAUTHBEARER with signed JWTs checked against a JWKS endpoint. Its
+// subtests run side by side.
+func TestSecuredListeners(t *testing.T) {
 	need(t)
 	p := testpki.New(t)
 	p.JavaStores(t)
+	o := newJWTIssuer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel) // after the parallel subtests
 	start := time.Now()
-	c, err := kafkatest.StartSingleTLS(ctx, kafkatest.TLSListener{
-		KeyStore: p.BrokerKeyStore(t), KeyStoreType: "PKCS12", KeyStorePassword: testpki.BrokerKeyStorePassword,
-		TrustStore: p.Path("trust.PKCS12"), TrustStoreType: "PKCS12", TrustStorePassword: testpki.TrustStorePassword,
+	c, err := kafkatest.StartSingleWith(ctx, kafkatest.Extra{
+		TLS: &kafkatest.TLSListener{
+			KeyStore: p.BrokerKeyStore(t), KeyStoreType: "PKCS12", KeyStorePassword: testpki.BrokerKeyStorePassword,
+			TrustStore: p.Path("trust.PKCS12"), TrustStoreType: "PKCS12", TrustStorePassword: testpki.TrustStorePassword,
+		},
+		JWKS: o.jwksURL(),
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	t.Logf("TLS node started in %s", time.Since(start).Round(100*time.Millisecond))
+	t.Logf("node with SSL and JWKS listeners started in %s", time.Since(start).Round(100*time.Millisecond))
+	t.Run("Java key stores on TLS", func(t *testing.T) {
+		t.Parallel()
+		javaKeyStoresOnTLS(ctx, t, c, p)
+	})
+	t.Run("OAUTHBEARER signed JWTs", func(t *testing.T) {
+		t.Parallel()
+		signedJWTs(ctx, t, c, o)
+	})
+}
 
+// javaKeyStoresOnTLS: the SSL listener requires a client certificate (the
+// broker's key store made by keytool from the test CA). kadmin-lua logs in with client.properties naming JKS
+// and PKCS12 stores, and Kafka's own TopicCommand reads the same files:
+// each sees the topics the other created (JKS and PKCS12 side by side). Without a client certificate the
+// broker refuses the handshake.
+func javaKeyStoresOnTLS(ctx context.Context, t *testing.T, c *kafkatest.Cluster, p *testpki.PKI) {
 	props := func(stores string) string {
 		f := filepath.Join(t.TempDir(), "client.properties")
 		require.NoError(t, os.WriteFile(f, []byte(fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SSL\n%s", c.TLSBootstrap(), stores)), 0o600))
