@@ -43,7 +43,7 @@ func signJWT(t *testing.T, key *rsa.PrivateKey, kid string, claims map[string]an
 // signedJWTs: the node's OAUTHBEARER listener checks signed JWTs with
 // Kafka's OAuthBearerValidatorCallbackHandler against o's JWKS endpoint; kadmin-lua gets its tokens from a
 // token endpoint of o's too (the client-credentials grant, from a
-// client.properties as Kafka's tools read it). Tokens last 4 s and the
+// client.properties, which Kafka's TopicCommand reads too). Tokens last 4 s and the
 // broker's sessions 3 s: a script running 10 s logs in again with fresh
 // tokens. A token signed by another key is refused, and a wrong client
 // secret is refused by the token endpoint: exit 3 naming OAUTHBEARER, no
@@ -83,6 +83,14 @@ return 0`, topic, "^"+topic+"$"))
 		assert.NotZero(t, jwksFetched.Load(), "the broker fetched the JWKS")
 		t.Logf("%d tokens issued over %s", issued.Load(), took.Round(100*time.Millisecond))
 		assert.NotContains(t, r.Stdout+r.Stderr, clientSecret)
+
+		// Kafka's own TopicCommand, with the same client.properties.
+		before := issued.Load()
+		out, err := c.RunJava(ctx, "org.apache.kafka.tools.TopicCommand",
+			"--bootstrap-server", c.OAuthBootstrap(), "--command-config", props(clientSecret), "--describe", "--topic", topic)
+		require.NoError(t, err, "TopicCommand: %s", out)
+		assert.Contains(t, out, "PartitionCount: 1")
+		assert.Greater(t, issued.Load(), before, "TopicCommand took its token from the endpoint")
 	})
 
 	t.Run("a token signed by another key", func(t *testing.T) {

@@ -33,7 +33,8 @@ func TestSecuredListeners(t *testing.T) {
 			KeyStore: p.BrokerKeyStore(t), KeyStoreType: "PKCS12", KeyStorePassword: testpki.BrokerKeyStorePassword,
 			TrustStore: p.Path("trust.PKCS12"), TrustStoreType: "PKCS12", TrustStorePassword: testpki.TrustStorePassword,
 		},
-		JWKS: o.jwksURL(),
+		JWKS:      o.jwksURL(),
+		AllowURLs: []string{o.srv.URL + "/token"}, // for Kafka's TopicCommand
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })

@@ -108,6 +108,9 @@ type Extra struct {
 	// org.apache.kafka.sasl.oauthbearer.allowed.urls); sessions last 3 s.
 	// OAuthBootstrap is its address.
 	JWKS string
+	// AllowURLs are more OAuth URLs for that system property, such as a
+	// token endpoint for the Java clients RunJava starts.
+	AllowURLs []string
 }
 
 // StartSingleWith starts one node with a PLAINTEXT client listener (as
@@ -448,7 +451,8 @@ func (c *Cluster) serverProperties(n *node) string {
 func (c *Cluster) jvmArgs(heap string) []string {
 	args := []string{heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Djava.awt.headless=true"}
 	if c.extra.JWKS != "" {
-		args = append(args, "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+c.extra.JWKS)
+		args = append(args, "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+
+			strings.Join(append([]string{c.extra.JWKS}, c.extra.AllowURLs...), ","))
 	}
 	args = append(args, strings.Fields(os.Getenv(EnvJVMOpts))...)
 	return append(args,
