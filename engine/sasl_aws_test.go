@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,9 @@ func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 		assert.Contains(t, e.Error(), "authentication failed")
 		assert.Contains(t, e.Error(), "signature mismatch")
 		assert.NotContains(t, e.Error(), "not-the-secret")
+		named := WithMechanism(err, "AWS_MSK_IAM").Error()
+		assert.True(t, strings.HasPrefix(named, "SASL_AUTHENTICATION_FAILED (AWS_MSK_IAM): authentication failed"), named)
+		assert.NotContains(t, named, "not-the-secret")
 	})
 	t.Run("no credentials", func(t *testing.T) {
 		err := listTopicsWith(t, cfg(&AWSConfig{Profile: "missing"}))
@@ -145,5 +149,8 @@ func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 		assert.Equal(t, CodeAuth, e.Code, "%v", err)
 		assert.Contains(t, e.Error(), "AWS_MSK_IAM")
 		assert.Contains(t, e.Error(), "profile missing")
+		named := WithMechanism(err, "AWS_MSK_IAM").Error()
+		assert.True(t, strings.HasPrefix(named, "AUTH (AWS_MSK_IAM): "), named)
+		assert.Equal(t, 1, strings.Count(named, "AWS_MSK_IAM"), named)
 	})
 }

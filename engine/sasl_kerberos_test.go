@@ -219,6 +219,9 @@ func TestKerberosAgainstAnMITKDC(t *testing.T) {
 		e := AsError(err, "")
 		assert.Equal(t, CodeAuth, e.Code, "%v", err)
 		assert.True(t, strings.HasPrefix(e.Message, "GSSAPI: logging in as nobody with keytab"), e.Message)
+		// As the CLI and Lua show it: the mechanism once, after the code.
+		named := WithMechanism(err, "GSSAPI").Error()
+		assert.True(t, strings.HasPrefix(named, "AUTH (GSSAPI): logging in as nobody with keytab"), named)
 	})
 	t.Run("another service name", func(t *testing.T) {
 		err := connect(&KerberosConfig{Principal: "admin", Keytab: kdc.adminKeytab, ServiceName: "kafka-other"})

@@ -52,7 +52,7 @@ func (r *Runtime) dispatch(c *Call) int {
 	}
 	if err != nil {
 		// The engine audits mutations where it sends them (engine/mutate.go).
-		raise(L, f.Name, err, nil)
+		raise(L, f.Name, c.withMechanism(err), nil)
 	}
 	lv := r.conv.toLua(res)
 	items := asItems(res)
@@ -62,7 +62,7 @@ func (r *Runtime) dispatch(c *Call) int {
 	}
 	if !c.partial {
 		if be := batchError(items, f.Mutating && c.ValidateOnly()); be != nil {
-			raise(L, f.Name, be, lv)
+			raise(L, f.Name, c.withMechanism(be), lv)
 		}
 	}
 	L.Push(lv)
@@ -177,4 +177,12 @@ func (r *Runtime) confirmPrompt(c *Call) string {
 		args = append(args, compactValue(engine.Redact(a)))
 	}
 	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), c.h.confirmTarget())
+}
+
+// withMechanism names the call's SASL mechanism in a failed login's error.
+func (c *Call) withMechanism(err error) error {
+	if c.h == nil || c.h.cfg.SASL == nil {
+		return err
+	}
+	return engine.WithMechanism(err, c.h.cfg.SASL.Mechanism)
 }

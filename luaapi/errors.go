@@ -39,6 +39,9 @@ func errorTable(L *lua.LState, op string, e *engine.Error, results lua.LValue) *
 	if e.Resource != "" {
 		t.RawSetString("resource", lua.LString(e.Resource))
 	}
+	if e.Mechanism != "" {
+		t.RawSetString("mechanism", lua.LString(e.Mechanism))
+	}
 	if results != nil {
 		t.RawSetString("results", results)
 	}
@@ -70,6 +73,9 @@ func errorText(t *lua.LTable) string {
 	}
 	code, msg := get("code"), get("message")
 	if code != "" && code != engine.CodeInvalidArgument && code != "FAIL" {
+		if m := get("mechanism"); m != "" {
+			code += " (" + m + ")"
+		}
 		parts = append(parts, code)
 	}
 	if msg != "" && msg != code {

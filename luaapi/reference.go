@@ -140,7 +140,8 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 - **Errors are raised**, never returned. The error value is a table with the fields ` + "`code`" + ` (a Kafka
   error name like TOPIC_ALREADY_EXISTS, or a client-side INVALID_ARGUMENT, TIMEOUT, NETWORK, AUTH,
   CANCELED, DRY_RUN, ...), ` + "`message`" + `, ` + "`retriable`" + ` (boolean), ` + "`op`" + ` (the function),
-  ` + "`resource`" + ` (the topic, group, ... when there is one) and, for a batch call, ` + "`results`" + ` (every
+  ` + "`resource`" + ` (the topic, group, ... when there is one), ` + "`mechanism`" + ` (a refused SASL login's, also in
+  ` + "`tostring(err)`" + `: ` + "`SASL_AUTHENTICATION_FAILED (PLAIN): ...`" + `) and, for a batch call, ` + "`results`" + ` (every
   item, each with its own ` + "`error`" + ` or nil). ` + "`tostring(err)`" + ` reads
   ` + "`create_topics: orders: TOPIC_ALREADY_EXISTS: ...`" + `. Catch errors with ` + "`pcall`" + `:
   ` + "`local ok, err = pcall(create_topics, \"orders\"); if not ok then print(err.code) end`" + `.

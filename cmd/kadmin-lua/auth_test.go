@@ -69,6 +69,7 @@ func TestOAuthBearerFromTheFlagAndTheEnvironment(t *testing.T) {
 	code := c.run("-b", cl.addrs, "--sasl-mechanism", "OAUTHBEARER", "--timeout", "3s", "-e", `return list_topics()`)
 	assert.Equal(t, ExitKafka, code, c.stderr.String())
 	assert.Contains(t, c.stderr.String(), "invalid_token")
+	assert.Contains(t, c.stderr.String(), "SASL_AUTHENTICATION_FAILED (OAUTHBEARER): ")
 	assert.NotContains(t, c.stderr.String()+c.stdout.String(), "a-stale-token")
 
 	c = newCLI(t)
@@ -123,6 +124,10 @@ func TestAWSMSKIAMFromCommandConfig(t *testing.T) {
 		c.KeepControl()
 		req := kreq.(*kmsg.SASLAuthenticateRequest)
 		got = append([]byte(nil), req.SASLAuthBytes...)
+		if strings.Contains(string(got), "AKIDREFUSED/") {
+			msg := "[AWS_MSK_IAM] signature mismatch"
+			return &kmsg.SASLAuthenticateResponse{Version: req.Version, ErrorCode: kerr.SaslAuthenticationFailed.Code, ErrorMessage: &msg}, nil, true
+		}
 		return &kmsg.SASLAuthenticateResponse{Version: req.Version, SASLAuthBytes: []byte(`{"version":"2020_10_22"}`)}, nil, true
 	})
 	props := writeFile(t, "msk.properties", fmt.Sprintf(`bootstrap.servers=%s
@@ -135,6 +140,14 @@ sasl.client.callback.handler.class=software.amazon.msk.auth.iam.IAMClientCallbac
 	require.Equal(t, ExitOK, cli.run("--command-config", props, "-e", `return #list_topics()`), cli.stderr.String())
 	assert.Contains(t, string(got), `"x-amz-credential":"AKIDTEST/`)
 	assert.NotContains(t, string(got), "aws-secret-value", "only the signature goes out")
+
+	// Refused: exit 3, the mechanism named, the secret nowhere.
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDREFUSED")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "refused-aws-secret")
+	cli = newCLI(t)
+	assert.Equal(t, ExitKafka, cli.run("--command-config", props, "--timeout", "3s", "-e", `return #list_topics()`))
+	assert.Contains(t, cli.stderr.String(), "SASL_AUTHENTICATION_FAILED (AWS_MSK_IAM): ")
+	assert.NotContains(t, cli.stderr.String()+cli.stdout.String(), "refused-aws-secret")
 }
 
 // javaStores writes the test PKI's CA and client key as the JDK's keytool

@@ -2,9 +2,11 @@ package single
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -68,4 +71,24 @@ return #list_topics{match = %q}`, topic, "^"+topic+"$"))
 		fmt.Sprintf(`create_topics{%q}`, unique("oauth-alice")))
 	assert.Equal(t, 3, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, "AUTHORIZATION_FAILED")
+}
+
+// A token the broker refuses (an unsecured token that expired an hour ago)
+// makes the binary exit 3 with an authentication error naming OAUTHBEARER,
+// and the token appears nowhere.
+func TestOAuthBearerRefusedToken(t *testing.T) {
+	need(t)
+	enc := func(v string) string { return base64.RawURLEncoding.EncodeToString([]byte(v)) }
+	now := time.Now().Unix()
+	token := enc(`{"alg":"none"}`) + "." +
+		enc(fmt.Sprintf(`{"sub":%q,"iat":%d,"exp":%d,"nonce":"s3cr3t-xyzzy"}`, kafkatest.AdminUser, now-7200, now-3600)) + "."
+	r := kafkatest.RunBinary(ctxT(t, 2*time.Minute), t, bin, []string{clientconfig.OAuthTokenEnv + "=" + token}, "",
+		"-b", cluster.Bootstrap(), "--sasl-mechanism", "OAUTHBEARER", "--timeout", "20s", "-e", `return #list_topics()`)
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "SASL_AUTHENTICATION_FAILED (OAUTHBEARER): ")
+	assert.NotContains(t, r.Stderr, "TIMEOUT")
+	for _, secret := range []string{token, strings.Split(token, ".")[1], "s3cr3t-xyzzy"} {
+		assert.NotContains(t, r.Stdout, secret)
+		assert.NotContains(t, r.Stderr, secret)
+	}
 }

@@ -55,6 +55,8 @@ type Cluster struct {
 	Users      map[string]string // user -> password; nil for PLAINTEXT
 	Dir        string            // root of configs, data and logs (removed by Close)
 
+	extra Extra // StartSingleWith's extra listeners
+
 	java, jars string
 	nodes      []*node
 	closeOnce  sync.Once
@@ -64,6 +66,8 @@ type Cluster struct {
 type node struct {
 	id          int32
 	port, cport int
+	sport       int    // the SSL listener's port (Extra.TLS), or 0
+	oport       int    // the JWKS-validating OAUTHBEARER listener's port (Extra.JWKS), or 0
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -82,7 +86,74 @@ func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa
 // exist for both SCRAM mechanisms from the start. It returns once the broker
 // answers Metadata. The caller must Close the cluster.
 func StartSingle(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 1, true)
+	return start(ctx, 1, true, Extra{})
+}
+
+// TLSListener is the SSL client listener of StartSingleTLS: the broker's
+// key store and the trust store it checks client certificates against
+// (JKS or PKCS12 files, as keytool makes them).
+type TLSListener struct {
+	KeyStore, KeyStoreType, KeyStorePassword       string
+	TrustStore, TrustStoreType, TrustStorePassword string
+}
+
+// Extra are the client listeners StartSingleWith adds.
+type Extra struct {
+	// TLS: an SSL listener with client authentication required
+	// (ssl.client.auth=required); TLSBootstrap is its address.
+	TLS *TLSListener
+	// JWKS: a SASL_PLAINTEXT listener for OAUTHBEARER alone whose tokens
+	// are signed JWTs, checked by Kafka's OAuthBearerValidatorCallbackHandler
+	// against the keys at this URL (allowed by the system property
+	// org.apache.kafka.sasl.oauthbearer.allowed.urls); sessions last 3 s.
+	// OAuthBootstrap is its address.
+	JWKS string
+	// AllowURLs are more OAuth URLs for that system property, such as a
+	// token endpoint for the Java clients RunJava starts.
+	AllowURLs []string
+}
+
+// StartSingleWith starts one node with a PLAINTEXT client listener (as
+// StartThree's nodes, without an authorizer) and x's listeners besides.
+func StartSingleWith(ctx context.Context, x Extra) (*Cluster, error) {
+	return start(ctx, 1, false, x)
+}
+
+// StartSingleTLS is StartSingleWith an SSL listener made from l.
+func StartSingleTLS(ctx context.Context, l TLSListener) (*Cluster, error) {
+	return StartSingleWith(ctx, Extra{TLS: &l})
+}
+
+// OAuthBootstrap is the address of the JWKS-validating OAUTHBEARER
+// listener (Extra.JWKS), or "".
+func (c *Cluster) OAuthBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.oport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.oport)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// TLSBootstrap is the address of the SSL listener (StartSingleTLS), or "".
+func (c *Cluster) TLSBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.sport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.sport)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// RunJava runs a Java class of the broker classpath (a Kafka tool such as
+// org.apache.kafka.tools.TopicCommand) with args, and returns its combined
+// output.
+func (c *Cluster) RunJava(ctx context.Context, class string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, c.java, append(append(c.jvmArgs(formatHeapOpt), class), args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // StartThree starts three combined broker+controller nodes (ids 1, 2, 3) with a
@@ -90,10 +161,10 @@ func StartSingle(ctx context.Context) (*Cluster, error) {
 // and min.insync.replicas=2 (internal topics likewise). It returns once all
 // three brokers are in the metadata. The caller must Close the cluster.
 func StartThree(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 3, false)
+	return start(ctx, 3, false, Extra{})
 }
 
-func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
+func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) {
 	java, jars, err := runtimeDeps()
 	if err != nil {
 		return nil, err
@@ -106,7 +177,7 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 	// A port picked as free can be taken before the JVM binds it; retry
 	// with fresh ports in that case.
 	for attempt := 1; ; attempt++ {
-		c, err := startOnce(ctx, java, jars, size, sasl)
+		c, err := startOnce(ctx, java, jars, size, sasl, x)
 		if err == nil {
 			return c, nil
 		}
@@ -116,7 +187,7 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 	}
 }
 
-func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *Cluster, err error) {
+func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Extra) (_ *Cluster, err error) {
 	sweepStale()
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
@@ -131,6 +202,7 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 		ClusterID: newClusterID(),
 		Protocol:  ProtoPlain,
 		Dir:       dir,
+		extra:     x,
 		java:      java,
 		jars:      jars,
 	}
@@ -144,12 +216,18 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 			c.Close()
 		}
 	}()
-	ports, err := freePorts(2 * size)
+	ports, err := freePorts(4 * size)
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < size; i++ {
-		n := &node{id: int32(i + 1), port: ports[2*i], cport: ports[2*i+1]}
+		n := &node{id: int32(i + 1), port: ports[4*i], cport: ports[4*i+1]}
+		if x.TLS != nil {
+			n.sport = ports[4*i+2]
+		}
+		if x.JWKS != "" {
+			n.oport = ports[4*i+3]
+		}
 		n.dir = filepath.Join(dir, fmt.Sprintf("node%d", n.id))
 		n.cfg = filepath.Join(n.dir, "server.properties")
 		n.log = filepath.Join(n.dir, "node.log")
@@ -275,15 +353,23 @@ func (c *Cluster) serverProperties(n *node) string {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", m.id, m.cport))
 	}
 	p := c.Protocol
+	ssl, sslMap := "", ""
+	if c.extra.TLS != nil {
+		ssl, sslMap = fmt.Sprintf(",SSL://127.0.0.1:%d", n.sport), ",SSL:SSL"
+	}
+	if c.extra.JWKS != "" {
+		ssl += fmt.Sprintf(",OAUTH://127.0.0.1:%d", n.oport)
+		sslMap += ",OAUTH:SASL_PLAINTEXT"
+	}
 	props := [][2]string{
 		{"process.roles", "broker,controller"},
 		{"node.id", strconv.Itoa(int(n.id))},
 		{"controller.quorum.voters", strings.Join(voters, ",")},
 		{"controller.listener.names", "CONTROLLER"},
-		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport)},
-		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port)},
+		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport) + ssl},
+		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port) + ssl},
 		{"inter.broker.listener.name", p},
-		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p)},
+		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p) + sslMap},
 		{"log.dirs", filepath.Join(n.dir, "data")},
 		{"num.partitions", "1"},
 		{"default.replication.factor", strconv.Itoa(rf)},
@@ -331,6 +417,29 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"delegation.token.secret.key", "kadmin-lua-test-token-key"},
 		}...)
 	}
+	if u := c.extra.JWKS; u != "" {
+		const pre = "listener.name.oauth.oauthbearer."
+		props = append(props, [][2]string{
+			{"listener.name.oauth.sasl.enabled.mechanisms", MechOAuthBearer},
+			{pre + "sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"},
+			{pre + "sasl.server.callback.handler.class", "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"},
+			{"sasl.oauthbearer.jwks.endpoint.url", u},
+			{pre + "sasl.oauthbearer.jwks.endpoint.url", u},
+			{"listener.name.oauth.connections.max.reauth.ms", "3000"},
+		}...)
+	}
+	if l := c.extra.TLS; l != nil {
+		props = append(props, [][2]string{
+			{"listener.name.ssl.ssl.keystore.location", l.KeyStore},
+			{"listener.name.ssl.ssl.keystore.type", l.KeyStoreType},
+			{"listener.name.ssl.ssl.keystore.password", l.KeyStorePassword},
+			{"listener.name.ssl.ssl.key.password", l.KeyStorePassword},
+			{"listener.name.ssl.ssl.truststore.location", l.TrustStore},
+			{"listener.name.ssl.ssl.truststore.type", l.TrustStoreType},
+			{"listener.name.ssl.ssl.truststore.password", l.TrustStorePassword},
+			{"listener.name.ssl.ssl.client.auth", "required"},
+		}...)
+	}
 	var b strings.Builder
 	b.WriteString("# generated by kadmin-lua internal/kafkatest\n")
 	for _, kv := range props {
@@ -341,6 +450,10 @@ func (c *Cluster) serverProperties(n *node) string {
 
 func (c *Cluster) jvmArgs(heap string) []string {
 	args := []string{heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Djava.awt.headless=true"}
+	if c.extra.JWKS != "" {
+		args = append(args, "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+
+			strings.Join(append([]string{c.extra.JWKS}, c.extra.AllowURLs...), ","))
+	}
 	args = append(args, strings.Fields(os.Getenv(EnvJVMOpts))...)
 	return append(args,
 		"-cp", filepath.Join(c.jars, "*"),

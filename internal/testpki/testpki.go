@@ -127,3 +127,24 @@ func (p *PKI) JavaStores(t testing.TB) {
 		keytool(args...)
 	}
 }
+
+// BrokerKeyStorePassword protects the store BrokerKeyStore makes (and its key).
+const BrokerKeyStorePassword = "broker-pw"
+
+// BrokerKeyStore writes the server certificate (127.0.0.1) and its key,
+// with the CA, as a PKCS12 key store made by keytool, for a real broker's
+// SSL listener (ssl.keystore.type=PKCS12), and returns its path.
+func (p *PKI) BrokerKeyStore(t testing.TB) string {
+	t.Helper()
+	_, err := exec.LookPath("keytool")
+	require.NoError(t, err, "keytool (from a JDK or JRE) is needed for Java key stores")
+	p12, err := pkcs12.Modern.Encode(p.Server.PrivateKey, p.Server.Leaf, []*x509.Certificate{p.CA}, "go-pw")
+	require.NoError(t, err)
+	src := p.write(t, "broker-go.p12", p12)
+	dst := p.Path("broker.PKCS12")
+	out, err := exec.Command("keytool", "-importkeystore", "-noprompt", "-srckeystore", src, "-srcstoretype", "PKCS12",
+		"-srcstorepass", "go-pw", "-srcalias", "1", "-destalias", "broker", "-destkeystore", dst,
+		"-deststoretype", "PKCS12", "-deststorepass", BrokerKeyStorePassword).CombinedOutput()
+	require.NoError(t, err, "keytool: %s", out)
+	return dst
+}
