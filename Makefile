@@ -66,8 +66,12 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArguments$$' -fuzztime $(FUZZTIME) ./luaapi/
 
+# Whole-process runs (kadmin-lua beside a plain kadm program or a hello
+# world, interleaved rounds, medians, the ratio table of docs/benchmarks.md;
+# a few minutes), then the Go benchmarks of the hot paths.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./bench/...
+	$(GO) run ./bench/cmd/benchwhole
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/ ./luaapi/ ./cmd/kadmin-lua/
 
 clean:
 	rm -rf bin

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -16,6 +17,8 @@ type Client struct {
 	adm     *kadm.Client
 	contact *contact
 	aud     auditor // where mutations are written ahead (mutate.go)
+	// groupAPIs is what ApiVersions said about group types (groups.go).
+	groupAPIs atomic.Int32
 
 	closeOnce sync.Once
 }
@@ -46,7 +49,5 @@ func (c *Client) Close() { c.closeOnce.Do(c.kgo.Close) }
 // already on ctx). The call also ends, with a NETWORK error, as soon as it
 // is clear that no seed broker can be reached at first contact (contact.go).
 func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
-	ctx, end := c.contact.begin(ctx)
-	return ctx, func() { end(); cancel() }
+	return c.contact.begin(ctx, c.cfg.timeout())
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // PartitionLag is one partition of a group's lag. Committed is -1 when the
@@ -53,9 +55,10 @@ func (g GroupLag) Failure() *Error { return g.Err }
 func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	var listed []GroupSummary
 	if len(groups) == 0 {
-		listed, err := c.listGroups(ctx)
-		if err != nil {
+		var err *Error
+		if listed, err = c.listGroups(ctx); err != nil {
 			return nil, err
 		}
 		for _, g := range listed {
@@ -65,20 +68,29 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 		}
 	}
 	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
-	described, err := c.describeGroups(ctx, groups)
+
+	// The groups' descriptions and their commits are independent: ask for
+	// both at once. (A group whose description fails keeps that error; its
+	// commits are then not used.)
+	var (
+		described []GroupDescription
+		err       error
+		commits   map[string]kadm.OffsetResponses
+		fetchErrs map[string]*Error
+		wg        sync.WaitGroup
+	)
+	wg.Go(func() { described, err = c.describeKnown(ctx, groups, listed) })
+	commits, fetchErrs = c.fetchManyOffsets(ctx, groups)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	var ok []string
-	for _, d := range described {
-		if d.Err == nil {
-			ok = append(ok, d.Group)
-		}
-	}
-	commits, fetchErrs := c.fetchManyOffsets(ctx, ok)
 
 	topicSet := map[string]bool{}
 	for _, d := range described {
+		if d.Err != nil {
+			continue
+		}
 		for _, m := range d.Members {
 			for _, a := range m.Assignment {
 				topicSet[a.Topic] = true
@@ -117,79 +129,129 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 	return out, nil
 }
 
-// groupLag computes one group's per-partition lag.
+// groupLag computes one group's per-partition lag, sorted by topic and
+// partition: the partitions assigned to its members, those it committed
+// to, and every other partition of those topics.
 func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.ListedOffsets) []PartitionLag {
-	parts := map[TopicPartition]*PartitionLag{}
-	add := func(tp TopicPartition) *PartitionLag {
-		if p, ok := parts[tp]; ok {
-			return p
+	type owner struct{ member, client string }
+	var owners map[TopicPartition]owner
+	// Each topic's partitions as a set of numbers: marked in a slice
+	// indexed by partition, read back in order (no sort; a topic's
+	// partitions are 0..n-1, give or take a deleted topic's commits).
+	byTopic := map[string][]bool{}
+	var sparse map[string][]int32 // partitions past denseLimit, if a broker says so
+	mark := func(t string, p int32) {
+		if p < 0 {
+			return
 		}
-		p := &PartitionLag{Topic: tp.Topic, Partition: tp.Partition, Committed: -1}
-		parts[tp] = p
-		return p
+		if p >= denseLimit {
+			if sparse == nil {
+				sparse = map[string][]int32{}
+			}
+			if _, ok := byTopic[t]; !ok {
+				byTopic[t] = nil
+			}
+			sparse[t] = append(sparse[t], p)
+			return
+		}
+		s := byTopic[t]
+		if int(p) >= len(s) {
+			s = append(s, make([]bool, int(p)+1-len(s))...)
+			byTopic[t] = s
+		}
+		s[p] = true
 	}
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
-			p := add(a)
-			p.MemberID, p.ClientID = m.MemberID, m.ClientID
+			if owners == nil {
+				owners = map[TopicPartition]owner{}
+			}
+			owners[a] = owner{m.MemberID, m.ClientID}
+			mark(a.Topic, a.Partition)
 		}
 	}
-	commits.Each(func(o kadm.OffsetResponse) { add(TopicPartition{o.Topic, o.Partition}) })
-	topics := map[string]bool{}
-	for tp := range parts {
-		topics[tp.Topic] = true
+	for t, ps := range commits {
+		if _, ok := byTopic[t]; !ok {
+			byTopic[t] = make([]bool, 0, len(end[t]))
+		}
+		for p := range ps {
+			mark(t, p)
+		}
 	}
-	for t := range topics {
+	for t := range byTopic {
 		for p := range end[t] {
-			if p >= 0 {
-				add(TopicPartition{t, p})
+			mark(t, p)
+		}
+	}
+	n := 0
+	for t, s := range byTopic {
+		for _, in := range s {
+			if in {
+				n++
 			}
+		}
+		if ps := sparse[t]; ps != nil {
+			slices.Sort(ps)
+			sparse[t] = slices.Compact(ps)
+			n += len(sparse[t])
 		}
 	}
 
-	keys := make([]TopicPartition, 0, len(parts))
-	for tp := range parts {
-		keys = append(keys, tp)
-	}
-	sortTPs(keys)
-	out := make([]PartitionLag, 0, len(keys))
-	for _, tp := range keys {
-		p := parts[tp]
-		res := d.Group + ": " + partitionKey(tp.Topic, tp.Partition)
-		p.Lag, p.EndOffset = -1, -1
-		var err error
-		if o, ok := commits.Lookup(tp.Topic, tp.Partition); ok {
-			p.Committed, err = o.At, o.Err
+	out := make([]PartitionLag, 0, n)
+	for _, t := range slices.Sorted(maps.Keys(byTopic)) {
+		topicEnd, topicStart := end[t], start[t]
+		var topicCommits map[int32]kadm.OffsetResponse
+		if commits != nil {
+			topicCommits = commits[t]
 		}
-		e, ok := end.Lookup(tp.Topic, tp.Partition)
-		switch {
-		case err != nil:
-		case ok:
-			err = e.Err
-		default:
-			err = errNoEndOffset
-			if missing, gone := end.Lookup(tp.Topic, -1); gone && missing.Err != nil {
-				err = missing.Err // the topic does not exist (any more)
+		parts := make([]int32, 0, len(byTopic[t])+len(sparse[t]))
+		for i, in := range byTopic[t] {
+			if in {
+				parts = append(parts, int32(i))
 			}
 		}
-		if err != nil {
-			p.Err = AsError(err, res)
-			out = append(out, *p)
-			continue
+		for _, part := range append(parts, sparse[t]...) {
+			p := PartitionLag{Topic: t, Partition: part, Committed: -1, Lag: -1, EndOffset: -1}
+			if o, ok := owners[TopicPartition{t, part}]; ok {
+				p.MemberID, p.ClientID = o.member, o.client
+			}
+			var err error
+			if o, ok := topicCommits[part]; ok {
+				p.Committed, err = o.At, o.Err
+			}
+			e, ok := topicEnd[part]
+			switch {
+			case err != nil:
+			case ok:
+				err = e.Err
+			default:
+				err = errNoEndOffset
+				if missing, gone := topicEnd[-1]; gone && missing.Err != nil {
+					err = missing.Err // the topic does not exist (any more)
+				}
+			}
+			if err != nil {
+				p.Err = AsError(err, d.Group+": "+partitionKey(t, part))
+				out = append(out, p)
+				continue
+			}
+			p.EndOffset = e.Offset
+			lag := e.Offset
+			if s, ok := topicStart[part]; ok && s.Err == nil {
+				lag = e.Offset - s.Offset
+			}
+			if p.Committed >= 0 {
+				lag = e.Offset - p.Committed
+			}
+			p.Lag = max(lag, 0)
+			out = append(out, p)
 		}
-		p.EndOffset = e.Offset
-		lag := e.Offset
-		if s, ok := start.Lookup(tp.Topic, tp.Partition); ok && s.Err == nil {
-			lag = e.Offset - s.Offset
-		}
-		if p.Committed >= 0 {
-			lag = e.Offset - p.Committed
-		}
-		p.Lag = max(lag, 0)
-		out = append(out, *p)
 	}
 	return out
 }
+
+// denseLimit bounds the partition numbers groupLag marks in a slice.
+const denseLimit = 1 << 20
 
 var errNoEndOffset = &Error{Code: "LEADER_NOT_AVAILABLE", Message: "no end offset could be listed for this partition", Retriable: true}
 
@@ -223,30 +285,108 @@ func (c *Client) fetchManyOffsets(ctx context.Context, groups []string) (map[str
 	return commits, errs
 }
 
-// listStartEnd lists the start and end offsets of topics, asking again
-// while any partition has a retriable error (LEADER_NOT_AVAILABLE, ...) until
-// ctx ends; what is still failing then stays on the partitions.
+// listStartEnd lists the start and end offsets of topics: one Metadata
+// request names each partition's leader, then each leader gets one
+// ListOffsets request for the starts and one for the ends, all at once.
+// (kadm's ListStartOffsets and ListEndOffsets ask for the metadata once
+// each, and kgo's sharding asks again when its cache is older than the
+// client's MetadataMinAge, 100 ms: for 100,000 partitions the metadata was
+// decoded three times.) A retriable failure (no leader, a leader that
+// moved, a broker that did not answer) asks again, metadata included,
+// until ctx ends; what still fails then stays on its partitions.
 func (c *Client) listStartEnd(ctx context.Context, topics []string) (start, end kadm.ListedOffsets, err error) {
 	rerr := retryCall(ctx, "", func(ctx context.Context) error {
+		meta, err := c.rawMetadata(ctx, topics...)
+		if err != nil {
+			return err
+		}
+		start, end = kadm.ListedOffsets{}, kadm.ListedOffsets{}
 		var retry error
-		for _, l := range []struct {
-			fn  func(context.Context, ...string) (kadm.ListedOffsets, error)
-			dst *kadm.ListedOffsets
-		}{{c.adm.ListStartOffsets, &start}, {c.adm.ListEndOffsets, &end}} {
-			listed, err := l.fn(ctx, topics...)
-			var se *kadm.ShardErrors
-			if err != nil && !errors.As(err, &se) {
-				return err
+		fail := func(topic string, p int32, err error) {
+			for _, dst := range []kadm.ListedOffsets{start, end} {
+				if dst[topic] == nil {
+					dst[topic] = map[int32]kadm.ListedOffset{}
+				}
+				dst[topic][p] = kadm.ListedOffset{Topic: topic, Partition: p, Err: err}
 			}
-			*l.dst = listed
-			if err != nil && retry == nil {
+			if e := AsError(err, ""); e != nil && e.Retriable && retry == nil {
 				retry = err
 			}
-			listed.Each(func(o kadm.ListedOffset) {
-				if e := AsError(o.Err, ""); e != nil && e.Retriable && retry == nil {
-					retry = o.Err
+		}
+		byLeader := map[int32]*kmsg.ListOffsetsRequest{}
+		for _, t := range meta.Topics {
+			if t.Topic == nil {
+				continue
+			}
+			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+				fail(*t.Topic, -1, err) // the topic does not exist (any more)
+				continue
+			}
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil || p.Leader < 0 {
+					fail(*t.Topic, p.Partition, orErr(err, kerr.LeaderNotAvailable))
+					continue
 				}
-			})
+				req := byLeader[p.Leader]
+				if req == nil {
+					req = kmsg.NewPtrListOffsetsRequest()
+					req.ReplicaID = -1
+					req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
+					byLeader[p.Leader] = req
+				}
+				if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != *t.Topic {
+					rt := kmsg.NewListOffsetsRequestTopic()
+					rt.Topic = *t.Topic
+					req.Topics = append(req.Topics, rt)
+				}
+				rp := kmsg.NewListOffsetsRequestTopicPartition()
+				rp.Partition = p.Partition
+				rt := &req.Topics[len(req.Topics)-1]
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+		}
+
+		type listing struct {
+			leader int32
+			req    *kmsg.ListOffsetsRequest
+			dst    kadm.ListedOffsets
+			resp   *kmsg.ListOffsetsResponse
+			err    error
+		}
+		var lists []*listing
+		for leader, req := range byLeader {
+			lists = append(lists, &listing{leader: leader, req: withTimestamp(req, -2), dst: start},
+				&listing{leader: leader, req: withTimestamp(req, -1), dst: end})
+		}
+		var wg sync.WaitGroup
+		for _, l := range lists {
+			wg.Go(func() { l.resp, l.err = l.req.RequestWith(ctx, c.kgo.Broker(int(l.leader))) })
+		}
+		wg.Wait()
+		for _, l := range lists {
+			if l.err != nil {
+				for _, t := range l.req.Topics {
+					for _, p := range t.Partitions {
+						fail(t.Topic, p.Partition, l.err)
+					}
+				}
+				continue
+			}
+			for _, t := range l.resp.Topics {
+				lt := l.dst[t.Topic]
+				if lt == nil {
+					lt = make(map[int32]kadm.ListedOffset, len(t.Partitions))
+					l.dst[t.Topic] = lt
+				}
+				for _, p := range t.Partitions {
+					err := kerr.ErrorForCode(p.ErrorCode)
+					lt[p.Partition] = kadm.ListedOffset{Topic: t.Topic, Partition: p.Partition, Timestamp: p.Timestamp,
+						Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Err: err}
+					if e := AsError(err, ""); e != nil && e.Retriable && retry == nil {
+						retry = err
+					}
+				}
+			}
 		}
 		return retry
 	})
@@ -254,4 +394,20 @@ func (c *Client) listStartEnd(ctx context.Context, topics []string) (start, end 
 		return nil, nil, rerr
 	}
 	return start, end, nil
+}
+
+// withTimestamp is a copy of req listing every partition at timestamp
+// (-2 the start, -1 the end).
+func withTimestamp(req *kmsg.ListOffsetsRequest, timestamp int64) *kmsg.ListOffsetsRequest {
+	out := *req
+	out.Topics = make([]kmsg.ListOffsetsRequestTopic, len(req.Topics))
+	for i, t := range req.Topics {
+		out.Topics[i] = t
+		out.Topics[i].Partitions = make([]kmsg.ListOffsetsRequestTopicPartition, len(t.Partitions))
+		for j, p := range t.Partitions {
+			p.Timestamp = timestamp
+			out.Topics[i].Partitions[j] = p
+		}
+	}
+	return &out
 }

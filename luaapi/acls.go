@@ -65,8 +65,10 @@ func aclNameType(names ...string) *CustomType {
 
 // aclNorm is kmsg's normalization of enum names.
 func aclNorm(s string) string {
-	return strings.NewReplacer(".", "", "_", "", "-", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+	return aclNormReplacer.Replace(strings.ToLower(strings.TrimSpace(s)))
 }
+
+var aclNormReplacer = strings.NewReplacer(".", "", "_", "", "-", "")
 
 // aclRow is an ACL to create; NormalizeACL fills the defaults kafka-acls
 // uses and checks what the fields alone do not (a resource name).

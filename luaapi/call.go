@@ -50,7 +50,13 @@ func (c *Call) Arg(n int) lua.LValue { return c.L.Get(c.base + n - 1) }
 // DryRun reports whether mutations must change nothing.
 func (c *Call) DryRun() bool { return c.rt.dryRun || c.dryRun }
 
-// Plan adds a line to the dry-run plan printed on stderr.
+// Plan adds a line to the dry-run plan printed on stderr. Outside a dry
+// run it does nothing (formatting a line per item was a tenth of
+// create_topics' CPU for 5,000 topics); callers whose arguments cost
+// something to compute check c.DryRun() first.
 func (c *Call) Plan(format string, args ...any) {
+	if !c.DryRun() {
+		return
+	}
 	c.plan = append(c.plan, fmt.Sprintf(format, args...))
 }

@@ -58,9 +58,15 @@ func (h *clientHandle) close() {
 // clientObject builds the Lua table for a client: every declared function
 // as a method (callable as c:fn() or c.fn()), plus close().
 func (r *Runtime) clientObject(h *clientHandle) *lua.LTable {
+	obj, _ := r.clientObjectMethods(h)
+	return obj
+}
+
+// clientObjectMethods is clientObject, also giving its methods table.
+func (r *Runtime) clientObjectMethods(h *clientHandle) (obj, methods *lua.LTable) {
 	L := r.L
-	obj := L.NewTable()
-	methods := L.NewTable()
+	obj = L.CreateTable(0, 0)
+	methods = L.CreateTable(0, len(registry)+2)
 	for name, f := range registry {
 		if !f.IsAdmin() {
 			continue
@@ -88,5 +94,5 @@ func (r *Runtime) clientObject(h *clientHandle) *lua.LTable {
 	}
 	r.objects[obj] = h
 	r.mu.Unlock()
-	return obj
+	return obj, methods
 }

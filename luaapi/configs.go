@@ -75,6 +75,9 @@ func alterConfigs(c *Call) (any, error) {
 		return nil, err
 	}
 	for _, a := range alts {
+		if !c.DryRun() {
+			break
+		}
 		c.Plan("%s: %s", a.Resource, strings.Join(a.Ops(), "; "))
 	}
 	return cl.AlterConfigs(c.Ctx(), alts, engine.AlterConfigsOptions{ValidateOnly: c.ValidateOnly()})

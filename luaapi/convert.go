@@ -1,11 +1,11 @@
 package luaapi
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -17,17 +17,37 @@ import (
 // metatables carry what a plain Lua table cannot: recordMeta remembers a
 // struct's field order for table printing (__columns), and objectMeta marks a
 // table that came from a Go map, so an empty one encodes as {} not [].
+//
+// Results can be big (lag() of 100,000 partitions), so the conversion is
+// compiled: the first value of a Go type works out, by reflection, one
+// encoder function per type, which reads fields at their offsets with typed
+// loads; every later value of the type runs only those functions. A slice
+// of structs becomes its records with two allocations in all
+// (lua.NewRecordTables) plus the values that need boxing, and small
+// integers and repeated strings (a topic's name on each of its partitions)
+// are boxed once. Interfaces and maps, rare in results, go through
+// reflect.Value.
 
 var (
-	errType  = reflect.TypeOf((*engine.Error)(nil))
-	timeType = reflect.TypeOf(time.Time{})
+	errType  = reflect.TypeFor[*engine.Error]()
+	timeType = reflect.TypeFor[time.Time]()
+	lvType   = reflect.TypeFor[lua.LValue]()
 )
 
 type converter struct {
-	L       *lua.LState
-	object  *lua.LTable
-	mu      sync.Mutex
-	records map[reflect.Type]*recordType
+	L      *lua.LState
+	object *lua.LTable
+	mu     sync.Mutex
+	encs   map[reflect.Type]*encoder
+	// nums holds the boxed integers -1 .. len(nums)-2, made on first use:
+	// partitions, small offsets and lags.
+	nums *[1024]lua.LValue
+}
+
+// encoder converts the value of one Go type found at a pointer.
+type encoder struct {
+	fn  func(c *converter, p unsafe.Pointer) lua.LValue
+	rec *recordType // for structs
 }
 
 // recordType is what a struct type converts with, worked out once per type.
@@ -37,15 +57,17 @@ type recordType struct {
 }
 
 type recordField struct {
-	index     int
-	name      lua.LString
+	offset    uintptr
+	key       lua.LValue // the json name, boxed once
+	enc       *encoder
 	omitEmpty bool
+	isZero    func(p unsafe.Pointer) bool
 }
 
 func newConverter(L *lua.LState) *converter {
 	obj := L.NewTable()
 	obj.RawSetString("__kind", lua.LString("object"))
-	return &converter{L: L, object: obj, records: map[reflect.Type]*recordType{}}
+	return &converter{L: L, object: obj, encs: map[reflect.Type]*encoder{}}
 }
 
 func (c *converter) toLua(v any) lua.LValue {
@@ -58,94 +80,269 @@ func (c *converter) toLua(v any) lua.LValue {
 	return c.value(reflect.ValueOf(v))
 }
 
+// value converts v; an addressable v is read in place, another is copied
+// once so that the encoders can read it by pointer.
 func (c *converter) value(v reflect.Value) lua.LValue {
 	if !v.IsValid() {
 		return lua.LNil
 	}
-	if v.Type() == errType {
-		if v.IsNil() {
-			return lua.LNil
-		}
-		return errorTable(c.L, "", v.Interface().(*engine.Error), nil)
+	enc := c.encoderOf(v.Type())
+	if v.CanAddr() {
+		return enc.fn(c, v.Addr().UnsafePointer())
 	}
-	if v.Type() == timeType {
-		t := v.Interface().(time.Time)
-		if t.IsZero() {
-			return lua.LNil
-		}
-		return lua.LNumber(t.UnixMilli())
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return lua.LNil
-		}
-		return c.value(v.Elem())
-	case reflect.String:
-		return lua.LString(v.String())
-	case reflect.Bool:
-		return lua.LBool(v.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return lua.LNumber(v.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return lua.LNumber(v.Uint())
-	case reflect.Float32, reflect.Float64:
-		return lua.LNumber(v.Float())
-	case reflect.Slice, reflect.Array:
-		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
-			return lua.LString(v.Bytes())
-		}
-		t := c.L.CreateTable(v.Len(), 0)
-		for i := 0; i < v.Len(); i++ {
-			t.RawSetInt(i+1, c.value(v.Index(i)))
-		}
-		return t
-	case reflect.Map:
-		t := c.L.CreateTable(0, v.Len())
-		iter := v.MapRange()
-		for iter.Next() {
-			t.RawSet(c.value(iter.Key()), c.value(iter.Value()))
-		}
-		t.Metatable = c.object
-		return t
-	case reflect.Struct:
-		return c.record(v)
-	}
-	return lua.LString(v.String())
+	tmp := reflect.New(v.Type())
+	tmp.Elem().Set(v)
+	return enc.fn(c, tmp.UnsafePointer())
 }
 
-func (c *converter) record(v reflect.Value) lua.LValue {
-	rt := c.recordType(v.Type())
-	t := c.L.CreateTable(0, len(rt.fields))
-	for _, f := range rt.fields {
-		fv := v.Field(f.index)
-		if f.omitEmpty && fv.IsZero() {
-			continue
+// num boxes an integer, from the cache when it is small.
+func (c *converter) num(n int64) lua.LValue {
+	if n >= -1 && n < 1023 {
+		if c.nums == nil {
+			c.nums = new([1024]lua.LValue)
 		}
-		t.RawSetH(f.name, c.value(fv))
+		lv := c.nums[n+1]
+		if lv == nil {
+			lv = lua.LNumber(n)
+			c.nums[n+1] = lv
+		}
+		return lv
 	}
-	t.Metatable = rt.meta
-	return t
+	return lua.LNumber(n)
 }
 
-func (c *converter) recordType(typ reflect.Type) *recordType {
+func (c *converter) encoderOf(t reflect.Type) *encoder {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rt, ok := c.records[typ]; ok {
-		return rt
+	return c.compile(t)
+}
+
+// compile returns t's encoder, building it (and those of the types it
+// contains) the first time. Called with c.mu held.
+func (c *converter) compile(t reflect.Type) *encoder {
+	if e, ok := c.encs[t]; ok {
+		return e
 	}
+	e := &encoder{}
+	c.encs[t] = e // before the parts: a type may contain itself
+	e.fn = c.build(t, e)
+	return e
+}
+
+func (c *converter) build(t reflect.Type, e *encoder) func(*converter, unsafe.Pointer) lua.LValue {
+	switch t {
+	case errType:
+		return func(c *converter, p unsafe.Pointer) lua.LValue {
+			if err := *(**engine.Error)(p); err != nil {
+				return errorTable(c.L, "", err, nil)
+			}
+			return lua.LNil
+		}
+	case timeType:
+		return func(_ *converter, p unsafe.Pointer) lua.LValue {
+			if t := (*time.Time)(p); !t.IsZero() {
+				return lua.LNumber(t.UnixMilli())
+			}
+			return lua.LNil
+		}
+	case lvType:
+		return func(_ *converter, p unsafe.Pointer) lua.LValue {
+			if lv := *(*lua.LValue)(p); lv != nil {
+				return lv
+			}
+			return lua.LNil
+		}
+	}
+	if t.Kind() == reflect.Pointer && t.Implements(lvType) { // *lua.LTable, *lua.LFunction, ...
+		return func(_ *converter, p unsafe.Pointer) lua.LValue {
+			if *(*unsafe.Pointer)(p) == nil {
+				return lua.LNil
+			}
+			return reflect.NewAt(t, p).Elem().Interface().(lua.LValue)
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return stringEncoder()
+	case reflect.Bool:
+		return func(_ *converter, p unsafe.Pointer) lua.LValue { return lua.LBool(*(*bool)(p)) }
+	case reflect.Int:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*int)(p))) }
+	case reflect.Int8:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*int8)(p))) }
+	case reflect.Int16:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*int16)(p))) }
+	case reflect.Int32:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*int32)(p))) }
+	case reflect.Int64:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(*(*int64)(p)) }
+	case reflect.Uint8:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*uint8)(p))) }
+	case reflect.Uint16:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*uint16)(p))) }
+	case reflect.Uint32:
+		return func(c *converter, p unsafe.Pointer) lua.LValue { return c.num(int64(*(*uint32)(p))) }
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return func(_ *converter, p unsafe.Pointer) lua.LValue {
+			return lua.LNumber(reflect.NewAt(t, p).Elem().Uint())
+		}
+	case reflect.Float32:
+		return func(_ *converter, p unsafe.Pointer) lua.LValue { return lua.LNumber(*(*float32)(p)) }
+	case reflect.Float64:
+		return func(_ *converter, p unsafe.Pointer) lua.LValue { return lua.LNumber(*(*float64)(p)) }
+	case reflect.Pointer:
+		elem := c.compile(t.Elem())
+		return func(c *converter, p unsafe.Pointer) lua.LValue {
+			if q := *(*unsafe.Pointer)(p); q != nil {
+				return elem.fn(c, q)
+			}
+			return lua.LNil
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return func(_ *converter, p unsafe.Pointer) lua.LValue { return lua.LString(*(*[]byte)(p)) }
+		}
+		return c.sliceEncoder(t)
+	case reflect.Struct:
+		e.rec = c.recordType(t)
+		return func(c *converter, p unsafe.Pointer) lua.LValue {
+			rec := e.rec
+			tb := c.L.CreateTable(0, len(rec.fields))
+			c.fill(tb, rec, p)
+			return tb
+		}
+	case reflect.Interface:
+		return func(c *converter, p unsafe.Pointer) lua.LValue {
+			v := reflect.NewAt(t, p).Elem()
+			if v.IsNil() {
+				return lua.LNil
+			}
+			x := v.Interface()
+			if lv, ok := x.(lua.LValue); ok {
+				return lv
+			}
+			return c.value(reflect.ValueOf(x))
+		}
+	case reflect.Map:
+		return func(c *converter, p unsafe.Pointer) lua.LValue {
+			v := reflect.NewAt(t, p).Elem()
+			tb := c.L.CreateTable(0, v.Len())
+			for iter := v.MapRange(); iter.Next(); {
+				tb.RawSet(c.value(iter.Key()), c.value(iter.Value()))
+			}
+			tb.Metatable = c.object
+			return tb
+		}
+	case reflect.Array:
+		return func(c *converter, p unsafe.Pointer) lua.LValue {
+			v := reflect.NewAt(t, p).Elem()
+			tb := c.L.CreateTable(v.Len(), 0)
+			for i := range v.Len() {
+				tb.RawSetInt(i+1, c.value(v.Index(i)))
+			}
+			return tb
+		}
+	}
+	return func(_ *converter, p unsafe.Pointer) lua.LValue {
+		return lua.LString(reflect.NewAt(t, p).Elem().String())
+	}
+}
+
+// stringEncoder boxes a string field, reusing the box while the field
+// keeps the same value from one record to the next.
+func stringEncoder() func(*converter, unsafe.Pointer) lua.LValue {
+	var last string
+	var lastLV lua.LValue
+	return func(_ *converter, p unsafe.Pointer) lua.LValue {
+		s := *(*string)(p)
+		if lastLV == nil || s != last {
+			last, lastLV = s, lua.LString(s)
+		}
+		return lastLV
+	}
+}
+
+// sliceEncoder converts a slice to an array; a slice of structs gets its
+// records made together.
+func (c *converter) sliceEncoder(t reflect.Type) func(*converter, unsafe.Pointer) lua.LValue {
+	elem := c.compile(t.Elem())
+	size := t.Elem().Size()
+	records := t.Elem().Kind() == reflect.Struct && t.Elem() != timeType
+	return func(c *converter, p unsafe.Pointer) lua.LValue {
+		data, n := unsafe.SliceData(*(*[]byte)(p)), len(*(*[]byte)(p))
+		tb := c.L.CreateTable(n, 0)
+		if n == 0 {
+			return tb
+		}
+		base := unsafe.Pointer(data)
+		if records {
+			rec := elem.rec
+			rows := lua.NewRecordTables(n, len(rec.fields))
+			for i := range rows {
+				c.fill(&rows[i], rec, unsafe.Add(base, uintptr(i)*size))
+				tb.RawSetInt(i+1, &rows[i])
+			}
+			return tb
+		}
+		for i := range n {
+			tb.RawSetInt(i+1, elem.fn(c, unsafe.Add(base, uintptr(i)*size)))
+		}
+		return tb
+	}
+}
+
+// fill sets the record's fields in tb from the struct at p.
+func (c *converter) fill(tb *lua.LTable, rec *recordType, p unsafe.Pointer) {
+	for i := range rec.fields {
+		f := &rec.fields[i]
+		fp := unsafe.Add(p, f.offset)
+		if f.omitEmpty && f.isZero(fp) {
+			continue
+		}
+		tb.RawSetH(f.key, f.enc.fn(c, fp))
+	}
+	tb.Metatable = rec.meta
+}
+
+// recordType works out a struct type's fields. Called with c.mu held.
+func (c *converter) recordType(typ reflect.Type) *recordType {
 	rt := &recordType{meta: c.L.NewTable()}
 	cols := c.L.NewTable()
 	for i := 0; i < typ.NumField(); i++ {
-		if name, omitEmpty, ok := jsonName(typ.Field(i)); ok {
+		sf := typ.Field(i)
+		if name, omitEmpty, ok := jsonName(sf); ok {
 			cols.Append(lua.LString(name))
-			rt.fields = append(rt.fields, recordField{index: i, name: lua.LString(name), omitEmpty: omitEmpty})
+			enc := c.compile(sf.Type)
+			if sf.Type.Kind() == reflect.String {
+				enc = &encoder{fn: stringEncoder()} // a box cache of its own
+			}
+			rt.fields = append(rt.fields, recordField{offset: sf.Offset, key: lua.LString(name),
+				enc: enc, omitEmpty: omitEmpty, isZero: zeroCheck(sf.Type)})
 		}
 	}
 	rt.meta.RawSetString("__columns", cols)
 	rt.meta.RawSetString("__kind", lua.LString("object"))
-	c.records[typ] = rt
 	return rt
+}
+
+// zeroCheck reports whether the value of type t at p is its zero value
+// (what reflect.Value.IsZero says), typed for the common kinds.
+func zeroCheck(t reflect.Type) func(unsafe.Pointer) bool {
+	switch t.Kind() {
+	case reflect.String:
+		return func(p unsafe.Pointer) bool { return len(*(*string)(p)) == 0 }
+	case reflect.Bool:
+		return func(p unsafe.Pointer) bool { return !*(*bool)(p) }
+	case reflect.Int32:
+		return func(p unsafe.Pointer) bool { return *(*int32)(p) == 0 }
+	case reflect.Int64:
+		return func(p unsafe.Pointer) bool { return *(*int64)(p) == 0 }
+	case reflect.Pointer, reflect.Map:
+		return func(p unsafe.Pointer) bool { return *(*unsafe.Pointer)(p) == nil }
+	case reflect.Slice:
+		return func(p unsafe.Pointer) bool { return unsafe.SliceData(*(*[]byte)(p)) == nil }
+	}
+	return func(p unsafe.Pointer) bool { return reflect.NewAt(t, p).Elem().IsZero() }
 }
 
 func jsonName(sf reflect.StructField) (name string, omitEmpty, ok bool) {
@@ -167,125 +364,4 @@ func jsonName(sf reflect.StructField) (name string, omitEmpty, ok bool) {
 		}
 	}
 	return name, omitEmpty, true
-}
-
-// fromLua turns a Lua value into plain Go (for the audit log, confirm
-// prompts and messages): tables become []any when they are sequences, else
-// map[string]any; functions and userdata become their type names. It never
-// fails: a part that cannot be converted (a cyclic table, nesting too deep,
-// too much in all) becomes a marker string such as "<cyclic table (it
-// contains itself)>", so the audit line or message is still written.
-// goValue is the strict form.
-func fromLua(v lua.LValue) any {
-	out, _ := toGo(newGuard("value").small(), lua.LNil, v, true)
-	return out
-}
-
-// goValue is fromLua that fails, naming where and why, instead of writing
-// markers. root names the value in the message ("cfg.a: cyclic table").
-func goValue(v lua.LValue, root string) (any, error) {
-	return toGo(newGuard(root).small(), lua.LNil, v, false)
-}
-
-// toGo converts v, found under key. Lenient, a part that cannot be
-// converted becomes a marker string in its place.
-func toGo(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
-	out, err := toGoValue(g, key, v, lenient)
-	var ve *valueError
-	if lenient && errors.As(err, &ve) {
-		return "<" + ve.Reason + ">", nil
-	}
-	return out, err
-}
-
-func toGoValue(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
-	switch v := v.(type) {
-	case *lua.LNilType:
-		return nil, g.count(key, 0)
-	case lua.LBool:
-		return bool(v), g.count(key, 0)
-	case lua.LNumber:
-		return float64(v), g.count(key, 0)
-	case lua.LString:
-		return string(v), g.str(key, string(v))
-	case *lua.LTable:
-		if err := g.count(key, 0); err != nil {
-			return nil, err
-		}
-		if err := g.enter(key, v); err != nil {
-			return nil, err
-		}
-		defer g.leave(v)
-		if isArray(v) {
-			out := make([]any, 0, v.Len())
-			for i := 1; i <= v.Len(); i++ {
-				e, err := toGo(g, lua.LNumber(i), v.RawGetInt(i), lenient)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, e)
-			}
-			return out, nil
-		}
-		out := map[string]any{}
-		for _, k := range tableKeys(v) { // sorted: the first error is always the same
-			ks := lua.LVAsString(k) + keySuffix(k)
-			g.bytes += len(ks) // checked with the value
-			e, err := toGo(g, k, v.RawGet(k), lenient)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = e
-		}
-		return out, nil
-	}
-	return v.Type().String(), g.count(key, 0)
-}
-
-func keySuffix(k lua.LValue) string {
-	switch k.(type) {
-	case lua.LString, lua.LNumber:
-		return ""
-	}
-	return k.Type().String()
-}
-
-// isArray: a table whose keys are exactly 1..n, and which is not marked as
-// an object. An empty unmarked table is an array (prints as []).
-func isArray(t *lua.LTable) bool {
-	if isObject(t) {
-		return false
-	}
-	n := t.Len()
-	count := 0
-	array := true
-	t.ForEach(func(k, _ lua.LValue) {
-		count++
-		if num, ok := k.(lua.LNumber); !ok || int(num) < 1 || int(num) > n || float64(int(num)) != float64(num) {
-			array = false
-		}
-	})
-	return array && count == n
-}
-
-func isObject(t *lua.LTable) bool {
-	mt, ok := t.Metatable.(*lua.LTable)
-	return ok && mt.RawGetString("__kind") == lua.LString("object")
-}
-
-// columns returns a record table's preferred column order, if it has one.
-func columns(t *lua.LTable) []string {
-	mt, ok := t.Metatable.(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	cols, ok := mt.RawGetString("__columns").(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for i := 1; i <= cols.Len(); i++ {
-		out = append(out, lua.LVAsString(cols.RawGetInt(i)))
-	}
-	return out
 }

@@ -1,8 +1,8 @@
 package luaapi
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -125,6 +125,14 @@ func quoteLua(s string) string {
 	return b.String()
 }
 
+// textWriter is where the printers write: a printBuf, a bytes.Buffer, a
+// strings.Builder.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
 // writeJSONString writes s as a JSON string that gives back exactly s.
 // Valid UTF-8 is kept, with every character that is not printable escaped
 // (C0 and C1 controls, DEL, U+2028, bidi and other format characters), so
@@ -136,13 +144,17 @@ func quoteLua(s string) string {
 // "surrogateescape") gives back the original bytes; decoders that insist
 // on Unicode read U+FFFD there. (encoding/json would write U+FFFD itself,
 // losing the byte.)
-func writeJSONString(b *bytes.Buffer, s string) {
+func writeJSONString(b textWriter, s string) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b.WriteByte(c)
-			i++
+			j := i + 1 // a run of bytes written as they are
+			for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\' {
+				j++
+			}
+			b.WriteString(s[i:j])
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])

@@ -10,34 +10,20 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Format renders values the way --output asks: "json" as indented JSON
-// (arrays stay arrays, [] for empty), "table" as an aligned table for arrays
-// of records and as indented Lua otherwise. One value per line block.
-func (r *Runtime) Format(values []lua.LValue, output string) (string, error) {
-	var b strings.Builder
-	for _, v := range values {
-		s, err := r.formatOne(v, output)
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(s)
-		if !strings.HasSuffix(s, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String(), nil
-}
-
-func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
+// printOne writes one value the way --output asks: "json" as indented
+// JSON, "table" as an aligned table for arrays of records and as indented
+// Lua otherwise (print.go: Format, Print).
+func (r *Runtime) printOne(out *printBuf, v lua.LValue, output string) error {
 	if output == "json" {
-		return encodeJSON(v, r.null(), "  ")
+		return writeJSON(out, v, r.null(), "  ")
 	}
 	if t, ok := v.(*lua.LTable); ok {
 		if _, isErr := isErrorValue(r.L, t); isErr {
-			return TerminalText(errorText(t)), nil
+			out.WriteString(TerminalText(errorText(t)))
+			return nil
 		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(rows, cols, "", newGuard("value"))
+			return renderTable(out, rows, cols, "", newGuard("value"))
 		}
 		// One result record (describe_cluster, plan_reassignment, ...):
 		// a one-row table, its arrays of records as sub-tables.
@@ -45,50 +31,93 @@ func (r *Runtime) formatOne(v lua.LValue, output string) (string, error) {
 			wrapped := &lua.LTable{}
 			wrapped.Append(t)
 			if rows, cols, ok := recordRows(wrapped); ok {
-				return renderTable(rows, cols, "", newGuard("value"))
+				return renderTable(out, rows, cols, "", newGuard("value"))
 			}
 		}
-		return r.luaLiteral(v)
+		return r.writeLuaLiteral(out, v)
 	}
 	if v == lua.LNil {
-		return "nil", nil
+		out.WriteString("nil")
+		return nil
 	}
 	// A string is printed as text, as print would, but escaped: it may
 	// come from the cluster.
 	s, err := r.display(v)
 	if err != nil {
-		return "", fmt.Errorf("value: %w", err)
+		return fmt.Errorf("value: %w", err)
 	}
-	return TerminalText(s), nil
+	out.WriteString(TerminalText(s))
+	return nil
+}
+
+// rowSet is the rows of a table: the records of an array, or (rows set)
+// records made for a map of records.
+type rowSet struct {
+	t    *lua.LTable
+	rows []*lua.LTable
+	n    int
+}
+
+func (s rowSet) row(i int) *lua.LTable {
+	if s.rows != nil {
+		return s.rows[i]
+	}
+	return s.t.RawGetInt(i + 1).(*lua.LTable)
 }
 
 // recordRows recognizes an array of records (tables with string keys) and
 // picks the columns: the first record's declared order, then any other keys
 // in sorted order.
-func recordRows(t *lua.LTable) ([]*lua.LTable, []string, bool) {
-	if !isArray(t) || t.Len() == 0 {
-		return nil, nil, false
+func recordRows(t *lua.LTable) (rowSet, []string, bool) {
+	n := t.Len()
+	if n == 0 || !isArray(t) {
+		return rowSet{}, nil, false
 	}
-	var rows []*lua.LTable
-	seen := map[string]bool{}
+	set := rowSet{t: t, n: n}
+	cols, ok := rowColumns(set)
+	return set, cols, ok
+}
+
+// rowColumns picks the columns of rows; ok is false when some row is not
+// a record or no column has a value.
+func rowColumns(set rowSet) ([]string, bool) {
 	var cols, extra []string
-	for i := 1; i <= t.Len(); i++ {
-		row, ok := t.RawGetInt(i).(*lua.LTable)
-		if !ok || (isArray(row) && row.Len() > 0) {
-			return nil, nil, false
+	var seen map[string]bool // past a few columns; a scan before
+	has := func(c string) bool {
+		if seen != nil {
+			return seen[c]
 		}
-		rows = append(rows, row)
-		for _, c := range columns(row) {
-			if !seen[c] {
-				seen[c] = true
-				cols = append(cols, c)
+		return slices.Contains(cols, c) || slices.Contains(extra, c)
+	}
+	add := func(list *[]string, c string) {
+		*list = append(*list, c)
+		if seen == nil && len(cols)+len(extra) > 16 {
+			seen = map[string]bool{}
+			for _, x := range slices.Concat(cols, extra) {
+				seen[x] = true
+			}
+		}
+		if seen != nil {
+			seen[c] = true
+		}
+	}
+	var lastMeta lua.LValue
+	for i := range set.n {
+		row, ok := rowAt(set, i)
+		if !ok || (isArray(row) && row.Len() > 0) {
+			return nil, false
+		}
+		if row.Metatable != lastMeta { // records of one type share theirs
+			lastMeta = row.Metatable
+			for _, c := range columns(row) {
+				if !has(c) {
+					add(&cols, c)
+				}
 			}
 		}
 		row.ForEach(func(k, _ lua.LValue) {
-			ks, ok := k.(lua.LString)
-			if ok && !seen[string(ks)] {
-				seen[string(ks)] = true
-				extra = append(extra, string(ks))
+			if ks, ok := k.(lua.LString); ok && !has(string(ks)) {
+				add(&extra, string(ks))
 			}
 		})
 	}
@@ -97,14 +126,22 @@ func recordRows(t *lua.LTable) ([]*lua.LTable, []string, bool) {
 	// Drop declared columns no row has a value for (omitted optional fields).
 	var used []string
 	for _, c := range append(cols, extra...) {
-		for _, row := range rows {
-			if row.RawGetString(c) != lua.LNil {
+		for i := range set.n {
+			if set.row(i).RawGetString(c) != lua.LNil {
 				used = append(used, c)
 				break
 			}
 		}
 	}
-	return rows, used, len(used) > 0
+	return used, len(used) > 0
+}
+
+func rowAt(set rowSet, i int) (*lua.LTable, bool) {
+	if set.rows != nil {
+		return set.rows[i], true
+	}
+	row, ok := set.t.RawGetInt(i + 1).(*lua.LTable)
+	return row, ok
 }
 
 // keyRank orders the usual identifying keys first in tables without a
@@ -122,11 +159,14 @@ func keyRank(k string) int {
 // records (a topic's partitions, a group's members or lag per partition) is
 // not squeezed into a cell: each row is followed by that array as an
 // indented sub-table, the way kafka-consumer-groups --describe reads.
-func renderTable(rows []*lua.LTable, cols []string, indent string, g *valueGuard) (string, error) {
+//
+// It goes over the rows twice: once for the columns' widths (and the
+// guard's counts), then to print. No cell is kept in between.
+func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *valueGuard) error {
 	var flat, nested []string
 	for _, c := range cols {
 		// One level of sub-tables; deeper ones are summarized in a cell.
-		if indent == "" && holdsRecords(rows, c) {
+		if indent == "" && holdsRecords(set, c) {
 			nested = append(nested, c)
 		} else {
 			flat = append(flat, c)
@@ -135,73 +175,105 @@ func renderTable(rows []*lua.LTable, cols []string, indent string, g *valueGuard
 	if len(flat) == 0 { // nothing to head the sub-tables: show them as cells
 		flat, nested = cols, nil
 	}
-	cells := make([][]string, len(rows)+1)
+	keys := make([]lua.LValue, len(flat))
 	width := make([]int, len(flat))
-	cells[0] = make([]string, len(flat))
 	for j, c := range flat {
-		cells[0][j] = strings.ToUpper(cellText(c))
-		width[j] = utf8.RuneCountInString(cells[0][j])
+		keys[j] = lua.LString(c)
+		width[j] = utf8.RuneCountInString(strings.ToUpper(cellText(c)))
 	}
-	for i, row := range rows {
-		cells[i+1] = make([]string, len(flat))
-		if err := g.enter(lua.LNumber(i+1), row); err != nil {
-			return "", err
+	var buf []byte
+	var err error
+	for i := range set.n {
+		row := set.row(i)
+		if err := g.enterIndex(i+1, row); err != nil {
+			return err
 		}
-		for j, c := range flat {
-			s, err := cell(g, lua.LString(c), row.RawGetString(c))
-			if err != nil {
-				return "", err
+		for j := range flat {
+			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j])); err != nil {
+				return err
 			}
-			cells[i+1][j] = s
-			width[j] = max(width[j], utf8.RuneCountInString(s))
+			width[j] = max(width[j], utf8.RuneCount(buf))
 		}
 		g.leave(row)
 	}
-	var b strings.Builder
-	for i, line := range cells {
-		var row strings.Builder
-		row.WriteString(indent)
-		for j, s := range line {
-			row.WriteString(s)
-			if j < len(line)-1 {
-				row.WriteString(strings.Repeat(" ", width[j]-utf8.RuneCountInString(s)+2))
+
+	// The header, then each row and its sub-tables.
+	var line []byte
+	endLine := func() {
+		line = append(bytesTrimRight(line), '\n')
+		out.Write(line)
+		line = line[:0]
+	}
+	line = append(line, indent...)
+	for j, c := range flat {
+		line = appendPadded(line, strings.ToUpper(cellText(c)), width[j], j < len(flat)-1)
+	}
+	endLine()
+	g.quiet++ // counted in the first pass
+	defer func() { g.quiet-- }()
+	for i := range set.n {
+		row := set.row(i)
+		line = append(line, indent...)
+		for j := range flat {
+			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j])); err != nil {
+				return err
 			}
+			line = appendPadded(line, string(buf), width[j], j < len(flat)-1)
 		}
-		b.WriteString(strings.TrimRight(row.String(), " "))
-		b.WriteByte('\n')
-		if i == 0 {
-			continue
-		}
+		endLine()
 		for _, c := range nested {
-			sub, ok := rows[i-1].RawGetString(c).(*lua.LTable)
+			sub, ok := row.RawGetString(c).(*lua.LTable)
 			if !ok {
 				continue
 			}
 			if subRows, subCols, ok := subTable(sub); ok {
-				if err := g.enter(lua.LNumber(i), rows[i-1]); err != nil {
-					return "", err
+				if err := g.enterIndex(i+1, row); err != nil {
+					return err
 				}
 				if err := g.enter(lua.LString(c), sub); err != nil {
-					return "", err
+					return err
 				}
-				s, err := renderTable(subRows, subCols, indent+"  ", g)
+				g.quiet--
+				err := renderTable(out, subRows, subCols, indent+"  ", g)
+				g.quiet++
 				if err != nil {
-					return "", err
+					return err
 				}
 				g.leave(sub)
-				g.leave(rows[i-1])
-				b.WriteString(s)
+				g.leave(row)
 			}
 		}
+		if out.err != nil {
+			return out.err
+		}
 	}
-	return b.String(), nil
+	return nil
+}
+
+// appendPadded appends s, and the spaces up to width and the two between
+// columns unless it is the last column.
+func appendPadded(line []byte, s string, width int, more bool) []byte {
+	line = append(line, s...)
+	if more {
+		for range width - utf8.RuneCountInString(s) + 2 {
+			line = append(line, ' ')
+		}
+	}
+	return line
+}
+
+func bytesTrimRight(b []byte) []byte {
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // holdsRecords reports whether column c is, in some row, a non-empty array
 // of records.
-func holdsRecords(rows []*lua.LTable, c string) bool {
-	for _, row := range rows {
-		if t, ok := row.RawGetString(c).(*lua.LTable); ok {
+func holdsRecords(set rowSet, c string) bool {
+	for i := range set.n {
+		if t, ok := set.row(i).RawGetString(c).(*lua.LTable); ok {
 			if _, isErr := t.RawGetString("code").(lua.LString); isErr {
 				continue
 			}
@@ -216,7 +288,7 @@ func holdsRecords(rows []*lua.LTable, c string) bool {
 // subTable reads a nested value as rows: an array of records as it is, or a
 // map of records (describe_configs' configs) as rows sorted by key, the key
 // in a first column named "name".
-func subTable(t *lua.LTable) ([]*lua.LTable, []string, bool) {
+func subTable(t *lua.LTable) (rowSet, []string, bool) {
 	if t.Len() > 0 {
 		return recordRows(t)
 	}
@@ -232,22 +304,22 @@ func subTable(t *lua.LTable) ([]*lua.LTable, []string, bool) {
 		keys = append(keys, string(ks))
 	})
 	if !allRecords || len(keys) == 0 {
-		return nil, nil, false
+		return rowSet{}, nil, false
 	}
 	slices.Sort(keys)
-	arr := &lua.LTable{}
+	set := rowSet{rows: make([]*lua.LTable, 0, len(keys)), n: len(keys)}
 	for _, k := range keys {
 		src := t.RawGetString(k).(*lua.LTable)
 		row := &lua.LTable{Metatable: src.Metatable}
 		src.ForEach(func(kk, vv lua.LValue) { row.RawSet(kk, vv) })
 		row.RawSetString("name", lua.LString(k))
-		arr.Append(row)
+		set.rows = append(set.rows, row)
 	}
-	rows, cols, ok := recordRows(arr)
+	cols, ok := rowColumns(set)
 	if ok {
 		cols = append([]string{"name"}, slices.DeleteFunc(cols, func(c string) bool { return c == "name" })...)
 	}
-	return rows, cols, ok
+	return set, cols, ok
 }
 
 // isTopicPartitions: an array of {topic=, partition=} only (an assignment),
@@ -258,9 +330,10 @@ func isTopicPartitions(t *lua.LTable) bool {
 		if !ok {
 			return false
 		}
-		n := 0
-		r.ForEach(func(_, _ lua.LValue) { n++ })
-		if _, ok := r.RawGetString("topic").(lua.LString); !ok || n != 2 || r.RawGetString("partition") == lua.LNil {
+		if values, others := r.KeyCounts(); values+others != 2 {
+			return false
+		}
+		if _, ok := r.RawGetString("topic").(lua.LString); !ok || r.RawGetString("partition") == lua.LNil {
 			return false
 		}
 	}
@@ -285,10 +358,40 @@ func topicPartitionsCell(t *lua.LTable) string {
 	return strings.Join(out, " ")
 }
 
-// cell renders one value, found under key, inside a table: scalars as
-// escaped text, errors by code, arrays of scalars joined, bigger things
-// summarized. g counts what it writes: a row can refer to one big string
-// many times.
+// appendCell appends the cell of one value, found under key, to dst:
+// scalars as escaped text, errors by code, arrays of scalars joined, bigger
+// things summarized. g counts what it writes: a row can refer to one big
+// string many times.
+func appendCell(dst []byte, g *valueGuard, key, v lua.LValue) ([]byte, error) {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return dst, g.str(key, "")
+	case lua.LString:
+		if err := g.str(key, string(v)); err != nil { // before the copy
+			return dst, err
+		}
+		return append(dst, cellText(string(v))...), nil
+	case lua.LNumber:
+		start := len(dst)
+		dst = appendLuaNumber(dst, v)
+		return dst, g.count(key, len(dst)-start)
+	case lua.LBool:
+		s := strconv.FormatBool(bool(v))
+		return append(dst, s...), g.str(key, s)
+	}
+	s, err := cell(g, key, v)
+	return append(dst, s...), err
+}
+
+// appendLuaNumber appends n as tostring(n) writes it.
+func appendLuaNumber(dst []byte, n lua.LNumber) []byte {
+	if f := float64(n); f == float64(int64(n)) {
+		return strconv.AppendInt(dst, int64(n), 10)
+	}
+	return strconv.AppendFloat(dst, float64(n), 'g', -1, 64)
+}
+
+// cell renders one value, found under key, inside a table (see appendCell).
 func cell(g *valueGuard, key, v lua.LValue) (string, error) {
 	var s string
 	switch v := v.(type) {

@@ -37,15 +37,40 @@ var (
 // path is a shared reference, which is fine), the keys that lead there,
 // for messages, and how much of the budgets it has spent.
 type valueGuard struct {
-	root            string // what the value is called in messages: "value", "cfg"
-	keys            []lua.LValue
-	onPath          map[*lua.LTable]bool
+	root string // what the value is called in messages: "value", "cfg"
+	keys []lua.LValue
+	// idxs parallels keys: where a key is nil, the array index it stands
+	// for (enterIndex: an index is not boxed unless a message needs it).
+	idxs []int
+	// The tables on the path: the first ones in a slice searched in
+	// place (entering and leaving a table is then no map operation), the
+	// deeper ones also in a map.
+	tables          []*lua.LTable
+	deep            map[*lua.LTable]bool
 	elems, maxElems int
 	bytes           int
+	// quiet > 0: count spends nothing (a printer's second pass over what
+	// its first pass counted).
+	quiet int
 }
 
+// guardScan is how many tables on the path are searched in place.
+const guardScan = 16
+
 func newGuard(root string) *valueGuard {
-	return &valueGuard{root: root, onPath: map[*lua.LTable]bool{}, maxElems: maxValueElements}
+	return &valueGuard{root: root, maxElems: maxValueElements}
+}
+
+func (g *valueGuard) onPath(t *lua.LTable) bool {
+	if len(g.tables) > guardScan {
+		return g.deep[t]
+	}
+	for _, p := range g.tables {
+		if p == t {
+			return true
+		}
+	}
+	return false
 }
 
 // small lowers the element budget for conversions into Go values.
@@ -58,25 +83,61 @@ func (g *valueGuard) small() *valueGuard {
 // after its element was counted. Every successful enter is followed by
 // leave(t).
 func (g *valueGuard) enter(key lua.LValue, t *lua.LTable) error {
-	if g.onPath[t] {
+	if g.onPath(t) {
 		return g.errorAt(key, "cyclic table (it contains itself)")
 	}
 	if len(g.keys) >= maxValueDepth {
 		return g.errorAt(key, "nested more than %d tables deep", maxValueDepth)
 	}
-	g.keys = append(g.keys, key)
-	g.onPath[t] = true
+	g.push(key, 0, t)
 	return nil
 }
 
+// enterIndex is enter for the table at index i of an array.
+func (g *valueGuard) enterIndex(i int, t *lua.LTable) error {
+	if g.onPath(t) || len(g.keys) >= maxValueDepth {
+		return g.enter(lua.LNumber(i), t) // refused, with the index in the message
+	}
+	g.push(nil, i, t)
+	return nil
+}
+
+func (g *valueGuard) push(key lua.LValue, idx int, t *lua.LTable) {
+	g.keys = append(g.keys, key)
+	g.idxs = append(g.idxs, idx)
+	g.tables = append(g.tables, t)
+	if len(g.tables) > guardScan {
+		if g.deep == nil {
+			g.deep = map[*lua.LTable]bool{}
+		}
+		if len(g.tables) == guardScan+1 {
+			for _, p := range g.tables {
+				g.deep[p] = true
+			}
+		}
+		g.deep[t] = true
+	}
+}
+
+// leave steps out of t, the table entered last.
 func (g *valueGuard) leave(t *lua.LTable) {
-	delete(g.onPath, t)
+	if len(g.tables) > guardScan {
+		delete(g.deep, t)
+		if len(g.tables) == guardScan+1 {
+			clear(g.deep)
+		}
+	}
+	g.tables = g.tables[:len(g.tables)-1]
 	g.keys = g.keys[:len(g.keys)-1]
+	g.idxs = g.idxs[:len(g.idxs)-1]
 }
 
 // count spends one element, found under key, and n bytes of output. The
 // converters count every value, tables included, before writing it.
 func (g *valueGuard) count(key lua.LValue, n int) error {
+	if g.quiet > 0 {
+		return nil
+	}
 	g.elems++
 	g.bytes += n
 	if g.elems > g.maxElems {
@@ -88,6 +149,19 @@ func (g *valueGuard) count(key lua.LValue, n int) error {
 	return nil
 }
 
+// countIndex is count for the value at index i of an array.
+func (g *valueGuard) countIndex(i, n int) error {
+	if g.quiet > 0 {
+		return nil
+	}
+	if g.elems+1 > g.maxElems || g.bytes+n > maxValueBytes {
+		return g.count(lua.LNumber(i), n) // refused, with the index in the message
+	}
+	g.elems++
+	g.bytes += n
+	return nil
+}
+
 // str counts a string value or key by its length.
 func (g *valueGuard) str(key lua.LValue, s string) error { return g.count(key, len(s)) }
 
@@ -95,6 +169,11 @@ func (g *valueGuard) str(key lua.LValue, s string) error { return g.count(key, l
 // long once the element is written (indentation and punctuation count too).
 func (g *valueGuard) reach(key lua.LValue, total int) error {
 	return g.count(key, max(total-g.bytes, 0))
+}
+
+// reachIndex is reach for the value at index i of an array.
+func (g *valueGuard) reachIndex(i, total int) error {
+	return g.countIndex(i, max(total-g.bytes, 0))
 }
 
 func (g *valueGuard) errorAt(key lua.LValue, format string, args ...any) error {
@@ -117,6 +196,10 @@ func (g *valueGuard) path(extra lua.LValue) string {
 			if i == 8 {
 				fmt.Fprintf(&b, "...(%d more)...", len(keys)-16)
 			}
+			continue
+		}
+		if k == nil && i < len(g.idxs) { // enterIndex
+			b.WriteString("[" + strconv.Itoa(g.idxs[i]) + "]")
 			continue
 		}
 		switch k := k.(type) {

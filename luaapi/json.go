@@ -1,10 +1,10 @@
 package luaapi
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -18,28 +18,55 @@ import (
 // hold (a cyclic table, a function, NaN, too deep or too large) is an
 // error naming where it is: "value.a: cyclic table (it contains itself)".
 func encodeJSON(v lua.LValue, null lua.LValue, indent string) (string, error) {
-	w := &jsonWriter{null: null, indent: indent, g: newGuard("value")}
-	if err := w.value(lua.LNil, v, ""); err != nil {
+	var b strings.Builder
+	out := newPrintBuf(&b, 0)
+	if err := writeJSON(out, v, null, indent); err != nil {
 		return "", err
 	}
-	return w.b.String(), nil
+	if err := out.Flush(); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// writeJSON writes v as JSON to out, as it goes: a million rows need no
+// more memory than one.
+func writeJSON(out *printBuf, v lua.LValue, null lua.LValue, indent string) error {
+	w := &jsonWriter{out: out, null: null, indent: indent, g: newGuard("value")}
+	return w.value(lua.LNil, 0, v, 0)
 }
 
 type jsonWriter struct {
-	b      bytes.Buffer
+	out    *printBuf
 	null   lua.LValue
 	indent string
 	g      *valueGuard
+	pads   []string     // "\n" and the indentation of each depth
+	keys   [][]jsonPair // an object's keys, reused at each depth
+	num    []byte
 }
 
-// value writes v, found under key; prefix is the current indentation.
-func (w *jsonWriter) value(key, v lua.LValue, prefix string) error {
-	b := &w.b
+type jsonPair struct {
+	key  string
+	lkey lua.LValue // the key as the table has it, for paths in errors
+	val  lua.LValue
+}
+
+// value writes v, found under key (under index idx of an array when key
+// is nil: an index is boxed only for a message), at nesting depth.
+func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int) error {
+	b := w.out
 	size := b.Len()
 	if s, ok := v.(lua.LString); ok {
 		size += len(s) // before the copy
 	}
-	if err := w.g.reach(key, size); err != nil {
+	var err error
+	if key == nil {
+		err = w.g.reachIndex(idx, size)
+	} else {
+		err = w.g.reach(key, size)
+	}
+	if err != nil {
 		return err
 	}
 	if v == w.null {
@@ -54,98 +81,121 @@ func (w *jsonWriter) value(key, v lua.LValue, prefix string) error {
 	case lua.LNumber:
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return w.g.errorAt(key, "JSON has no %v", f)
+			return w.g.errorAt(keyOf(key, idx), "JSON has no %v", f)
 		}
 		if f == math.Trunc(f) && math.Abs(f) < 1e15 {
-			b.WriteString(strconv.FormatInt(int64(f), 10))
+			w.num = strconv.AppendInt(w.num[:0], int64(f), 10)
 		} else {
-			b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+			w.num = strconv.AppendFloat(w.num[:0], f, 'g', -1, 64)
 		}
+		b.Write(w.num)
 	case lua.LString:
 		writeJSONString(b, string(v))
 	case *lua.LTable:
-		if err := w.g.enter(key, v); err != nil {
+		if key == nil {
+			err = w.g.enterIndex(idx, v)
+		} else {
+			err = w.g.enter(key, v)
+		}
+		if err != nil {
 			return err
 		}
-		defer w.g.leave(v)
-		return w.table(v, prefix)
+		if err := w.table(v, depth); err != nil {
+			return err
+		}
+		w.g.leave(v)
 	default:
-		return w.g.errorAt(key, "JSON cannot hold a %s", v.Type())
+		return w.g.errorAt(keyOf(key, idx), "JSON cannot hold a %s", v.Type())
 	}
-	return nil
+	return b.err
 }
 
-func (w *jsonWriter) newline(prefix string) {
-	if w.indent != "" {
-		w.b.WriteByte('\n')
-		w.b.WriteString(prefix)
+// keyOf is the key a value was found under: key, or the array index idx.
+func keyOf(key lua.LValue, idx int) lua.LValue {
+	if key == nil {
+		return lua.LNumber(idx)
 	}
+	return key
 }
 
-func (w *jsonWriter) table(t *lua.LTable, prefix string) error {
-	b := &w.b
-	inner := prefix + w.indent
+// newline starts a line at depth (nothing when compact).
+func (w *jsonWriter) newline(depth int) {
+	if w.indent == "" {
+		return
+	}
+	for len(w.pads) <= depth {
+		w.pads = append(w.pads, "\n"+strings.Repeat(w.indent, len(w.pads)))
+	}
+	w.out.WriteString(w.pads[depth])
+}
+
+func (w *jsonWriter) table(t *lua.LTable, depth int) error {
+	b := w.out
 	if isArray(t) {
-		if t.Len() == 0 {
+		n := t.Len()
+		if n == 0 {
 			b.WriteString("[]")
 			return nil
 		}
 		b.WriteByte('[')
-		for i := 1; i <= t.Len(); i++ {
+		for i := 1; i <= n; i++ {
 			if i > 1 {
 				b.WriteByte(',')
 			}
-			w.newline(inner)
-			if err := w.value(lua.LNumber(i), t.RawGetInt(i), inner); err != nil {
+			w.newline(depth + 1)
+			if err := w.value(nil, i, t.RawGetInt(i), depth+1); err != nil {
 				return err
 			}
 		}
-		w.newline(prefix)
+		w.newline(depth)
 		b.WriteByte(']')
 		return nil
 	}
-	vals, keys := map[string]lua.LValue{}, []string{}
+	for len(w.keys) <= depth {
+		w.keys = append(w.keys, nil)
+	}
+	pairs := w.keys[depth][:0]
 	var kerr error
-	t.ForEach(func(k, val lua.LValue) {
-		var ks string
-		switch k := k.(type) {
+	for k, val := t.Next(lua.LNil); k != lua.LNil; k, val = t.Next(k) {
+		switch kk := k.(type) { // k itself is kept: boxing kk again would allocate
 		case lua.LString:
-			ks = string(k)
+			pairs = append(pairs, jsonPair{string(kk), k, val})
 		case lua.LNumber:
-			ks = k.String()
+			pairs = append(pairs, jsonPair{kk.String(), k, val})
 		default:
 			if kerr == nil {
 				kerr = w.g.errorAt(k, "JSON cannot hold a %s key", k.Type())
 			}
-			return
 		}
-		vals[ks] = val
-		keys = append(keys, ks)
-	})
+	}
+	w.keys[depth] = pairs
 	if kerr != nil {
 		return kerr
 	}
-	slices.Sort(keys)
-	if len(keys) == 0 {
+	if len(pairs) == 0 {
 		b.WriteString("{}")
 		return nil
 	}
+	slices.SortFunc(pairs, func(a, b jsonPair) int { return strings.Compare(a.key, b.key) })
 	b.WriteByte('{')
-	for i, k := range keys {
+	for i := range pairs {
+		// Read from w.keys each time: a nested object at depth+1 may
+		// grow w.keys, never this depth's slice.
+		p := w.keys[depth][i]
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		w.newline(inner)
-		writeJSONString(b, k)
+		w.newline(depth + 1)
+		writeJSONString(b, p.key)
 		b.WriteByte(':')
 		if w.indent != "" {
 			b.WriteByte(' ')
 		}
-		if err := w.value(lua.LString(k), vals[k], inner); err != nil {
+		if err := w.value(p.lkey, 0, p.val, depth+1); err != nil {
 			return err
 		}
 	}
-	w.newline(prefix)
+	w.newline(depth)
 	b.WriteByte('}')
 	return nil
 }

@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,8 +21,8 @@ func (r *Runtime) installKafka() {
 	L := r.L
 	kafka := L.NewTable()
 	L.SetGlobal("kafka", kafka)
-	r.funcOf = map[*lua.LFunction]*Func{}
-	def := r.clientObject(r.dflt)
+	r.funcOf = make(map[*lua.LFunction]*Func, 2*len(registry))
+	def, defMethods := r.clientObjectMethods(r.dflt)
 	kafka.RawSetString("default", def)
 	nullUD := L.NewUserData()
 	nullMT := L.NewTable()
@@ -31,10 +32,10 @@ func (r *Runtime) installKafka() {
 
 	for _, f := range Funcs() {
 		if f.IsAdmin() {
+			// The default client's methods are the globals: a method
+			// call passes the client first, which the function skips.
 			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				fn := r.bind(r.dflt, f, nil)
-				L.SetGlobal(name, fn)
-				r.funcOf[fn] = f
+				L.SetGlobal(name, defMethods.RawGetString(name))
 			}
 			continue
 		}
@@ -228,11 +229,10 @@ func (r *Runtime) libPP(c *Call) int {
 	for i := 1; i <= L.GetTop(); i++ {
 		vals = append(vals, L.Get(i))
 	}
-	s, err := r.Format(vals, r.opts.Output)
-	if err != nil {
+	// A failure to write is ignored, as print ignores it.
+	if err := r.Print(r.opts.Stdout, vals, r.opts.Output); err != nil && !errors.As(err, new(*WriteError)) {
 		return libError(L, "kafka.pp", argErr("", "%v", err))
 	}
-	_, _ = io.WriteString(r.opts.Stdout, s)
 	return 0
 }
 

@@ -21,16 +21,23 @@ import (
 // strings are quoted so that they read back exactly (and drive no
 // terminal).
 func (r *Runtime) luaLiteral(v lua.LValue) (string, error) {
-	w := &luaWriter{r: r, g: newGuard("value")}
-	if err := w.value(lua.LNil, v, ""); err != nil {
+	var b strings.Builder
+	out := newPrintBuf(&b, 0)
+	if err := r.writeLuaLiteral(out, v); err != nil {
 		return "", err
 	}
-	return w.b.String(), nil
+	return b.String(), out.Flush()
+}
+
+// writeLuaLiteral writes v as luaLiteral renders it, as it goes.
+func (r *Runtime) writeLuaLiteral(out *printBuf, v lua.LValue) error {
+	w := &luaWriter{r: r, b: out, g: newGuard("value")}
+	return w.value(lua.LNil, v, "")
 }
 
 type luaWriter struct {
 	r *Runtime
-	b strings.Builder
+	b *printBuf
 	g *valueGuard
 }
 
@@ -50,8 +57,10 @@ func (w *luaWriter) value(key, v lua.LValue, indent string) error {
 		if err := w.g.enter(key, v); err != nil {
 			return err
 		}
-		defer w.g.leave(v)
-		return w.table(v, indent)
+		if err := w.table(v, indent); err != nil {
+			return err
+		}
+		w.g.leave(v)
 	case *lua.LNilType:
 		w.b.WriteString("nil")
 	default:
@@ -61,18 +70,19 @@ func (w *luaWriter) value(key, v lua.LValue, indent string) error {
 		}
 		w.b.WriteString(TerminalText(s))
 	}
-	return nil
+	return w.b.err
 }
 
 func (w *luaWriter) table(t *lua.LTable, indent string) error {
 	inner := indent + "  "
 	if isArray(t) {
-		if t.Len() == 0 {
+		n := t.Len()
+		if n == 0 {
 			w.b.WriteString("{}")
 			return nil
 		}
-		simple := t.Len() <= 16
-		for i := 1; i <= t.Len() && simple; i++ {
+		simple := n <= 16
+		for i := 1; i <= n && simple; i++ {
 			_, nested := t.RawGetInt(i).(*lua.LTable)
 			simple = !nested
 		}
@@ -81,7 +91,7 @@ func (w *luaWriter) table(t *lua.LTable, indent string) error {
 			sep, open, end = ", ", "{", "}"
 		}
 		w.b.WriteString(open)
-		for i := 1; i <= t.Len(); i++ {
+		for i := 1; i <= n; i++ {
 			if i > 1 {
 				w.b.WriteString(sep)
 			}
@@ -226,7 +236,7 @@ func (r *Runtime) display(v lua.LValue) (string, error) {
 		return v.String(), nil
 	}
 	if L.Context() == nil && r.opts.MaxMemory > 0 {
-		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway)
+		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway, true)
 		defer stop()
 		L.SetContext(ctx)
 		defer L.RemoveContext()

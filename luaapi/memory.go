@@ -57,11 +57,15 @@ var heapBytes = func() int64 {
 // passes limit, and a stop function to call when the chunk is done. If the
 // heap goes on growing past twice the limit after that (Go code that does
 // not look at the context, such as one string.gsub building gigabytes),
-// runaway is called: the process cannot be saved by canceling.
-func watchMemory(ctx context.Context, limit int64, runaway func(error)) (context.Context, func()) {
+// runaway is called: the process cannot be saved by canceling. settle
+// first collects the garbage an earlier chunk (the REPL) left, when the
+// heap is already past the limit: it is not this chunk's. (The first chunk
+// has none, and reading the heap the first time costs a process's
+// start-up a twentieth: runtime/metrics builds its tables.)
+func watchMemory(ctx context.Context, limit int64, runaway func(error), settle bool) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	if heapBytes() > limit {
-		runtime.GC() // garbage from an earlier chunk (the REPL) is not this one's
+	if settle && heapBytes() > limit {
+		runtime.GC()
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup

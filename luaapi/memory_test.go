@@ -80,7 +80,7 @@ func TestWatchMemoryCancelsThenCallsRunaway(t *testing.T) {
 	old := heapBytes
 	heapBytes = func() int64 { return heap.Load() }
 	ran := make(chan error, 1)
-	ctx, stop := watchMemory(context.Background(), 100, func(err error) { ran <- err })
+	ctx, stop := watchMemory(context.Background(), 100, func(err error) { ran <- err }, true)
 	t.Cleanup(func() { stop(); heapBytes = old })
 
 	time.Sleep(5 * memorySampleEvery)

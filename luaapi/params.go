@@ -24,9 +24,17 @@ var (
 		Doc: "ask the broker to check the request without applying it (as --dry-run does)"}
 )
 
-// options is the full list of f's option keys: its own, then the ones
-// its kind brings.
-func (f *Func) options() []Field {
+// funcOptions is a Func's options as every call reads them, worked out on
+// the first call (a declaration does not change).
+type funcOptions struct {
+	fields []Field
+	rec    *RecordType
+}
+
+func (f *Func) optionsOnce() *funcOptions {
+	if o := f.opts.Load(); o != nil {
+		return o
+	}
 	out := append([]Field{}, f.Options...)
 	if f.ValidateOnly {
 		out = append(out, validateOnlyOption)
@@ -34,8 +42,14 @@ func (f *Func) options() []Field {
 	if f.Batch {
 		out = append(out, partialOption)
 	}
-	return out
+	o := &funcOptions{fields: out, rec: Record(out...)}
+	f.opts.Store(o)
+	return o
 }
+
+// options is the full list of f's option keys: its own, then the ones
+// its kind brings. The caller must not change it.
+func (f *Func) options() []Field { return f.optionsOnce().fields }
 
 // hasOptionsTable: the function takes an options table after its
 // positional arguments (or, with no positional arguments and TableCall, as
@@ -43,7 +57,7 @@ func (f *Func) options() []Field {
 func (f *Func) hasOptionsTable() bool { return len(f.options()) > 0 }
 
 // optionsRecord is the options table's type.
-func (f *Func) optionsRecord() *RecordType { return Record(f.options()...) }
+func (f *Func) optionsRecord() *RecordType { return f.optionsOnce().rec }
 
 // optionsPath names the options table in errors: "options", or nothing for
 // a function called with one table of named arguments (reset_offsets{...}).
@@ -175,17 +189,15 @@ func isOptionsTable(f *Func, v lua.LValue) bool {
 	if !ok {
 		return false
 	}
-	names := f.optionsRecord().Names()
+	rec := f.optionsRecord()
 	n := 0
-	all := true
-	t.ForEach(func(k, _ lua.LValue) {
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		n++
-		ks, ok := k.(lua.LString)
-		if !ok || !containsStr(names, string(ks)) {
-			all = false
+		if ks, ok := k.(lua.LString); !ok || rec.field(string(ks)) == nil {
+			return false
 		}
-	})
-	return n > 0 && all
+	}
+	return n > 0
 }
 
 func isAnyType(t Type) bool { _, ok := t.(AnyType); return ok }

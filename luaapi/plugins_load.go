@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -56,7 +57,7 @@ type pluginState struct {
 type pluginFile struct{ name, path string }
 
 // pluginNameRE is a plugin's name: its file's, without .lua.
-var pluginNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var pluginNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`) })
 
 // LoadPlugins runs every module in Options.PluginPath, in name order: each
 // NAME.lua, or NAME/init.lua, directly in one of the directories. When two
@@ -80,11 +81,13 @@ func (r *Runtime) LoadPlugins(ctx context.Context) error {
 		return err
 	}
 	builtin := map[string]bool{"arg": true}
-	r.L.G.Global.ForEach(func(k, _ lua.LValue) {
-		if s, ok := k.(lua.LString); ok {
-			builtin[string(s)] = true
-		}
-	})
+	if len(files) > 0 {
+		r.L.G.Global.ForEach(func(k, _ lua.LValue) {
+			if s, ok := k.(lua.LString); ok {
+				builtin[string(s)] = true
+			}
+		})
+	}
 	st := &pluginState{funcs: map[string]*PluginFunc{}, owner: map[*Func]*Plugin{}, commands: map[string]*PluginCommand{}}
 	funcFrom := map[string]*Plugin{}
 	cmdFrom := map[string]*Plugin{}
@@ -217,7 +220,7 @@ func findPlugins(dirs []string) ([]pluginFile, error) {
 			if seen[name] {
 				continue // an earlier directory, or NAME.lua, has it
 			}
-			if !pluginNameRE.MatchString(name) {
+			if !pluginNameRE().MatchString(name) {
 				return nil, &PluginError{Plugin: name, File: path,
 					Msg: "a plugin's name (its file name) must be letters, digits, - and _ (start a helper's name with _ to keep it from loading as a plugin)"}
 			}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -58,8 +59,8 @@ type PluginCommand struct {
 }
 
 var (
-	commandNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	identRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	commandNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
+	identRE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 	luaKeywords   = []string{"and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in",
 		"local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"}
 )
@@ -78,7 +79,7 @@ var pluginText = Custom("string", `"text"`, func(_ *reader, v lua.LValue, at str
 
 // pluginFuncName is a key of functions: a Lua name, as it becomes a global.
 var pluginFuncName = NonEmptyStr().Checked("function name", func(s string) error {
-	if !identRE.MatchString(s) || slices.Contains(luaKeywords, s) {
+	if !identRE().MatchString(s) || slices.Contains(luaKeywords, s) {
 		return errors.New("a function's name must be a Lua name (letters, digits and _)")
 	}
 	return nil
@@ -86,7 +87,7 @@ var pluginFuncName = NonEmptyStr().Checked("function name", func(s string) error
 
 // pluginCommandName is a key of commands: `kadmin-lua run NAME`.
 var pluginCommandName = NonEmptyStr().Checked("command name", func(s string) error {
-	if !commandNameRE.MatchString(s) {
+	if !commandNameRE().MatchString(s) {
 		return errors.New("a command's name must be letters, digits, -, _ and .")
 	}
 	return nil
@@ -186,13 +187,13 @@ func parsePlugin(pf pluginFile, src string, t *lua.LTable) (*Plugin, error) {
 	return p, nil
 }
 
-var unknownKeyRE = regexp.MustCompile(`unknown key "([^"]*)"`)
+var unknownKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`unknown key "([^"]*)"`) })
 
 // errorLine is the line of src an error about the plugin table is about:
 // the line setting an unknown key, else the deepest key of the error's
 // path ("functions: f: fn: ...") that src sets; 0 when none is found.
 func errorLine(src, msg string) int {
-	if m := unknownKeyRE.FindStringSubmatch(msg); m != nil {
+	if m := unknownKeyRE().FindStringSubmatch(msg); m != nil {
 		if line := lineOf(src, m[1]); line > 0 {
 			return line
 		}

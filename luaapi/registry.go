@@ -3,6 +3,7 @@ package luaapi
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Func declares one Lua function.
@@ -56,6 +57,8 @@ type Func struct {
 	// It gets the call with its arguments read through the declaration
 	// (param[T](c, name)).
 	Native func(r *Runtime, c *Call) int
+
+	opts atomic.Pointer[funcOptions] // options(), worked out once (params.go)
 }
 
 // IsAdmin reports whether f is an admin function (a global and a client
@@ -74,11 +77,18 @@ func register(fs ...*Func) {
 			registry[n] = f
 		}
 	}
+	sortedFuncs.Store(nil)
 }
 
+// sortedFuncs is Funcs' answer, worked out once after the declarations.
+var sortedFuncs atomic.Pointer[[]*Func]
+
 // Funcs returns every declared function (not aliases), sorted by area then
-// name.
+// name. The caller must not change the list.
 func Funcs() []*Func {
+	if fs := sortedFuncs.Load(); fs != nil {
+		return *fs
+	}
 	var out []*Func
 	for n, f := range registry {
 		if n == f.Name {
@@ -91,6 +101,7 @@ func Funcs() []*Func {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
+	sortedFuncs.Store(&out)
 	return out
 }
 

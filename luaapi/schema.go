@@ -3,6 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,18 +43,21 @@ const (
 // reader walks one call's arguments: the tables on the current path (a
 // table met again there is a cycle) and how many elements were read.
 type reader struct {
-	onPath map[*lua.LTable]bool
+	onPath []*lua.LTable // at most maxArgDepth: searched in place
 	read_  int
 	null   lua.LValue // kafka.json.null, where a Type accepts it
+	first  [8]*lua.LTable
 }
 
 func newReader(null lua.LValue) *reader {
-	return &reader{onPath: map[*lua.LTable]bool{}, null: null}
+	r := &reader{null: null}
+	r.onPath = r.first[:0]
+	return r
 }
 
 // enter marks t as on the path; leave must follow.
 func (r *reader) enter(t *lua.LTable, at string) error {
-	if r.onPath[t] {
+	if slices.Contains(r.onPath, t) {
 		return argErr(at, "is a cyclic table (it contains itself)")
 	}
 	if len(r.onPath) >= maxArgDepth {
@@ -63,11 +67,20 @@ func (r *reader) enter(t *lua.LTable, at string) error {
 	if r.read_ > maxArgElements {
 		return argErr(at, "is too large (more than %d elements in one call)", maxArgElements)
 	}
-	r.onPath[t] = true
+	r.onPath = append(r.onPath, t)
 	return nil
 }
 
-func (r *reader) leave(t *lua.LTable) { delete(r.onPath, t) }
+// leave takes t, the last table entered, off the path.
+func (r *reader) leave(t *lua.LTable) {
+	if n := len(r.onPath); n > 0 && r.onPath[n-1] == t {
+		r.onPath = r.onPath[:n-1]
+		return
+	}
+	if i := slices.Index(r.onPath, t); i >= 0 {
+		r.onPath = slices.Delete(r.onPath, i, i+1)
+	}
+}
 
 // subPath extends a path with a key: "spec #2" + "partitions".
 func subPath(at, key string) string {

@@ -41,10 +41,15 @@ type RecordType struct {
 	Build   func(rec Rec, at string) (any, error)
 	doc     string
 	example string
+	names   []string // Names(), made by Record
 }
 
 // Record declares a record type.
-func Record(fields ...Field) *RecordType { return &RecordType{Fields: fields} }
+func Record(fields ...Field) *RecordType {
+	t := &RecordType{Fields: fields}
+	t.names = t.Names()
+	return t
+}
 
 // Then gives a copy of t with a Build step.
 func (t *RecordType) Then(build func(rec Rec, at string) (any, error)) *RecordType {
@@ -56,8 +61,11 @@ func (t *RecordType) Then(build func(rec Rec, at string) (any, error)) *RecordTy
 // Described gives a copy of t with its own short description.
 func (t *RecordType) Described(doc string) *RecordType { c := *t; c.doc = doc; return &c }
 
-// Names lists the record's keys.
+// Names lists the record's keys. The caller must not change the list.
 func (t *RecordType) Names() []string {
+	if len(t.names) == len(t.Fields) && t.names != nil {
+		return t.names
+	}
 	out := make([]string, len(t.Fields))
 	for i, f := range t.Fields {
 		out[i] = f.Name
@@ -153,6 +161,14 @@ func (t *RecordType) readFields(r *reader, tbl *lua.LTable, at string) (Rec, err
 }
 
 func (t *RecordType) unknownKeys(tbl *lua.LTable, at string) error {
+	known := true
+	for k, _ := tbl.Next(lua.LNil); k != lua.LNil && known; k, _ = tbl.Next(k) {
+		ks, isStr := k.(lua.LString)
+		known = isStr && t.field(string(ks)) != nil
+	}
+	if known {
+		return nil
+	}
 	names := t.Names()
 	for _, k := range sortedTableKeys(tbl) {
 		ks, isStr := k.(lua.LString)
@@ -185,6 +201,7 @@ func unknownKey(at string, k lua.LValue, allowed []string) error {
 // not express (a quota entity accepting kafka.json.null, ...).
 type CustomType struct {
 	doc     string
+	docFn   func() string // instead of doc, when set
 	example string
 	kinds   []lua.LValueType
 	fn      func(r *reader, v lua.LValue, at string) (any, error)
@@ -204,7 +221,12 @@ func (c *CustomType) Like(t Type) *CustomType { x := *c; x.like = t; return &x }
 
 func (c *CustomType) sample() string { return c.example }
 
-func (c *CustomType) Doc() string { return c.doc }
+func (c *CustomType) Doc() string {
+	if c.docFn != nil {
+		return c.docFn()
+	}
+	return c.doc
+}
 func (c *CustomType) accepts(v lua.LValue) bool {
 	return len(c.kinds) == 0 || slices.Contains(c.kinds, v.Type())
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -110,15 +111,18 @@ func (l *ListType) finish(xs []any, at string) (any, error) {
 func (l *ListType) itemAt(at string, i int, single bool) string {
 	switch {
 	case l.item != "":
-		return fmt.Sprintf("%s #%d", l.item, i)
+		return l.item + " #" + strconv.Itoa(i)
 	case single:
 		return at
 	}
-	return fmt.Sprintf("%s #%d", at, i)
+	return at + " #" + strconv.Itoa(i)
 }
 
 // looksLikeArray: a table with no string keys (an empty table is an array).
 func looksLikeArray(t *lua.LTable) bool {
+	if _, others := t.KeyCounts(); others == 0 {
+		return true
+	}
 	k, _ := t.Next(lua.LNil)
 	for k != lua.LNil {
 		if _, s := k.(lua.LString); s {
@@ -133,6 +137,9 @@ func looksLikeArray(t *lua.LTable) bool {
 // passing {topic="x"} where {"x"} was meant).
 func onlyArray(t *lua.LTable, where string) error {
 	n := t.Len()
+	if values, others := t.KeyCounts(); others == 0 && values == n {
+		return nil
+	}
 	var bad lua.LValue
 	t.ForEach(func(k, _ lua.LValue) {
 		if bad != nil {

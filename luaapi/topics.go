@@ -99,6 +99,9 @@ func createTopics(c *Call) (any, error) {
 		return nil, err
 	}
 	for _, s := range specs {
+		if !c.DryRun() {
+			break
+		}
 		c.Plan("create topic %s (partitions %s, replication factor %s, %d configs)", s.Name,
 			orDefault(int64(s.Partitions)), orDefault(int64(s.ReplicationFactor)), len(s.Configs))
 	}

@@ -16,7 +16,7 @@ import (
 // Enum's error (the allowed names, the nearest one).
 func spelledEnum(same func(spelling, name string) bool, names ...string) *CustomType {
 	e := Enum(names...)
-	return Custom(e.Doc(), strconv.Quote(names[0]), func(r *reader, v lua.LValue, at string) (any, error) {
+	c := Custom("", strconv.Quote(names[0]), func(r *reader, v lua.LValue, at string) (any, error) {
 		if s, ok := v.(lua.LString); ok && len(s) <= maxKafkaString {
 			for _, n := range names {
 				if same(string(s), n) {
@@ -26,6 +26,8 @@ func spelledEnum(same func(spelling, name string) bool, names ...string) *Custom
 		}
 		return e.read(r, v, at)
 	}, lua.LTString).Like(e)
+	c.docFn = e.Doc // worked out when asked (help, docs), not at start-up
+	return c
 }
 
 // secretStr reads a secret (a password): a non-empty string. Its errors

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -34,7 +35,7 @@ var secretWords = []string{"password", "passwd", "secret", "token", "sasl", "pas
 
 // connectPassword catches short password keys in a kafka.connect call
 // (`pass=`, `pwd=`), which the words above miss.
-var connectPassword = regexp.MustCompile(`(?i)\b(pass|pwd)\w*\s*=`)
+var connectPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(pass|pwd)\w*\s*=`) })
 
 // keepInHistory reports whether a chunk may be saved in the history.
 func keepInHistory(chunk string) bool {
@@ -47,7 +48,7 @@ func keepInHistory(chunk string) bool {
 			return false
 		}
 	}
-	if strings.Contains(low, "connect") && connectPassword.MatchString(chunk) {
+	if strings.Contains(low, "connect") && connectPassword().MatchString(chunk) {
 		return false
 	}
 	return !assignsSecret(chunk) && !readsSecretEnv(chunk)
@@ -55,7 +56,7 @@ func keepInHistory(chunk string) bool {
 
 // lhsName is a name on the left of an assignment: an identifier or a
 // quoted table key (`["ssl.key.password"] = ...`).
-var lhsName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|"([^"]*)"|'([^']*)'`)
+var lhsName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|"([^"]*)"|'([^']*)'`) })
 
 // assignsSecret reports whether the chunk assigns to a name that looks like
 // a secret's (engine.IsSecretKey: `local pw = ...`, `pass = ...`,
@@ -75,7 +76,7 @@ func assignsSecret(chunk string) bool {
 			continue
 		}
 		lhs := chunk[strings.LastIndexAny(chunk[:i], "{(;\n=")+1 : i]
-		for _, m := range lhsName.FindAllStringSubmatch(lhs, -1) {
+		for _, m := range lhsName().FindAllStringSubmatch(lhs, -1) {
 			name := m[0]
 			if m[1] != "" || m[2] != "" {
 				name = m[1] + m[2]
@@ -89,13 +90,13 @@ func assignsSecret(chunk string) bool {
 }
 
 // envRead is kafka.env("NAME").
-var envRead = regexp.MustCompile(`kafka\.env\s*\(?\s*["']([^"']*)["']`)
+var envRead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`kafka\.env\s*\(?\s*["']([^"']*)["']`) })
 
 // readsSecretEnv reports whether the chunk reads an environment variable
 // whose name looks like a secret's (`kafka.env("KAFKA_PW")`): the value is
 // not in the line, but such a line is where secrets get handled.
 func readsSecretEnv(chunk string) bool {
-	for _, m := range envRead.FindAllStringSubmatch(chunk, -1) {
+	for _, m := range envRead().FindAllStringSubmatch(chunk, -1) {
 		if engine.IsSecretKey(m[1]) {
 			return true
 		}

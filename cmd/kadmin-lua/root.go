@@ -273,12 +273,13 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 	// Nothing left to cancel: SIGINT now ends the process at once.
 	a.sigs.output()
 	if len(vals) > 0 {
-		out, ferr := s.rt.Format(vals, a.flags.output)
-		if ferr != nil {
-			return exitf(ExitScript, "printing the result: %v", ferr)
-		}
-		if _, werr := io.WriteString(a.st.Stdout, out); werr != nil {
-			return exitf(ExitScript, "writing the result: %v", werr)
+		// Printed as it is rendered: a million rows need no more memory
+		// than a block of output.
+		if perr := s.rt.Print(a.st.Stdout, vals, a.flags.output); perr != nil {
+			if we := (*luaapi.WriteError)(nil); errors.As(perr, &we) {
+				return exitf(ExitScript, "writing the result: %v", we.Err)
+			}
+			return exitf(ExitScript, "printing the result: %v", perr)
 		}
 	}
 	if n := len(s.rt.CheckFailures()); n > 0 {

@@ -1380,7 +1380,7 @@ func (ls *LState) Remove(index int) {
 /* object allocation {{{ */
 
 func (ls *LState) NewTable() *LTable {
-	return newLTable(defaultArrayCap, defaultHashCap)
+	return newLTable(0, 0) // parts are made on first use (PATCHES.md, 4)
 }
 
 func (ls *LState) CreateTable(acap, hcap int) *LTable {

@@ -28,6 +28,22 @@ func (lv lValueArraySorter) Less(i, j int) bool {
 	return lessThan(lv.L, lv.Values[i], lv.Values[j])
 }
 
+// A table's string keys live in one of two places. While there are at most
+// smallMax of them and no other hash keys, they sit with their values in
+// tb.small, in insertion order, and are found by a linear search: a record
+// with a handful of fields then costs one small slice instead of two maps
+// and a key list (three maps of 32 slots each, before). Past that, or at
+// the first key that is neither an array index nor a string, the table
+// moves them to strdict, keys and k2i and stays there. Iteration order is
+// insertion order in both forms; a key set to nil keeps its place (as
+// keys/k2i always did), so next() can go on from it.
+const smallMax = 12
+
+// tableKV is one string key (always an LString) and its value.
+type tableKV struct {
+	key, value LValue
+}
+
 func newLTable(acap int, hcap int) *LTable {
 	if acap < 0 {
 		acap = 0
@@ -40,10 +56,81 @@ func newLTable(acap int, hcap int) *LTable {
 	if acap != 0 {
 		tb.array = make([]LValue, 0, acap)
 	}
-	if hcap != 0 {
+	switch {
+	case hcap > smallMax:
 		tb.strdict = make(map[string]LValue, hcap)
+	case hcap != 0:
+		tb.small = make([]tableKV, 0, hcap)
 	}
 	return tb
+}
+
+// NewRecordTables returns n empty tables with room for nkeys string keys
+// each, made with two allocations in all (the tables, and their keys and
+// values) rather than n times several: for turning a Go result of
+// thousands of records into Lua tables. Use &tables[i]. A table given more
+// keys later grows on its own.
+func NewRecordTables(n, nkeys int) []LTable {
+	tables := make([]LTable, n)
+	var slots []tableKV
+	if nkeys > 0 && nkeys <= smallMax {
+		slots = make([]tableKV, n*nkeys)
+	}
+	for i := range tables {
+		tables[i].Metatable = LNil
+		if slots != nil {
+			tables[i].small = slots[i*nkeys : i*nkeys : (i+1)*nkeys]
+		}
+	}
+	return tables
+}
+
+// KeyCounts returns how many non-nil values the array part holds, and how
+// many keys the table has besides (string keys, and numbers that are not
+// array indices), without iterating: ForEach and Next box every array
+// index they pass. A table whose array count equals Len() and whose other
+// count is 0 has exactly the keys 1..n.
+func (tb *LTable) KeyCounts() (array, other int) {
+	for _, v := range tb.array {
+		if v != LNil {
+			array++
+		}
+	}
+	for _, kv := range tb.small {
+		if kv.value != LNil {
+			other++
+		}
+	}
+	return array, other + len(tb.strdict) + len(tb.dict)
+}
+
+// smallIndex is the position of key in tb.small, or -1.
+func (tb *LTable) smallIndex(key string) int {
+	for i := range tb.small {
+		if string(tb.small[i].key.(LString)) == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// isSmall reports whether the string keys are in tb.small (no maps yet).
+func (tb *LTable) isSmall() bool { return tb.strdict == nil && tb.dict == nil }
+
+// promote moves the string keys from tb.small to strdict, keys and k2i,
+// in the same order.
+func (tb *LTable) promote() {
+	tb.strdict = make(map[string]LValue, max(defaultHashCap, 2*len(tb.small)))
+	tb.keys = make([]LValue, 0, max(len(tb.small)+1, 2*len(tb.small)))
+	tb.k2i = make(map[LValue]int, max(defaultHashCap, 2*len(tb.small)))
+	for _, kv := range tb.small {
+		if kv.value != LNil {
+			tb.strdict[string(kv.key.(LString))] = kv.value
+		}
+		tb.k2i[kv.key] = len(tb.keys)
+		tb.keys = append(tb.keys, kv.key)
+	}
+	tb.small = nil
 }
 
 // Len returns length of this LTable without using __len.
@@ -167,7 +254,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 			return
 		}
 	case LString:
-		tb.RawSetString(string(v), value)
+		tb.setString(string(v), key, value)
 		return
 	}
 
@@ -200,6 +287,33 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
+	tb.setString(key, nil, value)
+}
+
+// setString sets the string key; lkey, when not nil, is key already as an
+// LValue (kept as it is, so that setting a key from a Lua constant or a
+// converter's field name allocates nothing for the key).
+func (tb *LTable) setString(key string, lkey LValue, value LValue) {
+	if tb.isSmall() {
+		if i := tb.smallIndex(key); i >= 0 {
+			tb.small[i].value = value
+			return
+		}
+		if value == LNil {
+			return
+		}
+		if len(tb.small) < smallMax {
+			if lkey == nil {
+				lkey = LString(key)
+			}
+			if tb.small == nil {
+				tb.small = make([]tableKV, 0, 4)
+			}
+			tb.small = append(tb.small, tableKV{lkey, value})
+			return
+		}
+		tb.promote()
+	}
 	if tb.strdict == nil {
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
@@ -213,7 +327,9 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 		delete(tb.strdict, key)
 	} else {
 		tb.strdict[key] = value
-		lkey := LString(key)
+		if lkey == nil {
+			lkey = LString(key)
+		}
 		if _, ok := tb.k2i[lkey]; !ok {
 			tb.k2i[lkey] = len(tb.keys)
 			tb.keys = append(tb.keys, lkey)
@@ -224,8 +340,11 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
 func (tb *LTable) RawSetH(key LValue, value LValue) {
 	if s, ok := key.(LString); ok {
-		tb.RawSetString(string(s), value)
+		tb.setString(string(s), key, value)
 		return
+	}
+	if tb.isSmall() {
+		tb.promote()
 	}
 	if tb.dict == nil {
 		tb.dict = make(map[LValue]LValue, len(tb.strdict))
@@ -262,13 +381,7 @@ func (tb *LTable) RawGet(key LValue) LValue {
 			return tb.array[index]
 		}
 	case LString:
-		if tb.strdict == nil {
-			return LNil
-		}
-		if ret, ok := tb.strdict[string(v)]; ok {
-			return ret
-		}
-		return LNil
+		return tb.RawGetString(string(v))
 	}
 	if tb.dict == nil {
 		return LNil
@@ -294,13 +407,7 @@ func (tb *LTable) RawGetInt(key int) LValue {
 // RawGet returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetH(key LValue) LValue {
 	if s, sok := key.(LString); sok {
-		if tb.strdict == nil {
-			return LNil
-		}
-		if v, vok := tb.strdict[string(s)]; vok {
-			return v
-		}
-		return LNil
+		return tb.RawGetString(string(s))
 	}
 	if tb.dict == nil {
 		return LNil
@@ -314,6 +421,11 @@ func (tb *LTable) RawGetH(key LValue) LValue {
 // RawGetString returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetString(key string) LValue {
 	if tb.strdict == nil {
+		if tb.small != nil {
+			if i := tb.smallIndex(key); i >= 0 {
+				return tb.small[i].value
+			}
+		}
 		return LNil
 	}
 	if v, vok := tb.strdict[string(key)]; vok {
@@ -329,6 +441,11 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 			if v != LNil {
 				cb(LNumber(i+1), v)
 			}
+		}
+	}
+	for _, kv := range tb.small {
+		if kv.value != LNil {
+			cb(kv.key, kv.value)
 		}
 	}
 	if tb.strdict != nil {
@@ -349,6 +466,9 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 
 // This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
 func (tb *LTable) Next(key LValue) (LValue, LValue) {
+	if tb.isSmall() {
+		return tb.nextSmall(key)
+	}
 	init := false
 	if key == LNil {
 		key = LNumber(0)
@@ -381,6 +501,36 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 		key := tb.keys[i]
 		if v := tb.RawGetH(key); v != LNil {
 			return key, v
+		}
+	}
+	return LNil, LNil
+}
+
+// nextSmall is Next while the string keys are in tb.small: the array part,
+// then tb.small in order. A key that is not in the table continues after
+// the first string key, as Next does with k2i.
+func (tb *LTable) nextSmall(key LValue) (LValue, LValue) {
+	start := 0
+	if key == LNil {
+		key = LNumber(0)
+	}
+	if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
+		for index := int(kv); index < len(tb.array); index++ {
+			if v := tb.array[index]; v != LNil {
+				return LNumber(index + 1), v
+			}
+		}
+	} else {
+		start = 1
+		if s, ok := key.(LString); ok {
+			if i := tb.smallIndex(string(s)); i >= 0 {
+				start = i + 1
+			}
+		}
+	}
+	for i := start; i < len(tb.small); i++ {
+		if kv := tb.small[i]; kv.value != LNil {
+			return kv.key, kv.value
 		}
 	}
 	return LNil, LNil

@@ -148,6 +148,10 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+	// small holds the string keys and their values, in insertion order,
+	// while the table has at most smallMax of them and no other hash keys
+	// (dict, strdict, keys and k2i are nil then). See table.go.
+	small []tableKV
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }

@@ -1,0 +1,140 @@
+package luaapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+// Benchmarks of the hot paths (make bench): Go -> Lua conversion of
+// results, reading arguments through the declarations, and printing
+// returned values as JSON and as a table. docs/benchmarks.md has the
+// numbers and what pprof showed.
+
+// lagResult is lag() of groups x partitions, as the engine returns it.
+func lagResult(groups, partitions int) []engine.GroupLag {
+	out := make([]engine.GroupLag, groups)
+	for g := range out {
+		ps := make([]engine.PartitionLag, partitions)
+		for p := range ps {
+			ps[p] = engine.PartitionLag{Topic: fmt.Sprintf("topic-%02d", p/30), Partition: int32(p % 30),
+				Committed: int64(1000 + p), EndOffset: int64(1010 + p), Lag: 10}
+		}
+		out[g] = engine.GroupLag{Group: fmt.Sprintf("group-%03d", g), State: "Empty", TotalLag: int64(10 * partitions), Partitions: ps}
+	}
+	return out
+}
+
+// BenchmarkConvertLag converts lag() of 100 groups x 300 partitions (workload
+// L's result): 30,000 partition records.
+func BenchmarkConvertLag(b *testing.B) {
+	rt := New(Options{})
+	defer rt.Close()
+	res := lagResult(100, 300)
+	b.ReportAllocs()
+	for b.Loop() {
+		rt.conv.toLua(res)
+	}
+}
+
+func benchParse(b *testing.B, name, args string) {
+	rt := New(Options{})
+	defer rt.Close()
+	vals, err := rt.DoString(context.Background(), "args", "return "+args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := Lookup(name)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseArgs(f, vals, rt.null()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Arguments of one call of workload R's runbook.
+func BenchmarkParseArgsAlterConfigs(b *testing.B) {
+	benchParse(b, "alter_configs", `{{topic = "r-00001", set = {["retention.ms"] = "86400000"}}}, {validate_only = false}`)
+}
+
+// create_topics of 1000 specs (workload C's call, at a fifth).
+func BenchmarkParseArgsCreateTopics1000(b *testing.B) {
+	var src string
+	for i := range 1000 {
+		src += fmt.Sprintf(`{name = "c-%05d", partitions = 6, replication_factor = 1, configs = {["retention.ms"] = 1000}},`, i)
+	}
+	benchParse(b, "create_topics", "{"+src+"}")
+}
+
+func BenchmarkParseArgsLag(b *testing.B) {
+	benchParse(b, "lag", `{"orders-processor"}, {partial = true}`)
+}
+
+// rowsValue is n lag rows built in Lua, as a script returns them.
+func rowsValue(b *testing.B, rt *Runtime, n int) lua.LValue {
+	vals, err := rt.DoString(context.Background(), "rows", fmt.Sprintf(`
+		local rows = {}
+		for i = 1, %d do
+			rows[i] = {topic = "topic-" .. (i %% 100), partition = i %% 1000, committed = i, end_offset = i + 7, lag = 7}
+		end
+		return rows`, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return vals[0]
+}
+
+type goRow struct {
+	Committed int64  `json:"committed"`
+	EndOffset int64  `json:"end_offset"`
+	Lag       int64  `json:"lag"`
+	Partition int    `json:"partition"`
+	Topic     string `json:"topic"`
+}
+
+// BenchmarkPrintRows prints 100,000 rows returned by a script, as -o json
+// and -o table do, beside encoding/json writing the same rows from Go
+// structs (keys in the same order, indented the same way).
+func BenchmarkPrintRows(b *testing.B) {
+	const n = 100_000
+	rt := New(Options{})
+	defer rt.Close()
+	rows := rowsValue(b, rt, n)
+	for _, output := range []string{"json", "table"} {
+		b.Run(output, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				w := bufio.NewWriter(io.Discard)
+				if err := rt.Print(w, []lua.LValue{rows}, output); err != nil {
+					b.Fatal(err)
+				}
+				_ = w.Flush()
+			}
+		})
+	}
+	b.Run("encoding_json", func(b *testing.B) {
+		goRows := make([]goRow, n)
+		for i := range goRows {
+			j := i + 1
+			goRows[i] = goRow{Topic: fmt.Sprintf("topic-%d", j%100), Partition: j % 1000, Committed: int64(j), EndOffset: int64(j + 7), Lag: 7}
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			w := bufio.NewWriter(io.Discard)
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(goRows); err != nil {
+				b.Fatal(err)
+			}
+			_ = w.Flush()
+		}
+	})
+}

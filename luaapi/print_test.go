@@ -1,0 +1,117 @@
+package luaapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// heapWatcher is a writer that remembers the largest live heap seen while
+// it was written to (collecting garbage first, now and then).
+type heapWatcher struct {
+	n, writes int
+	peak      uint64
+}
+
+func (h *heapWatcher) Write(p []byte) (int, error) {
+	h.n += len(p)
+	if h.writes++; h.writes%32 == 0 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		h.peak = max(h.peak, ms.HeapAlloc)
+	}
+	return len(p), nil
+}
+
+// Printing a big result streams it: the heap does not grow with the
+// output (the rows themselves are the script's).
+func TestPrintStreamsInBoundedMemory(t *testing.T) {
+	e := newBareEnv(t, Options{})
+	vals, err := e.rt.DoString(context.Background(), "rows", `
+		local rows = {}
+		for i = 1, 200000 do
+			rows[i] = {topic = "topic-" .. (i % 100), partition = i % 1000, offset = i, lag = 7}
+		end
+		return rows`)
+	require.NoError(t, err)
+	for _, output := range []string{"json", "table"} {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w := &heapWatcher{}
+		require.NoError(t, e.rt.Print(w, vals, output))
+		assert.Greater(t, w.n, 6<<20, "%s: the output is bigger than what the heap may grow by", output)
+		assert.Less(t, int64(w.peak)-int64(ms.HeapAlloc), int64(4<<20), output)
+	}
+}
+
+// Print writes exactly what Format returns.
+func TestPrintIsFormat(t *testing.T) {
+	e := newBareEnv(t, Options{})
+	vals, err := e.rt.DoString(context.Background(), "v", `
+		local rows = {}
+		for i = 1, 3000 do rows[i] = {name = "n" .. i, n = i / 3, ok = i % 2 == 0, tags = {"a", i}} end
+		return rows, {a = {1, 2, {b = "x\27"}}}, "text", 42, nil`)
+	require.NoError(t, err)
+	for _, output := range []string{"json", "table"} {
+		want, err := e.rt.Format(vals, output)
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, e.rt.Print(&b, vals, output))
+		assert.Equal(t, want, b.String(), output)
+		assert.Greater(t, b.Len(), printHold/10)
+	}
+}
+
+// A value that cannot be printed prints nothing when its output is
+// small (held back), and stops where it fails when it is big.
+func TestPrintErrorsAfterHoldBack(t *testing.T) {
+	e := newBareEnv(t, Options{})
+	var b bytes.Buffer
+	small := e.run(`return {1, 2, print}`)
+	err := e.rt.Print(&b, []lua.LValue{small}, "json")
+	require.EqualError(t, err, "value[3]: JSON cannot hold a function")
+	assert.Empty(t, b.String())
+
+	big := e.run(`local t = {} for i = 1, 100000 do t[i] = "row " .. i end t[#t + 1] = print return t`)
+	err = e.rt.Print(&b, []lua.LValue{big}, "json")
+	require.EqualError(t, err, "value[100001]: JSON cannot hold a function")
+	assert.True(t, strings.HasPrefix(b.String(), "[\n  \"row 1\",\n"), "past the hold-back the output went out")
+	assert.Greater(t, b.Len(), printHold)
+	assert.NotContains(t, b.String(), "row 100000", "the block being printed when it failed is not written")
+}
+
+type failingWriter struct{ after int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if f.after -= len(p); f.after < 0 {
+		return 0, errors.New("broken pipe")
+	}
+	return len(p), nil
+}
+
+func TestPrintWriteErrors(t *testing.T) {
+	e := newBareEnv(t, Options{})
+	big := e.run(`local t = {} for i = 1, 300000 do t[i] = i end return t`)
+	err := e.rt.Print(&failingWriter{after: printHold}, []lua.LValue{big}, "json")
+	var we *WriteError
+	require.ErrorAs(t, err, &we)
+	assert.EqualError(t, we.Err, "broken pipe")
+	require.ErrorAs(t, e.rt.Print(&failingWriter{}, []lua.LValue{lua.LNumber(1)}, "table"), &we)
+}
+
+func TestAppendLuaNumberIsToString(t *testing.T) {
+	for _, f := range []float64{0, -0.0, 1, -1, 0.5, 1e15, 1e16, 1e21, 123456789012, 1.0 / 3, -2.5e-7, 9007199254740993} {
+		n := lua.LNumber(f)
+		assert.Equal(t, n.String(), string(appendLuaNumber(nil, n)), fmt.Sprint(f))
+	}
+}
