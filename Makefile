@@ -9,8 +9,15 @@ KAFKA_PKGS := ./internal/kafkatest/ ./integration/...
 
 .PHONY: build demo test unit lua-upstream integration docs lint fuzz bench clean
 
+# The version `kadmin-lua --version` prints: git describe in a checkout
+# (v1.2.0, v1.2.0-3-g36f4d38, 36f4d38-dirty); outside git nothing is
+# stamped and the binary falls back to its module version, else "dev".
+# `make build VERSION=v1.2.3` sets it by hand.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS := $(if $(VERSION),-X main.version=$(VERSION))
+
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/kadmin-lua
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kadmin-lua
 
 demo: build
 	./$(BIN) --embedded
@@ -46,6 +53,7 @@ test: lint
 # Regenerate docs/api.md from the declarations (TestAPIDocIsFresh fails when stale).
 docs:
 	$(GO) test ./luaapi/ -run '^TestAPIDocIsFresh$$' -count=1 -update
+	$(GO) test ./scripts/ -run '^TestRunbooksDocIsFresh$$' -count=1 -update
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^third_party/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

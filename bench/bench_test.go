@@ -281,22 +281,3 @@ func BenchmarkR_engine(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkR_engineAdmin(b *testing.B) {
-	s := benchSeeded(b, seedR)
-	cl, err := engine.New(engine.Config{Brokers: s.addrs})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cl.Close()
-	adm := cl.Admin()
-	v := "86400000"
-	b.ReportAllocs()
-	for b.Loop() {
-		for i := range 500 {
-			if _, err := adm.AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "retention.ms", Value: &v}}, fmt.Sprintf("r-%05d", i)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}

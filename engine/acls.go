@@ -269,18 +269,38 @@ func (a CreatedACL) Failure() *Error { return a.Err }
 
 // CreateACLs creates ACLs, one result per ACL in the order given. Creating
 // an ACL that exists is a no-op in Kafka, so retrying after an unknown
-// outcome (REQUEST_TIMED_OUT) is safe and is done.
+// outcome (REQUEST_TIMED_OUT) is safe and is done. With an audit log the
+// ACLs that existed already are recorded: undo deletes only the others.
 func (c *Client) CreateACLs(ctx context.Context, acls []ACL) ([]CreatedACL, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	idx := make([]int, len(acls))
+	keys := make([]string, len(acls))
 	for i := range acls {
 		a, err := NormalizeACL(acls[i])
 		if err != nil {
 			return nil, Errorf(CodeInvalidArgument, "", "acl #%d: %v", i+1, err)
 		}
-		acls[i], idx[i] = a, i
+		acls[i], idx[i], keys[i] = a, i, a.String()
 	}
+	return mutate(ctx, c, mutation[ACLsBefore, []CreatedACL]{
+		op: "create_acls", keys: keys,
+		args: struct {
+			ACLs []ACL `json:"acls"`
+		}{acls},
+		before: func(ctx context.Context) (ACLsBefore, error) { return c.aclsBefore(ctx, acls) },
+		send: func(ctx context.Context, _ ACLsBefore) ([]CreatedACL, error) {
+			return c.createACLs(ctx, acls, idx), nil
+		},
+		items: asItems[CreatedACL],
+		look:  c.lookCreatedACLs,
+		detail: func(before ACLsBefore, _ []CreatedACL, key string) any {
+			return CreatedACLDetail{Existed: slices.ContainsFunc(before.Existing, func(a ACL) bool { return a.String() == key })}
+		},
+	})
+}
+
+func (c *Client) createACLs(ctx context.Context, acls []ACL, idx []int) []CreatedACL {
 	errs := retryItems(ctx, idx, func(i int) string { return acls[i].String() }, func(ctx context.Context, pending []int) (map[int]*Error, error) {
 		req := kmsg.NewPtrCreateACLsRequest()
 		for _, i := range pending {
@@ -313,7 +333,7 @@ func (c *Client) CreateACLs(ctx context.Context, acls []ACL) ([]CreatedACL, erro
 	for i, a := range acls {
 		out[i] = NewCreatedACL(a, errs[i])
 	}
-	return out, nil
+	return out
 }
 
 // DeletedACLs is one result of DeleteACLs: a filter and the ACLs it
@@ -332,27 +352,44 @@ func (d DeletedACLs) Failure() *Error { return d.Err }
 //
 // Deleting is idempotent, but after REQUEST_TIMED_OUT the first attempt may
 // have deleted ACLs that a retry no longer finds. So each filter's matches
-// are described first; for a filter retried after a timeout, those count
-// as deleted along with whatever the retry deleted.
+// are described first (the audit log's before-state, which undo recreates);
+// for a filter retried after a timeout, those count as deleted along with
+// whatever the retry deleted.
 func (c *Client) DeleteACLs(ctx context.Context, filters []ACLFilter) ([]DeletedACLs, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	idx := make([]int, len(filters))
-	before := make([][]ACL, len(filters))
+	keys := make([]string, len(filters))
 	for i := range filters {
 		f, err := NormalizeACLFilter(filters[i])
 		if err != nil {
 			return nil, Errorf(CodeInvalidArgument, "", "filter #%d: %v", i+1, err)
 		}
-		filters[i], idx[i] = f, i
-		if e := retryCall(ctx, f.String(), func(ctx context.Context) error {
-			var err error
-			before[i], err = c.describeACLs(ctx, f)
-			return err
-		}); e != nil {
-			return nil, e
-		}
+		filters[i], idx[i], keys[i] = f, i, f.String()
 	}
+	return mutate(ctx, c, mutation[[]ACLFilterMatches, []DeletedACLs]{
+		op: "delete_acls", keys: keys, needBefore: true,
+		args: struct {
+			Filters []ACLFilter `json:"filters"`
+		}{filters},
+		before: func(ctx context.Context) ([]ACLFilterMatches, error) { return c.filterMatches(ctx, filters) },
+		send: func(ctx context.Context, before []ACLFilterMatches) ([]DeletedACLs, error) {
+			return c.deleteACLs(ctx, filters, idx, before), nil
+		},
+		items: asItems[DeletedACLs],
+		look:  c.lookDeletedACLs,
+		detail: func(_ []ACLFilterMatches, res []DeletedACLs, key string) any {
+			for _, d := range res {
+				if d.Key() == key {
+					return DeletedACLsDetail{Deleted: d.Deleted}
+				}
+			}
+			return nil
+		},
+	})
+}
+
+func (c *Client) deleteACLs(ctx context.Context, filters []ACLFilter, idx []int, before []ACLFilterMatches) []DeletedACLs {
 	deleted := make([][]ACL, len(filters))
 	timedOut := map[int]bool{}
 	errs := retryItems(ctx, idx, func(i int) string { return filters[i].String() }, func(ctx context.Context, pending []int) (map[int]*Error, error) {
@@ -378,7 +415,7 @@ func (c *Client) DeleteACLs(ctx context.Context, filters []ACLFilter) ([]Deleted
 			if e == nil {
 				var got []ACL
 				if timedOut[i] {
-					got = append(got, before[i]...)
+					got = append(got, before[i].Matches...)
 				}
 				for _, m := range r.MatchingACLs {
 					got = append(got, ACL{Principal: m.Principal, Host: m.Host, Operation: aclName(m.Operation),
@@ -403,5 +440,5 @@ func (c *Client) DeleteACLs(ctx context.Context, filters []ACLFilter) ([]Deleted
 		}
 		out[i] = DeletedACLs{Filter: f, Deleted: d, Err: errs[i]}
 	}
-	return out, nil
+	return out
 }

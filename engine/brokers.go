@@ -96,6 +96,35 @@ type UnregisteredBroker struct {
 func (c *Client) UnregisterBroker(ctx context.Context, id int32) (*UnregisteredBroker, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	key := brokerKey(id)
+	return mutate(ctx, c, mutation[struct{}, *UnregisteredBroker]{
+		op: "unregister_broker", keys: []string{key},
+		args: struct {
+			Broker int32 `json:"broker"`
+		}{id},
+		send: func(ctx context.Context, _ struct{}) (*UnregisteredBroker, error) { return c.unregisterBroker(ctx, id) },
+		items: func(r *UnregisteredBroker) []Item {
+			if r == nil {
+				return nil
+			}
+			return oneItem(key, nil)
+		},
+		look: func(ctx context.Context, _ struct{}, r *UnregisteredBroker, err error, _ map[string]bool) (*UnregisteredBroker, error, map[string]string) {
+			ids, e := c.sortedBrokerIDs(ctx)
+			switch {
+			case e != nil:
+				return r, err, nil
+			case slices.Contains(ids, id):
+				return r, err, map[string]string{key: FoundNotApplied}
+			}
+			// Metadata lists live brokers only: a dead broker is not
+			// listed whether it is registered or not.
+			return r, err, map[string]string{key: FoundUndetermined}
+		},
+	})
+}
+
+func (c *Client) unregisterBroker(ctx context.Context, id int32) (*UnregisteredBroker, error) {
 	maybe := false
 	if e := retryCall(ctx, brokerKey(id), func(ctx context.Context) error {
 		req := kmsg.NewPtrUnregisterBrokerRequest()

@@ -16,6 +16,7 @@ type Client struct {
 	kgo     *kgo.Client
 	adm     *kadm.Client
 	contact *contact
+	aud     auditor // where mutations are written ahead (mutate.go)
 	// groupAPIs is what ApiVersions said about group types (groups.go).
 	groupAPIs atomic.Int32
 
@@ -40,13 +41,6 @@ func New(cfg Config) (*Client, error) {
 
 // Config returns the configuration the client was built from.
 func (c *Client) Config() Config { return c.cfg }
-
-// Kgo exposes the underlying franz-go client, for requests the engine has no
-// helper for.
-func (c *Client) Kgo() *kgo.Client { return c.kgo }
-
-// Admin exposes the underlying kadm client.
-func (c *Client) Admin() *kadm.Client { return c.adm }
 
 // Close closes the connections. It is safe to call more than once.
 func (c *Client) Close() { c.closeOnce.Do(c.kgo.Close) }

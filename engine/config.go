@@ -1,19 +1,11 @@
 package engine
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // DefaultTimeout bounds every call unless Config.Timeout says otherwise.
@@ -29,24 +21,36 @@ type Config struct {
 	// Verbose, when set, receives one line per connection attempt and per
 	// request sent or answered (names, sizes, times; never contents).
 	Verbose io.Writer
+	Profile string // the profile these settings came from, if any (for the audit log)
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.
+// Brokers are verified against CAFile and TrustStore (both when both are
+// set; the system roots when neither is); the client certificate is
+// CertFile/KeyFile (PEM) or KeyStore (JKS or PKCS12), not both.
 type TLSConfig struct {
 	CAFile             string
 	CertFile, KeyFile  string
 	ServerName         string
 	InsecureSkipVerify bool
+	TrustStore         *KeyStore // Java trust store of CA certificates
+	KeyStore           *KeyStore // Java key store holding the client key and its chain
 }
 
-// SASLConfig logs in with PLAIN or SCRAM-SHA-256/512.
+// SASLConfig logs in with one of SASLMechanisms. PLAIN and SCRAM use
+// Username and Password; OAUTHBEARER, GSSAPI and AWS_MSK_IAM read their own
+// settings (sasl_oauth.go, sasl_kerberos.go, sasl_aws.go).
 type SASLConfig struct {
-	Mechanism string // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	Mechanism string // one of SASLMechanisms
 	Username  string
 	Password  Secret
 	// PasswordFunc, when Password is empty, is asked once, lazily, on the
 	// first login (e.g. an interactive prompt).
 	PasswordFunc func() (string, error)
+
+	OAuth    *OAuthConfig    // OAUTHBEARER
+	Kerberos *KerberosConfig // GSSAPI
+	AWS      *AWSConfig      // AWS_MSK_IAM
 }
 
 // Secret is a string that never prints: fmt, %v, JSON and errors all show
@@ -59,6 +63,25 @@ func (Secret) MarshalJSON() ([]byte, error)   { return []byte(`"***"`), nil }
 func (s Secret) Reveal() string               { return string(s) }
 func (Secret) Format(f fmt.State, verb rune)  { _, _ = f.Write([]byte("***")) }
 func (s Secret) MarshalText() ([]byte, error) { return []byte("***"), nil }
+
+// HasCredentials reports whether the config logs in (SASL or a TLS client
+// certificate).
+func (c Config) HasCredentials() bool {
+	return c.SASL != nil || (c.TLS != nil && (c.TLS.CertFile != "" || c.TLS.KeyFile != "" || c.TLS.KeyStore != nil))
+}
+
+// WithoutCredentials returns the config with no SASL and no TLS client
+// certificate; TLS verification settings, client id, timeout and the
+// verbose writer stay.
+func (c Config) WithoutCredentials() Config {
+	c.SASL = nil
+	if c.TLS != nil {
+		t := *c.TLS
+		t.CertFile, t.KeyFile, t.KeyStore = "", "", nil
+		c.TLS = &t
+	}
+	return c
+}
 
 func (c Config) timeout() time.Duration {
 	if c.Timeout > 0 {
@@ -104,74 +127,4 @@ func (c Config) kgoOpts() ([]kgo.Opt, error) {
 		opts = append(opts, kgo.SASL(m))
 	}
 	return opts, nil
-}
-
-func (t *TLSConfig) build() (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // opt-in flag
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, Errorf(CodeInvalidArgument, t.CAFile, "reading TLS CA file: %v", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, Errorf(CodeInvalidArgument, t.CAFile, "no PEM certificates in TLS CA file")
-		}
-		tc.RootCAs = pool
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		if t.CertFile == "" || t.KeyFile == "" {
-			return nil, Errorf(CodeInvalidArgument, "", "TLS client certificate needs both a cert file and a key file")
-		}
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, Errorf(CodeInvalidArgument, t.CertFile, "loading TLS client certificate: %v", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
-}
-
-func (s *SASLConfig) mechanism() (sasl.Mechanism, error) {
-	if s.Username == "" {
-		return nil, Errorf(CodeInvalidArgument, "", "SASL %s needs a username", s.Mechanism)
-	}
-	// The password is resolved once, on first login, so that a prompt only
-	// appears when a connection is really made.
-	var cached string
-	password := func() (string, error) {
-		if cached != "" {
-			return cached, nil
-		}
-		cached = s.Password.Reveal()
-		if cached == "" && s.PasswordFunc != nil {
-			p, err := s.PasswordFunc()
-			if err != nil {
-				return "", &Error{Code: CodeAuth, Message: "reading SASL password: " + err.Error()}
-			}
-			cached = p
-		}
-		if cached == "" {
-			return "", &Error{Code: CodeAuth, Message: "no SASL password: set KADMIN_SASL_PASSWORD"}
-		}
-		return cached, nil
-	}
-	switch strings.ToUpper(s.Mechanism) {
-	case "PLAIN":
-		return plain.Plain(func(context.Context) (plain.Auth, error) {
-			p, err := password()
-			return plain.Auth{User: s.Username, Pass: p}, err
-		}), nil
-	case "SCRAM-SHA-256":
-		return scram.Sha256(func(context.Context) (scram.Auth, error) {
-			p, err := password()
-			return scram.Auth{User: s.Username, Pass: p}, err
-		}), nil
-	case "SCRAM-SHA-512":
-		return scram.Sha512(func(context.Context) (scram.Auth, error) {
-			p, err := password()
-			return scram.Auth{User: s.Username, Pass: p}, err
-		}), nil
-	}
-	return nil, Errorf(CodeInvalidArgument, "", "unknown SASL mechanism %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", s.Mechanism)
 }

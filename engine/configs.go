@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,8 +44,8 @@ func configTypeName(t kmsg.ConfigResourceType) string {
 
 // ConfigResource names what configs belong to.
 type ConfigResource struct {
-	Type string // one of the Config* constants
-	Name string // topic, group or subscription name; broker id ("" = cluster default)
+	Type string `json:"type"` // one of the Config* constants
+	Name string `json:"name"` // topic, group or subscription name; broker id ("" = cluster default)
 }
 
 // String names the resource in errors and plans: "topic:orders",
@@ -130,6 +131,9 @@ func (d DescribedConfigs) Failure() *Error { return d.Err }
 type DescribeConfigsOptions struct {
 	Synonyms bool     // include each config's synonyms
 	Keys     []string // only these configs (all when empty)
+	// Dynamic keeps only the values set on the resource itself, what
+	// kafka-configs --describe shows without --all (configs_dynamic.go).
+	Dynamic bool
 }
 
 // DescribeConfigs describes resources' configs, one result per resource
@@ -178,6 +182,9 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 				}
 				answers[r] = nil
 				got[r] = describedConfigs(r, rr.Configs, o.Synonyms)
+				if o.Dynamic {
+					got[r] = onlyDynamic(got[r])
+				}
 			}
 		}
 		return answers, nil
@@ -202,15 +209,15 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResourceConfig, synonyms bool) DescribedConfigs {
 	d := DescribedConfigs{Type: r.Type, Name: r.Name, Configs: make(map[string]ConfigEntry, len(cfgs))}
 	for _, rc := range cfgs {
-		e := ConfigEntry{Value: rc.Value, Source: rc.Source.String(), Sensitive: rc.IsSensitive, ReadOnly: rc.ReadOnly}
+		e := ConfigEntry{Value: rc.Value, Source: ConfigSourceName(rc.Source), Sensitive: rc.IsSensitive, ReadOnly: rc.ReadOnly}
 		if rc.Source == kmsg.ConfigSourceUnknown && rc.IsDefault {
-			e.Source = kmsg.ConfigSourceDefaultConfig.String() // DescribeConfigs v0
+			e.Source = ConfigSourceName(kmsg.ConfigSourceDefaultConfig) // DescribeConfigs v0
 		}
 		for _, s := range rc.ConfigSynonyms {
 			if !synonyms {
 				break
 			}
-			e.Synonyms = append(e.Synonyms, ConfigSynonym{Name: s.Name, Value: s.Value, Source: s.Source.String()})
+			e.Synonyms = append(e.Synonyms, ConfigSynonym{Name: s.Name, Value: s.Value, Source: ConfigSourceName(s.Source)})
 		}
 		if e.Sensitive {
 			e.Value = nil
@@ -256,16 +263,16 @@ func (c *Client) checkBrokers(ctx context.Context, resources []ConfigResource) (
 
 // ConfigAlteration is an incremental change to one resource's configs.
 type ConfigAlteration struct {
-	Resource ConfigResource
-	Set      map[string]string // set to a value
-	Delete   []string          // back to the default
-	Append   map[string]string // add to a list config (comma-separated values)
-	Subtract map[string]string // remove from a list config
+	Resource ConfigResource    `json:"resource"`
+	Set      map[string]string `json:"set,omitempty"`      // set to a value
+	Delete   []string          `json:"delete,omitempty"`   // back to the default
+	Append   map[string]string `json:"append,omitempty"`   // add to a list config (comma-separated values)
+	Subtract map[string]string `json:"subtract,omitempty"` // remove from a list config
 }
 
 // AlterConfigsOptions modify AlterConfigs.
 type AlterConfigsOptions struct {
-	ValidateOnly bool
+	ValidateOnly bool `json:"validate_only,omitempty"`
 }
 
 // AlteredConfigs is one resource's outcome of AlterConfigs.
@@ -288,16 +295,16 @@ func (a ConfigAlteration) Ops() []string {
 		}
 		return k + "=" + v
 	}
-	for _, k := range sortedKeys(a.Set) {
+	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 		out = append(out, "set "+show(k, a.Set[k]))
 	}
 	for _, k := range slices.Sorted(slices.Values(a.Delete)) {
 		out = append(out, "delete "+k)
 	}
-	for _, k := range sortedKeys(a.Append) {
+	for _, k := range slices.Sorted(maps.Keys(a.Append)) {
 		out = append(out, "append "+show(k, a.Append[k]))
 	}
-	for _, k := range sortedKeys(a.Subtract) {
+	for _, k := range slices.Sorted(maps.Keys(a.Subtract)) {
 		out = append(out, "subtract "+show(k, a.Subtract[k]))
 	}
 	return out
@@ -323,7 +330,7 @@ func (a ConfigAlteration) Check() *Error {
 	for _, ops := range []struct {
 		op   string
 		keys []string
-	}{{"set", sortedKeys(a.Set)}, {"delete", a.Delete}, {"append", sortedKeys(a.Append)}, {"subtract", sortedKeys(a.Subtract)}} {
+	}{{"set", slices.Sorted(maps.Keys(a.Set))}, {"delete", a.Delete}, {"append", slices.Sorted(maps.Keys(a.Append))}, {"subtract", slices.Sorted(maps.Keys(a.Subtract))}} {
 		for _, k := range ops.keys {
 			if err := add(ops.op, k); err != nil {
 				return err
@@ -344,18 +351,18 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 		rc.Name, rc.Op, rc.Value = k, op, v
 		rr.Configs = append(rr.Configs, rc)
 	}
-	for _, k := range sortedKeys(a.Set) {
+	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 		v := a.Set[k]
 		add(kmsg.IncrementalAlterConfigOpSet, k, &v)
 	}
 	for _, k := range a.Delete {
 		add(kmsg.IncrementalAlterConfigOpDelete, k, nil)
 	}
-	for _, k := range sortedKeys(a.Append) {
+	for _, k := range slices.Sorted(maps.Keys(a.Append)) {
 		v := a.Append[k]
 		add(kmsg.IncrementalAlterConfigOpAppend, k, &v)
 	}
-	for _, k := range sortedKeys(a.Subtract) {
+	for _, k := range slices.Sorted(maps.Keys(a.Subtract)) {
 		v := a.Subtract[k]
 		add(kmsg.IncrementalAlterConfigOpSubtract, k, &v)
 	}
@@ -390,6 +397,30 @@ func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o Al
 	if err != nil {
 		return nil, err
 	}
+	keys := make([]string, len(resources))
+	sorted := make([]ConfigAlteration, len(resources))
+	for i, r := range resources {
+		keys[i], sorted[i] = r.String(), byRes[r]
+	}
+	return mutate(ctx, c, mutation[[]ConfigsBefore, []AlteredConfigs]{
+		op: "alter_configs", keys: keys, validateOnly: o.ValidateOnly,
+		args: struct {
+			Alterations []ConfigAlteration `json:"alterations"`
+			AlterConfigsOptions
+		}{sorted, o},
+		before: func(ctx context.Context) ([]ConfigsBefore, error) { return c.configsBefore(ctx, sorted) },
+		send: func(ctx context.Context, _ []ConfigsBefore) ([]AlteredConfigs, error) {
+			return c.alterConfigs(ctx, resources, ask, missing, byRes, o), nil
+		},
+		items: asItems[AlteredConfigs],
+		look:  c.lookAlteredConfigs(byRes),
+		detail: func(before []ConfigsBefore, _ []AlteredConfigs, key string) any {
+			return configsAfter(before, byRes, key)
+		},
+	})
+}
+
+func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResource, missing map[ConfigResource]*Error, byRes map[ConfigResource]ConfigAlteration, o AlterConfigsOptions) []AlteredConfigs {
 	errs := retryItems(ctx, ask, ConfigResource.String, func(ctx context.Context, pending []ConfigResource) (map[ConfigResource]*Error, error) {
 		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 		req.ValidateOnly = o.ValidateOnly
@@ -420,5 +451,5 @@ func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o Al
 		}
 		out = append(out, AlteredConfigs{Type: r.Type, Name: r.Name, Err: e})
 	}
-	return out, nil
+	return out
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // contact follows a client's connections (it is the client's kgo hook): has
@@ -133,10 +132,10 @@ func (ct *contact) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, n int, _, _
 		return
 	}
 	if err != nil {
-		ct.logf("-> %s %s: write failed: %v", ct.name(meta), kmsg.NameForKey(key), err)
+		ct.logf("-> %s %s: write failed: %v", ct.name(meta), APIName(key), err)
 		return
 	}
-	ct.logf("-> %s %s (%d bytes)", ct.name(meta), kmsg.NameForKey(key), n)
+	ct.logf("-> %s %s (%d bytes)", ct.name(meta), APIName(key), n)
 }
 
 // OnBrokerRead notes that the cluster answered.
@@ -150,10 +149,10 @@ func (ct *contact) OnBrokerRead(meta kgo.BrokerMetadata, key int16, n int, wait,
 		return
 	}
 	if err != nil {
-		ct.logf("<- %s %s: read failed: %v", ct.name(meta), kmsg.NameForKey(key), err)
+		ct.logf("<- %s %s: read failed: %v", ct.name(meta), APIName(key), err)
 		return
 	}
-	ct.logf("<- %s %s (%d bytes, %s)", ct.name(meta), kmsg.NameForKey(key), n, short(wait+took))
+	ct.logf("<- %s %s (%d bytes, %s)", ct.name(meta), APIName(key), n, short(wait+took))
 }
 
 func short(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }

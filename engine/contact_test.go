@@ -133,7 +133,7 @@ func TestVerboseShowsConnectionsAndRequestsNeverSecrets(t *testing.T) {
 	log := out.String()
 	seed := "seed " + c.ListenAddrs()[0]
 	for _, want := range []string{
-		"kadmin-lua: verbose: -> " + seed + " SASLAuthenticate (",
+		"kadmin-lua: verbose: -> " + seed + " SaslAuthenticate (",
 		"kadmin-lua: verbose: connect " + seed + ": ready in ",
 		"kadmin-lua: verbose: -> " + seed + " Metadata (",
 		"kadmin-lua: verbose: <- " + seed + " Metadata (",

@@ -37,6 +37,9 @@ type Error struct {
 	Message   string
 	Retriable bool
 	Resource  string
+	// Mechanism is the SASL mechanism of a refused login (WithMechanism):
+	// "SASL_AUTHENTICATION_FAILED (PLAIN): ...".
+	Mechanism string
 	Err       error // the underlying error, if any
 }
 
@@ -47,6 +50,9 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Code)
+	if e.Mechanism != "" {
+		b.WriteString(" (" + e.Mechanism + ")")
+	}
 	if e.Message != "" && e.Message != e.Code {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
@@ -90,7 +96,7 @@ func AsError(err error, resource string) *Error {
 	var ke *kerr.Error
 	switch {
 	case errors.As(err, &ke):
-		out.Code, out.Message, out.Retriable = ke.Message, ke.Description, ke.Retriable
+		out.Code, out.Message, out.Retriable = ErrorName(ke), ke.Description, ke.Retriable
 		if ke == kerr.UnknownTopicOrPartition || ke == kerr.UnknownTopicID {
 			// Retriable for a producer waiting on auto-creation; for an
 			// admin it means the topic does not exist.
@@ -98,6 +104,10 @@ func AsError(err error, resource string) *Error {
 		}
 		if isAuthCode(ke) {
 			out.Message = "authentication failed: " + ke.Description
+			// The broker's own words (an OAuth validator's reason, say).
+			if said, ok := strings.CutPrefix(err.Error(), ke.Error()+": "); ok && said != "" {
+				out.Message += " (broker: " + said + ")"
+			}
 		}
 	case errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
 		out.Code, out.Message = CodeCanceled, "canceled"
@@ -128,6 +138,37 @@ func AsError(err error, resource string) *Error {
 		out.Code = CodeUnknown
 	}
 	return out
+}
+
+// IsAuthFailure reports whether e is a login that failed: refused by the
+// broker, or not attempted.
+func (e *Error) IsAuthFailure() bool {
+	if e == nil {
+		return false
+	}
+	switch e.Code {
+	case CodeAuth, ErrorName(kerr.SaslAuthenticationFailed), ErrorName(kerr.IllegalSaslState), ErrorName(kerr.UnsupportedSaslMechanism):
+		return true
+	}
+	return false
+}
+
+// WithMechanism names the SASL mechanism in a failed login's error, which
+// the broker's refusal does not (a wrong PLAIN password and a wrong SCRAM
+// password read alike). Other errors, and mech "", are returned as they are.
+func WithMechanism(err error, mech string) error {
+	if err == nil || mech == "" {
+		return err
+	}
+	e := AsError(err, "")
+	if !e.IsAuthFailure() || e.Mechanism != "" {
+		return err
+	}
+	c := *e
+	c.Mechanism = strings.ToUpper(mech)
+	// authErr's messages start with the mechanism already.
+	c.Message = strings.TrimPrefix(c.Message, c.Mechanism+": ")
+	return &c
 }
 
 func isAuthCode(ke *kerr.Error) bool {

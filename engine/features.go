@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -67,11 +68,7 @@ func (c *Client) APIVersions(ctx context.Context) ([]APIVersion, error) {
 		keys := slices.Clone(got[b].ApiKeys)
 		slices.SortFunc(keys, func(x, y kmsg.ApiVersionsResponseApiKey) int { return cmp.Compare(x.ApiKey, y.ApiKey) })
 		for _, k := range keys {
-			name := kmsg.NameForKey(k.ApiKey)
-			if name == "" {
-				name = fmt.Sprintf("Unknown%d", k.ApiKey)
-			}
-			out = append(out, APIVersion{Broker: b, API: k.ApiKey, Name: name, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
+			out = append(out, APIVersion{Broker: b, API: k.ApiKey, Name: APIName(k.ApiKey), MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 		}
 	}
 	return out, nil
@@ -124,7 +121,7 @@ func (c *Client) DescribeFeatures(ctx context.Context) ([]Feature, error) {
 		get(fin.Name).FinalizedLevel = fin.MaxVersionLevel
 	}
 	out := make([]Feature, 0, len(byName))
-	for _, n := range sortedKeys(byName) {
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, *byName[n])
 	}
 	return out, nil
@@ -136,9 +133,9 @@ var UpgradeTypes = map[string]int8{"upgrade": 1, "safe_downgrade": 2, "unsafe_do
 // FeatureUpdate sets a feature's finalized level; level 0 deletes the
 // feature (a downgrade).
 type FeatureUpdate struct {
-	Feature         string
-	MaxVersionLevel int16
-	UpgradeType     string // a key of UpgradeTypes; "" is "upgrade"
+	Feature         string `json:"feature"`
+	MaxVersionLevel int16  `json:"max_version_level"`
+	UpgradeType     string `json:"upgrade_type,omitempty"` // a key of UpgradeTypes; "" is "upgrade"
 }
 
 // UpdatedFeature is one result of UpdateFeatures.
@@ -168,7 +165,29 @@ func (c *Client) UpdateFeatures(ctx context.Context, updates []FeatureUpdate, va
 		}
 		byName[u.Feature] = u
 	}
-	names := sortedKeys(byName)
+	names := slices.Sorted(maps.Keys(byName))
+	sorted := make([]FeatureUpdate, len(names))
+	for i, n := range names {
+		sorted[i] = byName[n]
+	}
+	return mutate(ctx, c, mutation[[]Feature, []UpdatedFeature]{
+		op: "update_features", keys: names, validateOnly: validateOnly,
+		args: struct {
+			Updates      []FeatureUpdate `json:"updates"`
+			ValidateOnly bool            `json:"validate_only,omitempty"`
+		}{sorted, validateOnly},
+		before: func(ctx context.Context) ([]Feature, error) {
+			fs, err := c.DescribeFeatures(ctx)
+			return slices.DeleteFunc(fs, func(f Feature) bool { return byName[f.Feature] == (FeatureUpdate{}) }), err
+		},
+		send: func(ctx context.Context, _ []Feature) ([]UpdatedFeature, error) {
+			return c.updateFeatures(ctx, names, byName, validateOnly), nil
+		},
+		items: asItems[UpdatedFeature],
+	})
+}
+
+func (c *Client) updateFeatures(ctx context.Context, names []string, byName map[string]FeatureUpdate, validateOnly bool) []UpdatedFeature {
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		var ups []kadm.FeatureUpdate
 		for _, n := range pending {
@@ -193,5 +212,5 @@ func (c *Client) UpdateFeatures(ctx context.Context, updates []FeatureUpdate, va
 	for _, n := range names {
 		out = append(out, UpdatedFeature{Feature: n, Level: byName[n].MaxVersionLevel, Err: errs[n]})
 	}
-	return out, nil
+	return out
 }

@@ -15,8 +15,8 @@ import (
 // MemberRef names a group member to remove: a static member by its
 // InstanceID (KIP-345), a dynamic one by its MemberID (KIP-571, Kafka 2.6+).
 type MemberRef struct {
-	MemberID   string
-	InstanceID string
+	MemberID   string `json:"member_id,omitempty"`
+	InstanceID string `json:"instance_id,omitempty"`
 }
 
 func (m MemberRef) key() string {
@@ -104,7 +104,22 @@ func (c *Client) RemoveGroupMembers(ctx context.Context, group string, members [
 	if o.DryRun {
 		return planRemoveMembers(d, refs), nil
 	}
-	return c.leaveGroup(ctx, group, refs)
+	keys := make([]string, len(refs))
+	for i, r := range refs {
+		keys[i] = removedMember(group, r, "").Key()
+	}
+	return mutate(ctx, c, mutation[[]GroupMember, []RemovedMember]{
+		op: "remove_group_members", keys: keys,
+		args: struct {
+			Group   string      `json:"group"`
+			Members []MemberRef `json:"members"`
+		}{group, refs},
+		before: func(context.Context) ([]GroupMember, error) { return d.Members, nil },
+		send: func(ctx context.Context, _ []GroupMember) ([]RemovedMember, error) {
+			return c.leaveGroup(ctx, group, refs)
+		},
+		items: asItems[RemovedMember],
+	})
 }
 
 // describeOneGroup describes one group; a missing group is an error.
@@ -253,33 +268,30 @@ func (c *Client) DeleteGroupOffsets(ctx context.Context, group string, topics []
 			return nil, err
 		}
 	} else {
-		var groupErr *Error
-		errs = retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
-			set := kadm.TopicsSet{}
-			for _, tp := range pending {
-				set.Add(tp.Topic, tp.Partition)
-			}
-			resp, err := c.adm.DeleteOffsets(ctx, group, set)
-			answers := map[TopicPartition]*Error{}
-			if e := AsError(err, group); e != nil {
-				if e.Retriable {
-					return nil, err
+		keys := make([]string, len(tps))
+		for i, tp := range tps {
+			keys[i] = tp.String()
+		}
+		errs, err = mutate(ctx, c, mutation[GroupOffsetsBefore, map[TopicPartition]*Error]{
+			op: "delete_group_offsets", keys: keys,
+			args: struct {
+				Group      string           `json:"group"`
+				Partitions []TopicPartition `json:"partitions"`
+			}{group, tps},
+			before: func(ctx context.Context) (GroupOffsetsBefore, error) { return c.groupOffsetsBefore(ctx, group, tps) },
+			send: func(ctx context.Context, _ GroupOffsetsBefore) (map[TopicPartition]*Error, error) {
+				return c.deleteOffsets(ctx, group, tps)
+			},
+			items: func(errs map[TopicPartition]*Error) []Item {
+				out := make([]Item, 0, len(tps))
+				for _, tp := range tps {
+					out = append(out, DeletedOffset{Topic: tp.Topic, Partition: tp.Partition, Err: errs[tp]})
 				}
-				groupErr = e // GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...: the group's answer
-				for _, tp := range pending {
-					answers[tp] = nil
-				}
-				return answers, nil
-			}
-			for _, tp := range pending {
-				if perr, ok := resp.Lookup(tp.Topic, tp.Partition); ok {
-					answers[tp] = AsError(perr, group+": "+tp.String())
-				}
-			}
-			return answers, nil
+				return out
+			},
 		})
-		if groupErr != nil {
-			return nil, groupErr
+		if err != nil {
+			return nil, err
 		}
 	}
 	for _, tp := range tps {
@@ -289,6 +301,40 @@ func (c *Client) DeleteGroupOffsets(ctx context.Context, group string, topics []
 		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
 	})
 	return out, nil
+}
+
+// deleteOffsets sends OffsetDelete for tps, retrying per partition; a
+// group-level refusal (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP...) is the error.
+func (c *Client) deleteOffsets(ctx context.Context, group string, tps []TopicPartition) (map[TopicPartition]*Error, error) {
+	var groupErr *Error
+	errs := retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
+		set := kadm.TopicsSet{}
+		for _, tp := range pending {
+			set.Add(tp.Topic, tp.Partition)
+		}
+		resp, err := c.adm.DeleteOffsets(ctx, group, set)
+		answers := map[TopicPartition]*Error{}
+		if e := AsError(err, group); e != nil {
+			if e.Retriable {
+				return nil, err
+			}
+			groupErr = e // GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...: the group's answer
+			for _, tp := range pending {
+				answers[tp] = nil
+			}
+			return answers, nil
+		}
+		for _, tp := range pending {
+			if perr, ok := resp.Lookup(tp.Topic, tp.Partition); ok {
+				answers[tp] = AsError(perr, group+": "+tp.String())
+			}
+		}
+		return answers, nil
+	})
+	if groupErr != nil {
+		return nil, groupErr
+	}
+	return errs, nil
 }
 
 // planDeleteOffsets answers each partition as OffsetDelete would, from the
@@ -335,7 +381,7 @@ func (c *Client) resolvePartitions(ctx context.Context, topics []string, partiti
 	for _, tp := range partitions {
 		all = append(all, tp.Topic)
 	}
-	all = dedupSorted(all)
+	all = slices.Compact(slices.Sorted(slices.Values(all)))
 	if len(all) == 0 {
 		return nil, nil, nil
 	}
@@ -345,7 +391,7 @@ func (c *Client) resolvePartitions(ctx context.Context, topics []string, partiti
 	}
 	set := map[TopicPartition]bool{}
 	var missing []missingTopic
-	for _, t := range dedupSorted(topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
 			missing = append(missing, missingTopic{t, AsError(orErr(td.Err, kerr.UnknownTopicOrPartition), t)})

@@ -119,7 +119,7 @@ func (c *Client) FetchOffsets(ctx context.Context, group string, topics []string
 		}
 		return out, nil
 	}
-	topics = dedupSorted(topics)
+	topics = slices.Compact(slices.Sorted(slices.Values(topics)))
 	m, err := c.metadata(ctx, topics)
 	if err != nil {
 		return nil, err
@@ -179,11 +179,11 @@ func (c *Client) fetchOffsets(ctx context.Context, group string) (kadm.OffsetRes
 
 // OffsetCommit is one offset to commit. LeaderEpoch -1 means unknown.
 type OffsetCommit struct {
-	Topic       string
-	Partition   int32
-	Offset      int64
-	LeaderEpoch int32
-	Metadata    string
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	Offset      int64  `json:"offset"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	Metadata    string `json:"metadata,omitempty"`
 }
 
 // CommitResult is one result of CommitOffsets.
@@ -205,6 +205,12 @@ func (r CommitResult) Failure() *Error { return r.Err }
 func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []OffsetCommit) ([]CommitResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	return c.commitOffsets(ctx, "commit_offsets", group, offsets)
+}
+
+// commitOffsets is CommitOffsets, audited as op (reset_offsets commits
+// through it too).
+func (c *Client) commitOffsets(ctx context.Context, op, group string, offsets []OffsetCommit) ([]CommitResult, error) {
 	byKey := map[TopicPartition]OffsetCommit{}
 	var keys []TopicPartition
 	for _, o := range offsets {
@@ -216,6 +222,27 @@ func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []Offs
 		keys = append(keys, k)
 	}
 	sortTPs(keys)
+	names := make([]string, len(keys))
+	sorted := make([]OffsetCommit, len(keys))
+	for i, k := range keys {
+		names[i], sorted[i] = partitionKey(k.Topic, k.Partition), byKey[k]
+	}
+	return mutate(ctx, c, mutation[GroupOffsetsBefore, []CommitResult]{
+		op: op, keys: names,
+		args: struct {
+			Group   string         `json:"group"`
+			Offsets []OffsetCommit `json:"offsets"`
+		}{group, sorted},
+		before: func(ctx context.Context) (GroupOffsetsBefore, error) { return c.groupOffsetsBefore(ctx, group, keys) },
+		send: func(ctx context.Context, _ GroupOffsetsBefore) ([]CommitResult, error) {
+			return c.sendCommit(ctx, group, keys, byKey), nil
+		},
+		items: asItems[CommitResult],
+		look:  c.lookCommitted(group, byKey),
+	})
+}
+
+func (c *Client) sendCommit(ctx context.Context, group string, keys []TopicPartition, byKey map[TopicPartition]OffsetCommit) []CommitResult {
 	res := func(k TopicPartition) string { return partitionKey(k.Topic, k.Partition) }
 	errs := retryItems(ctx, keys, res, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		os := kadm.Offsets{}
@@ -241,7 +268,7 @@ func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []Offs
 	for _, k := range keys {
 		out = append(out, CommitResult{Topic: k.Topic, Partition: k.Partition, Err: errs[k]})
 	}
-	return out, nil
+	return out
 }
 
 func sortTPs(s []TopicPartition) { slices.SortFunc(s, compareTP) }
@@ -272,16 +299,23 @@ func (g DeletedGroup) Failure() *Error { return g.Err }
 func (c *Client) DeleteGroups(ctx context.Context, groups []string, o DeleteGroupsOptions) ([]DeletedGroup, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	groups = dedupSorted(groups)
-	listed, lerr := c.listGroups(ctx)
-	if lerr != nil {
-		return nil, lerr
-	}
-	existed := map[string]bool{}
-	for _, g := range listed {
-		existed[g.Group] = g.State != "Dead"
-	}
-	maybeDeleted := map[string]bool{}
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
+	return mutate(ctx, c, mutation[GroupsBefore, []DeletedGroup]{
+		op: "delete_groups", keys: groups, needBefore: true,
+		args: struct {
+			Groups []string `json:"groups"`
+			DeleteGroupsOptions
+		}{groups, o},
+		before: func(ctx context.Context) (GroupsBefore, error) { return c.groupsBefore(ctx, groups) },
+		send: func(ctx context.Context, before GroupsBefore) ([]DeletedGroup, error) {
+			return c.deleteGroups(ctx, groups, o, before), nil
+		},
+		items: asItems[DeletedGroup],
+		look:  c.lookDeletedGroups(o),
+	})
+}
+
+func (c *Client) deleteGroups(ctx context.Context, groups []string, o DeleteGroupsOptions, before GroupsBefore) []DeletedGroup {
 	missing := map[string]bool{}
 	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		answers := map[string]*Error{}
@@ -296,13 +330,11 @@ func (c *Client) DeleteGroups(ctx context.Context, groups []string, o DeleteGrou
 			}
 			switch {
 			case e == nil:
-			case r.Err == kerr.GroupIDNotFound && (existed[r.Group] || maybeDeleted[r.Group]):
-				e = nil // deleted by an earlier attempt
+			case r.Err == kerr.GroupIDNotFound && before.existed(r.Group):
+				e = nil // deleted by an earlier attempt (kgo re-sends after REQUEST_TIMED_OUT)
 			case r.Err == kerr.GroupIDNotFound && o.IfExists:
 				missing[r.Group] = true
 				e = nil
-			case r.Err == kerr.RequestTimedOut:
-				maybeDeleted[r.Group] = true
 			}
 			answers[r.Group] = e
 		}
@@ -312,5 +344,5 @@ func (c *Client) DeleteGroups(ctx context.Context, groups []string, o DeleteGrou
 	for _, g := range groups {
 		out = append(out, DeletedGroup{Group: g, Missing: missing[g], Err: errs[g]})
 	}
-	return out, nil
+	return out
 }

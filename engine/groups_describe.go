@@ -45,7 +45,7 @@ func (g GroupDescription) Failure() *Error { return g.Err }
 func (c *Client) DescribeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	return c.describeGroups(ctx, dedupSorted(groups))
+	return c.describeGroups(ctx, slices.Compact(slices.Sorted(slices.Values(groups))))
 }
 
 func (c *Client) describeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {

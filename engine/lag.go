@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 
@@ -66,7 +67,7 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 			}
 		}
 	}
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 
 	// The groups' descriptions and their commits are independent: ask for
 	// both at once. (A group whose description fails keeps that error; its
@@ -100,7 +101,7 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 		}
 	}
 	var start, end kadm.ListedOffsets
-	if topics := sortedKeys(topicSet); len(topics) > 0 {
+	if topics := slices.Sorted(maps.Keys(topicSet)); len(topics) > 0 {
 		if start, end, err = c.listStartEnd(ctx, topics); err != nil {
 			return nil, err
 		}
@@ -197,7 +198,7 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 	}
 
 	out := make([]PartitionLag, 0, n)
-	for _, t := range sortedKeys(byTopic) {
+	for _, t := range slices.Sorted(maps.Keys(byTopic)) {
 		topicEnd, topicStart := end[t], start[t]
 		var topicCommits map[int32]kadm.OffsetResponse
 		if commits != nil {

@@ -50,7 +50,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 	}
 	var m *kmsg.MetadataResponse
 	if e := retryCall(ctx, "", func(ctx context.Context) (err error) {
-		m, err = c.rawMetadata(ctx, dedupSorted(want)...)
+		m, err = c.rawMetadata(ctx, slices.Compact(slices.Sorted(slices.Values(want)))...)
 		return err
 	}); e != nil {
 		return nil, nil, nil, e
@@ -74,7 +74,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 			}
 		}
 	}
-	for _, n := range dedupSorted(topics) {
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		if !found[n] {
 			missing = append(missing, n)
 		}
@@ -99,7 +99,7 @@ func (c *Client) leadersAfterElection(ctx context.Context, typ ElectionType, tps
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
-		if m, err := c.rawMetadata(ctx, dedupSorted(names)...); err == nil {
+		if m, err := c.rawMetadata(ctx, slices.Compact(slices.Sorted(slices.Values(names)))...); err == nil {
 			for _, t := range m.Topics {
 				for _, p := range t.Partitions {
 					if t.Topic != nil {
@@ -135,8 +135,53 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 	}
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	keys := make([]string, len(tps))
+	leaders := make([]PartitionLeader, len(tps))
+	for i, tp := range tps {
+		keys[i] = tp.String()
+		leaders[i] = PartitionLeader{Topic: tp.Topic, Partition: tp.Partition, Leader: before[tp][0], Preferred: before[tp][1]}
+	}
 	notNeeded := map[TopicPartition]bool{}
-	errs := retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
+	if len(tps) == 0 {
+		return electedLeaders(missing, tps, nil, nil, notNeeded), nil // nothing to elect: nothing sent
+	}
+	errs, err := mutate(ctx, c, mutation[[]PartitionLeader, map[TopicPartition]*Error]{
+		op: "elect_leaders", keys: keys,
+		args: struct {
+			Type       ElectionType     `json:"type"`
+			Partitions []TopicPartition `json:"partitions"`
+		}{typ, tps},
+		before: func(context.Context) ([]PartitionLeader, error) { return leaders, nil },
+		send: func(ctx context.Context, _ []PartitionLeader) (map[TopicPartition]*Error, error) {
+			return c.elect(ctx, typ, tps, notNeeded), nil
+		},
+		items: func(errs map[TopicPartition]*Error) []Item {
+			out := make([]Item, len(tps))
+			for i, tp := range tps {
+				out[i] = ElectedLeader{Topic: tp.Topic, Partition: tp.Partition, Err: errs[tp]}
+			}
+			return out
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	after := c.leadersAfterElection(ctx, typ, tps, errs, notNeeded, before)
+	return electedLeaders(missing, tps, errs, after, notNeeded), nil
+}
+
+// PartitionLeader is a partition's leader and preferred leader before an
+// election (elect_leaders' before-state).
+type PartitionLeader struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Leader    int32  `json:"leader"`
+	Preferred int32  `json:"preferred"`
+}
+
+// elect sends ElectLeaders for tps until each has an answer.
+func (c *Client) elect(ctx context.Context, typ ElectionType, tps []TopicPartition, notNeeded map[TopicPartition]bool) map[TopicPartition]*Error {
+	return retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		req := kmsg.NewPtrElectLeadersRequest()
 		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
 		if typ == ElectUnclean {
@@ -179,7 +224,11 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 		}
 		return answers, nil
 	})
-	after := c.leadersAfterElection(ctx, typ, tps, errs, notNeeded, before)
+}
+
+// electedLeaders is ElectLeaders' result: missing topics, then each
+// partition's answer and leader afterwards.
+func electedLeaders(missing []string, tps []TopicPartition, errs map[TopicPartition]*Error, after map[TopicPartition]int32, notNeeded map[TopicPartition]bool) []ElectedLeader {
 	var out []ElectedLeader
 	for _, n := range missing {
 		out = append(out, ElectedLeader{Topic: n, Partition: -1, Leader: -1,
@@ -195,5 +244,5 @@ func (c *Client) ElectLeaders(ctx context.Context, typ ElectionType, topics []st
 	slices.SortFunc(out, func(a, b ElectedLeader) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
-	return out, nil
+	return out
 }

@@ -61,12 +61,12 @@ func (c *Client) DescribeLogDirs(ctx context.Context, q LogDirsQuery) ([]LogDir,
 	brokers = slices.Compact(brokers)
 	var set kadm.TopicsSet
 	if len(q.Topics) > 0 {
-		m, e := c.metadata(ctx, dedupSorted(q.Topics))
+		m, e := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(q.Topics))))
 		if e != nil {
 			return nil, e
 		}
 		set = kadm.TopicsSet{}
-		for _, n := range dedupSorted(q.Topics) {
+		for _, n := range slices.Compact(slices.Sorted(slices.Values(q.Topics))) {
 			t, ok := m.Topics[n]
 			if !ok || t.Err != nil {
 				return nil, AsError(cmp.Or(t.Err, error(kerr.UnknownTopicOrPartition)), n)
@@ -154,6 +154,50 @@ func (c *Client) AlterReplicaLogDirs(ctx context.Context, moves []LogDirMove) ([
 	if e != nil {
 		return nil, e
 	}
+	keys := make([]string, len(moves))
+	for i, m := range moves {
+		keys[i] = m.String()
+	}
+	return mutate(ctx, c, mutation[[]LogDirMove, []MovedReplica]{
+		op: "alter_replica_log_dirs", keys: keys,
+		args: struct {
+			Moves []LogDirMove `json:"moves"`
+		}{moves},
+		before: func(ctx context.Context) ([]LogDirMove, error) { return c.replicaDirs(ctx, moves) },
+		send: func(ctx context.Context, _ []LogDirMove) ([]MovedReplica, error) {
+			return c.moveReplicas(ctx, moves, known), nil
+		},
+		items: asItems[MovedReplica],
+	})
+}
+
+// replicaDirs is where each moved replica is now (Dir "" when not found):
+// alter_replica_log_dirs' before-state.
+func (c *Client) replicaDirs(ctx context.Context, moves []LogDirMove) ([]LogDirMove, error) {
+	var brokers []int32
+	var topics []string
+	for _, m := range moves {
+		brokers, topics = append(brokers, m.Broker), append(topics, m.Topic)
+	}
+	dirs, err := c.DescribeLogDirs(ctx, LogDirsQuery{Brokers: brokers, Topics: topics})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LogDirMove, len(moves))
+	for i, m := range moves {
+		out[i] = LogDirMove{Topic: m.Topic, Partition: m.Partition, Broker: m.Broker}
+		for _, d := range dirs {
+			for _, p := range d.Partitions {
+				if d.Broker == m.Broker && p.Topic == m.Topic && p.Partition == m.Partition && !p.IsFuture {
+					out[i].Dir = d.Dir
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) moveReplicas(ctx context.Context, moves []LogDirMove, known []int32) []MovedReplica {
 	ask, errs := splitUnknownBrokers(moves, known, LogDirMove.String)
 	asked := retryItems(ctx, ask, LogDirMove.String, func(ctx context.Context, pending []LogDirMove) (map[LogDirMove]*Error, error) {
 		byBroker := map[int32]kadm.AlterReplicaLogDirsReq{}
@@ -185,7 +229,7 @@ func (c *Client) AlterReplicaLogDirs(ctx context.Context, moves []LogDirMove) ([
 	for _, m := range moves {
 		out = append(out, MovedReplica{Topic: m.Topic, Partition: m.Partition, Broker: m.Broker, Dir: m.Dir, Err: errs[m]})
 	}
-	return out, nil
+	return out
 }
 
 // brokerIDs lists the cluster's brokers, sorted.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -105,12 +104,9 @@ func toKadmMetadata(resp *kmsg.MetadataResponse) kadm.Metadata {
 	return m
 }
 
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+func orEmpty(s []int32) []int32 {
+	if s == nil {
+		return []int32{}
 	}
-	slices.Sort(keys)
-	return keys
+	return s
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -191,7 +192,7 @@ func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, time
 	for _, tp := range tps {
 		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
 	}
-	for _, t := range sortedKeys(byTopic) {
+	for _, t := range slices.Sorted(maps.Keys(byTopic)) {
 		rt := kmsg.NewListOffsetsRequestTopic()
 		rt.Topic = t
 		for _, p := range byTopic[t] {

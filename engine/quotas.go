@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,7 +35,7 @@ type QuotaEntity map[string]string
 // String renders "client_id=app,user=alice" (types sorted).
 func (e QuotaEntity) String() string {
 	var parts []string
-	for _, k := range sortedKeys(e) {
+	for _, k := range slices.Sorted(maps.Keys(e)) {
 		parts = append(parts, k+"="+e[k])
 	}
 	return strings.Join(parts, ",")
@@ -75,7 +76,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 	for _, f := range filters {
 		req := kmsg.NewPtrDescribeClientQuotasRequest()
 		req.Strict = strict
-		for _, k := range sortedKeys(f) {
+		for _, k := range slices.Sorted(maps.Keys(f)) {
 			rc := kmsg.NewDescribeClientQuotasRequestComponent()
 			rc.EntityType = QuotaEntityTypes[k]
 			switch n := f[k]; n {
@@ -116,7 +117,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 		}
 	}
 	out := make([]DescribedQuota, 0, len(byEntity))
-	for _, k := range sortedKeys(byEntity) {
+	for _, k := range slices.Sorted(maps.Keys(byEntity)) {
 		out = append(out, byEntity[k])
 	}
 	return out, nil
@@ -124,9 +125,9 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 
 // QuotaAlteration sets and removes quotas of one entity.
 type QuotaAlteration struct {
-	Entity QuotaEntity
-	Set    map[string]float64
-	Remove []string
+	Entity QuotaEntity        `json:"entity"`
+	Set    map[string]float64 `json:"set,omitempty"`
+	Remove []string           `json:"remove,omitempty"`
 }
 
 // AlteredQuota is one result of AlterClientQuotas.
@@ -153,18 +154,41 @@ func (c *Client) AlterClientQuotas(ctx context.Context, alts []QuotaAlteration, 
 		}
 		byKey[k], idx[i] = i, i
 	}
+	keys := make([]string, len(alts))
+	for i, a := range alts {
+		keys[i] = a.Entity.String()
+	}
+	return mutate(ctx, c, mutation[[]DescribedQuota, []AlteredQuota]{
+		op: "alter_client_quotas", keys: keys, validateOnly: validateOnly,
+		args: struct {
+			Alterations  []QuotaAlteration `json:"alterations"`
+			ValidateOnly bool              `json:"validate_only,omitempty"`
+		}{alts, validateOnly},
+		before: func(ctx context.Context) ([]DescribedQuota, error) { return c.quotasOf(ctx, alts) },
+		send: func(ctx context.Context, _ []DescribedQuota) ([]AlteredQuota, error) {
+			return c.alterClientQuotas(ctx, alts, idx, byKey, validateOnly), nil
+		},
+		items: asItems[AlteredQuota],
+		look:  c.lookAlteredQuotas(alts),
+		detail: func(before []DescribedQuota, _ []AlteredQuota, key string) any {
+			return quotasAfter(before, alts, key)
+		},
+	})
+}
+
+func (c *Client) alterClientQuotas(ctx context.Context, alts []QuotaAlteration, idx []int, byKey map[string]int, validateOnly bool) []AlteredQuota {
 	errs := retryItems(ctx, idx, func(i int) string { return alts[i].Entity.String() }, func(ctx context.Context, pending []int) (map[int]*Error, error) {
 		req := kmsg.NewPtrAlterClientQuotasRequest()
 		req.ValidateOnly = validateOnly
 		for _, i := range pending {
 			a := alts[i]
 			re := kmsg.NewAlterClientQuotasRequestEntry()
-			for _, k := range sortedKeys(a.Entity) {
+			for _, k := range slices.Sorted(maps.Keys(a.Entity)) {
 				ee := kmsg.NewAlterClientQuotasRequestEntryEntity()
 				ee.Type, ee.Name = QuotaEntityTypes[k], a.Entity.name(k)
 				re.Entity = append(re.Entity, ee)
 			}
-			for _, k := range sortedKeys(a.Set) {
+			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 				op := kmsg.NewAlterClientQuotasRequestEntryOp()
 				op.Key, op.Value = k, a.Set[k]
 				re.Ops = append(re.Ops, op)
@@ -206,5 +230,5 @@ func (c *Client) AlterClientQuotas(ctx context.Context, alts []QuotaAlteration, 
 	for i, a := range alts {
 		out[i] = AlteredQuota{Entity: a.Entity, Err: errs[i]}
 	}
-	return out, nil
+	return out
 }

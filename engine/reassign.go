@@ -65,9 +65,9 @@ func (c *Client) listReassignments(ctx context.Context, topics []string) ([]Reas
 // PartitionTarget names a partition and, for a reassignment, its new
 // replicas (nil cancels a reassignment in progress).
 type PartitionTarget struct {
-	Topic     string
-	Partition int32
-	Replicas  []int32
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Replicas  []int32 `json:"replicas,omitempty"`
 }
 
 // ReassignResult is one partition's answer to Alter/Cancel.
@@ -96,7 +96,7 @@ func (c *Client) AlterPartitionReassignments(ctx context.Context, targets []Part
 			return nil, Errorf(CodeInvalidArgument, tpKey(t.Topic, t.Partition), "replicas must not be empty")
 		}
 	}
-	return c.reassign(ctx, targets)
+	return c.reassign(ctx, "alter_partition_reassignments", targets)
 }
 
 // CancelPartitionReassignments cancels reassignments in progress: the
@@ -105,16 +105,35 @@ func (c *Client) CancelPartitionReassignments(ctx context.Context, parts []Parti
 	for i := range parts {
 		parts[i].Replicas = nil
 	}
-	return c.reassign(ctx, parts)
+	return c.reassign(ctx, "cancel_partition_reassignments", parts)
 }
 
-func (c *Client) reassign(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
+func (c *Client) reassign(ctx context.Context, op string, targets []PartitionTarget) ([]ReassignResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) tp { return tp{t.Topic, t.Partition} })
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, len(keys))
+	sorted := make([]PartitionTarget, len(keys))
+	for i, k := range keys {
+		names[i], sorted[i] = tpKey(k.t, k.p), by[k]
+	}
+	return mutate(ctx, c, mutation[[]ReplicasBefore, []ReassignResult]{
+		op: op, keys: names,
+		args: struct {
+			Partitions []PartitionTarget `json:"partitions"`
+		}{sorted},
+		before: func(ctx context.Context) ([]ReplicasBefore, error) { return c.replicasBefore(ctx, sorted) },
+		send: func(ctx context.Context, _ []ReplicasBefore) ([]ReassignResult, error) {
+			return c.sendReassign(ctx, keys, by), nil
+		},
+		items: asItems[ReassignResult],
+	})
+}
+
+func (c *Client) sendReassign(ctx context.Context, keys []tp, by map[tp]PartitionTarget) []ReassignResult {
 	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
 		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
@@ -151,7 +170,7 @@ func (c *Client) reassign(ctx context.Context, targets []PartitionTarget) ([]Rea
 	for _, k := range keys {
 		out = append(out, ReassignResult{Topic: k.t, Partition: k.p, Replicas: by[k].Replicas, Err: errs[k]})
 	}
-	return out, nil
+	return out
 }
 
 // CheckReassignTargets is the dry run of a reassignment (Kafka has no
@@ -164,7 +183,7 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 	for _, t := range targets {
 		topics = append(topics, t.Topic)
 	}
-	m, err := c.metadata(ctx, dedupSorted(topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, err
 	}
@@ -217,12 +236,12 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 	if len(o.Topics) == 0 {
 		return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
 	}
-	m, err := c.metadata(ctx, dedupSorted(o.Topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(o.Topics))))
 	if err != nil {
 		return ReassignmentPlan{}, err
 	}
 	in := PlanInput{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
-	for _, t := range dedupSorted(o.Topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(o.Topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
 			err := td.Err
@@ -323,6 +342,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		if o.Progress != nil {
 			o.Progress(moving, len(done), time.Since(start))
 		}
+		progressf(ctx, "%s", ReassignProgress(moving, len(done)))
 		if len(moving) == 0 {
 			c.awaitReplicas(ctx, done)
 			return done, nil
@@ -355,7 +375,7 @@ func (c *Client) awaitReplicas(ctx context.Context, done []FinishedReassignment)
 	for _, d := range done {
 		topics = append(topics, d.Topic)
 	}
-	topics = dedupSorted(topics)
+	topics = slices.Compact(slices.Sorted(slices.Values(topics)))
 	var shown [][]int32
 	for attempt := 0; ; attempt++ {
 		now, final := c.brokersShow(ctx, topics, done)

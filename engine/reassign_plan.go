@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -78,8 +79,8 @@ func PlanReassignment(in PlanInput) (ReassignmentPlan, error) {
 	}
 	p.numRacks = len(racks)
 
-	for _, t := range sortedKeys(in.Current) {
-		for _, part := range sortedInt32Keys(in.Current[t]) {
+	for _, t := range slices.Sorted(maps.Keys(in.Current)) {
+		for _, part := range slices.Sorted(maps.Keys(in.Current[t])) {
 			cur := in.Current[t][part]
 			if len(cur) == 0 {
 				continue

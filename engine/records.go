@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -12,9 +13,9 @@ import (
 // RecordsDeletion asks to delete a partition's records below Offset; -1
 // means below the high watermark (everything), as in Kafka.
 type RecordsDeletion struct {
-	Topic     string
-	Partition int32
-	Offset    int64
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
 }
 
 // DeletedRecords is one partition's outcome of DeleteRecords.
@@ -65,6 +66,42 @@ func (c *Client) DeleteRecords(ctx context.Context, dels []RecordsDeletion) ([]D
 	if cerr != nil {
 		return nil, cerr
 	}
+	keys := make([]string, len(tps))
+	dels = make([]RecordsDeletion, len(tps))
+	for i, tp := range tps {
+		keys[i], dels[i] = tp.String(), RecordsDeletion{Topic: tp.Topic, Partition: tp.Partition, Offset: offsets[tp]}
+	}
+	return mutate(ctx, c, mutation[[]PartitionOffset, []DeletedRecords]{
+		op: "delete_records", keys: keys,
+		args: struct {
+			Deletions []RecordsDeletion `json:"deletions"`
+		}{dels},
+		before: func(ctx context.Context) ([]PartitionOffset, error) { return c.lowWatermarks(ctx, tps) },
+		send: func(ctx context.Context, _ []PartitionOffset) ([]DeletedRecords, error) {
+			return c.deleteRecords(ctx, tps, offsets), nil
+		},
+		items: asItems[DeletedRecords],
+	})
+}
+
+// lowWatermarks lists the partitions' log start offsets (-1 where that
+// fails): delete_records' before-state.
+func (c *Client) lowWatermarks(ctx context.Context, tps []TopicPartition) ([]PartitionOffset, error) {
+	ls, err := c.listOffsets(ctx, tps, OffsetQuery{Kind: OffsetAtEarliest})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PartitionOffset, len(tps))
+	for i, tp := range tps {
+		out[i] = PartitionOffset{Topic: tp.Topic, Partition: tp.Partition, Offset: -1}
+		if i < len(ls) && ls[i].Err == nil {
+			out[i].Offset = ls[i].Offset
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) deleteRecords(ctx context.Context, tps []TopicPartition, offsets map[TopicPartition]int64) []DeletedRecords {
 	low := map[TopicPartition]int64{}
 	errs := retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		req := kmsg.NewPtrDeleteRecordsRequest()
@@ -73,7 +110,7 @@ func (c *Client) DeleteRecords(ctx context.Context, dels []RecordsDeletion) ([]D
 		for _, tp := range pending {
 			byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
 		}
-		for _, t := range sortedKeys(byTopic) {
+		for _, t := range slices.Sorted(maps.Keys(byTopic)) {
 			rt := kmsg.NewDeleteRecordsRequestTopic()
 			rt.Topic = t
 			for _, tp := range byTopic[t] {
@@ -114,7 +151,7 @@ func (c *Client) DeleteRecords(ctx context.Context, dels []RecordsDeletion) ([]D
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out
 }
 
 // PlanDeleteRecords is DeleteRecords without deleting (Kafka has no
@@ -134,7 +171,7 @@ func (c *Client) PlanDeleteRecords(ctx context.Context, dels []RecordsDeletion) 
 	for _, tp := range tps {
 		topics = append(topics, tp.Topic)
 	}
-	known, missing, err := c.topicPartitions(ctx, dedupSorted(topics))
+	known, missing, err := c.topicPartitions(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, nil, err
 	}

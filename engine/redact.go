@@ -16,15 +16,16 @@ import (
 //     "sasl.jaas.config", "token_id", "ssl.truststore.password"), or
 //   - one of its words is in secretWords ("pass", "pw"), or
 //   - it names key material: a word "key", "keys" or "pem" together with a
-//     word in keyMaterial ("ssl.key.pem", "ssl.keystore.key", "private_key").
+//     word in keyMaterial ("ssl.key.pem", "ssl.keystore.key", "private_key",
+//     "aws_access_key_id").
 //
 // "key" alone is not a secret: it is a record's key, a config's name, a
 // map's key.
 var (
-	secretParts = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "credential", "jaas", "hmac"}
+	secretParts = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "credential", "jaas", "hmac", "keytab", "bearer"}
 	secretWords = map[string]bool{"pass": true, "pw": true, "privatekey": true}
 	keyWords    = map[string]bool{"key": true, "keys": true, "pem": true}
-	keyMaterial = map[string]bool{"ssl": true, "keystore": true, "private": true, "signing": true, "encryption": true, "master": true}
+	keyMaterial = map[string]bool{"access": true, "ssl": true, "keystore": true, "private": true, "signing": true, "encryption": true, "master": true}
 )
 
 // Redacted is what a secret's value is replaced with.

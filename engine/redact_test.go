@@ -129,9 +129,11 @@ func TestAuditRedactsByKeyPattern(t *testing.T) {
 	path := t.TempDir() + "/audit.jsonl"
 	a, err := OpenAuditLog(path)
 	require.NoError(t, err)
-	require.NoError(t, a.Record(AuditEntry{Op: "alter_configs", Args: []any{[]any{map[string]any{
+	args, err := auditJSON([]any{map[string]any{
 		"topic": "t", "set": map[string]any{"my.custom.pwd": "hunter2", "ssl.key.password": "s3cret", "retention.ms": "1"},
-	}}}}))
+	}})
+	require.NoError(t, err)
+	require.NoError(t, a.append(AuditRecord{Type: AuditIntent, Op: "alter_configs", Args: args}))
 	require.NoError(t, a.Close())
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -162,7 +162,7 @@ func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult,
 	for _, r := range rows {
 		commitsToMake = append(commitsToMake, OffsetCommit{Topic: r.Topic, Partition: r.Partition, Offset: r.Target, LeaderEpoch: -1})
 	}
-	committed, err := c.CommitOffsets(ctx, o.Group, commitsToMake)
+	committed, err := c.commitOffsets(ctx, "reset_offsets", o.Group, commitsToMake)
 	if err != nil {
 		return res, err
 	}
@@ -364,6 +364,7 @@ func (c *Client) waitEmpty(ctx context.Context, group string) error {
 		if d.Err != nil || (len(d.Members) == 0 && d.State != "PreparingRebalance" && d.State != "CompletingRebalance") {
 			return nil
 		}
+		progressf(ctx, "waiting for group %s to empty: %d member(s), state %s", group, len(d.Members), d.State)
 		if !backoff(ctx, attempt) {
 			return ctxError(ctx, group, &Error{Code: kerr.NonEmptyGroup.Message,
 				Message: fmt.Sprintf("group %s still has %d member(s) (state %s) after they were removed: are its consumers still running?", group, len(d.Members), d.State)})

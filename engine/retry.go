@@ -33,6 +33,9 @@ func retryCall(ctx context.Context, resource string, fn func(context.Context) er
 			return nil
 		}
 		e := AsError(err, resource)
+		if e.Retriable {
+			progressf(ctx, "retrying (attempt %d): %s", attempt+1, e)
+		}
 		if !e.Retriable || !backoff(ctx, attempt) {
 			if ctx.Err() != nil && e.Code != CodeTimeout && e.Code != CodeCanceled {
 				// Say why we stopped retrying, and what we last saw.
@@ -93,6 +96,9 @@ func retryItems[K comparable](ctx context.Context, keys []K, resource func(K) st
 			}
 		}
 		pending = next
+		if len(pending) > 0 {
+			progressf(ctx, "retrying %d item(s) (attempt %d): %s", len(pending), attempt+1, final[pending[0]])
+		}
 		if len(pending) > 0 && !backoff(ctx, attempt) {
 			for _, k := range pending {
 				final[k] = ctxError(ctx, resource(k), final[k])

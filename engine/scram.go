@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -52,7 +53,7 @@ func (s SCRAMCredential) Failure() *Error { return s.Err }
 func (c *Client) DescribeUserSCRAMCredentials(ctx context.Context, users []string) ([]SCRAMCredential, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	users = dedupSorted(users)
+	users = slices.Compact(slices.Sorted(slices.Values(users)))
 	var res kadm.DescribedUserSCRAMs
 	if e := retryCall(ctx, "", func(ctx context.Context) error {
 		var err error
@@ -133,7 +134,7 @@ func (c *Client) AlterUserSCRAMCredentials(ctx context.Context, upserts []SCRAMU
 	for _, d := range dels {
 		users = append(users, d.User)
 	}
-	users = dedupSorted(users)
+	users = slices.Compact(slices.Sorted(slices.Values(users)))
 	// Kafka refuses a user named twice in one request (DUPLICATE_RESOURCE),
 	// so a user's second change goes in a second round, and so on.
 	var rounds []map[string]scramChange
@@ -152,10 +153,42 @@ func (c *Client) AlterUserSCRAMCredentials(ctx context.Context, upserts []SCRAMU
 	for i := range upserts {
 		add(upserts[i].User, scramChange{up: &upserts[i]})
 	}
+	type change struct {
+		User       string `json:"user"`
+		Mechanism  string `json:"mechanism"`
+		Iterations int32  `json:"iterations,omitempty"`
+		Password   Secret `json:"password,omitempty"`
+	}
+	var ups, ds []change
+	for _, u := range upserts {
+		ups = append(ups, change{u.User, u.Mechanism.String(), u.Iterations, u.Password})
+	}
+	for _, d := range dels {
+		ds = append(ds, change{User: d.User, Mechanism: d.Mechanism.String()})
+	}
+	return mutate(ctx, c, mutation[[]SCRAMCredential, []AlteredSCRAM]{
+		op: "alter_user_scram_credentials", keys: users,
+		args: struct {
+			Upsertions []change `json:"upsertions,omitempty"`
+			Deletions  []change `json:"deletions,omitempty"`
+		}{ups, ds},
+		before: func(ctx context.Context) ([]SCRAMCredential, error) {
+			return c.DescribeUserSCRAMCredentials(ctx, users)
+		},
+		send: func(ctx context.Context, _ []SCRAMCredential) ([]AlteredSCRAM, error) {
+			return c.alterSCRAM(ctx, users, rounds), nil
+		},
+		items: asItems[AlteredSCRAM],
+	})
+}
+
+// alterSCRAM sends the rounds in turn; a user whose change failed gets no
+// more.
+func (c *Client) alterSCRAM(ctx context.Context, users []string, rounds []map[string]scramChange) []AlteredSCRAM {
 	errs := map[string]*Error{}
 	for _, round := range rounds {
 		var keys []string
-		for _, u := range sortedKeys(round) {
+		for _, u := range slices.Sorted(maps.Keys(round)) {
 			if errs[u] == nil {
 				keys = append(keys, u)
 			}
@@ -168,7 +201,7 @@ func (c *Client) AlterUserSCRAMCredentials(ctx context.Context, upserts []SCRAMU
 	for _, u := range users {
 		out = append(out, AlteredSCRAM{User: u, Err: errs[u]})
 	}
-	return out, nil
+	return out
 }
 
 // scramChange is one upsert or deletion.

@@ -38,7 +38,7 @@ func (g ShareGroup) Failure() *Error { return g.Err }
 func (c *Client) DescribeShareGroups(ctx context.Context, groups []string) ([]ShareGroup, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	found := map[string]ShareGroup{}
 	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		ds, err := c.adm.DescribeShareGroups(ctx, pending...)
@@ -107,7 +107,7 @@ func (o ShareGroupOffset) Failure() *Error { return o.Err }
 func (c *Client) DescribeShareGroupOffsets(ctx context.Context, groups []string) ([]ShareGroupOffset, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	groups = dedupSorted(groups)
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	got := map[string][]ShareGroupOffset{}
 	errs := retryItems(ctx, groups, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		ds, err := c.adm.DescribeShareGroupOffsets(ctx, pending...)
@@ -162,6 +162,28 @@ func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offse
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, len(keys))
+	sorted := make([]ShareOffsetResult, len(keys))
+	for i, k := range keys {
+		names[i], sorted[i] = tpKey(k.t, k.p), by[k]
+	}
+	return mutate(ctx, c, mutation[[]ShareGroupOffset, []ShareOffsetResult]{
+		op: "alter_share_group_offsets", keys: names,
+		args: struct {
+			Group   string              `json:"group"`
+			Offsets []ShareOffsetResult `json:"offsets"`
+		}{group, sorted},
+		before: func(ctx context.Context) ([]ShareGroupOffset, error) {
+			return c.DescribeShareGroupOffsets(ctx, []string{group})
+		},
+		send: func(ctx context.Context, _ []ShareGroupOffset) ([]ShareOffsetResult, error) {
+			return c.alterShareOffsets(ctx, group, keys, by), nil
+		},
+		items: asItems[ShareOffsetResult],
+	})
+}
+
+func (c *Client) alterShareOffsets(ctx context.Context, group string, keys []tp, by map[tp]ShareOffsetResult) []ShareOffsetResult {
 	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
 		var os kadm.Offsets
 		for _, k := range pending {
@@ -183,7 +205,7 @@ func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offse
 	for _, k := range keys {
 		out = append(out, ShareOffsetResult{Topic: k.t, Partition: k.p, Offset: by[k].Offset, Err: errs[k]})
 	}
-	return out, nil
+	return out
 }
 
 // ShareTopicResult is one topic's answer to DeleteShareGroupOffsets.
@@ -200,7 +222,24 @@ func (r ShareTopicResult) Failure() *Error { return r.Err }
 func (c *Client) DeleteShareGroupOffsets(ctx context.Context, group string, topics []string) ([]ShareTopicResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	topics = dedupSorted(topics)
+	topics = slices.Compact(slices.Sorted(slices.Values(topics)))
+	return mutate(ctx, c, mutation[[]ShareGroupOffset, []ShareTopicResult]{
+		op: "delete_share_group_offsets", keys: topics,
+		args: struct {
+			Group  string   `json:"group"`
+			Topics []string `json:"topics"`
+		}{group, topics},
+		before: func(ctx context.Context) ([]ShareGroupOffset, error) {
+			return c.DescribeShareGroupOffsets(ctx, []string{group})
+		},
+		send: func(ctx context.Context, _ []ShareGroupOffset) ([]ShareTopicResult, error) {
+			return c.deleteShareOffsets(ctx, group, topics), nil
+		},
+		items: asItems[ShareTopicResult],
+	})
+}
+
+func (c *Client) deleteShareOffsets(ctx context.Context, group string, topics []string) []ShareTopicResult {
 	errs := retryItems(ctx, topics, func(t string) string { return t }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		rs, err := c.adm.DeleteShareGroupOffsets(ctx, group, pending...)
 		if err != nil {
@@ -216,5 +255,5 @@ func (c *Client) DeleteShareGroupOffsets(ctx context.Context, group string, topi
 	for _, t := range topics {
 		out = append(out, ShareTopicResult{Topic: t, Err: errs[t]})
 	}
-	return out, nil
+	return out
 }

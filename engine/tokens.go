@@ -76,6 +76,30 @@ func (c *Client) CreateDelegationToken(ctx context.Context, o CreateTokenOptions
 	for _, r := range o.Renewers {
 		req.Renewers = append(req.Renewers, ParsePrincipal(r))
 	}
+	return mutate(ctx, c, mutation[struct{}, CreatedToken]{
+		op: "create_delegation_token", keys: []string{"token"},
+		args: struct {
+			Owner         string   `json:"owner,omitempty"`
+			Renewers      []string `json:"renewers,omitempty"`
+			MaxLifetimeMs int64    `json:"max_lifetime_ms,omitempty"`
+		}{o.Owner, o.Renewers, o.MaxLifetime.Milliseconds()},
+		send: func(ctx context.Context, _ struct{}) (CreatedToken, error) { return c.createToken(ctx, req) },
+		items: func(t CreatedToken) []Item {
+			if t.TokenID == "" {
+				return nil
+			}
+			return oneItem("token", nil)
+		},
+		detail: func(_ struct{}, t CreatedToken, _ string) any {
+			return struct {
+				TokenID string `json:"token_id"`
+			}{t.TokenID}
+		},
+	})
+}
+
+// createToken sends one CreateDelegationToken (never again: see above).
+func (c *Client) createToken(ctx context.Context, req kadm.CreateDelegationToken) (CreatedToken, error) {
 	t, err := c.adm.CreateDelegationToken(ctx, req)
 	if err != nil {
 		return CreatedToken{}, AsError(err, "")
@@ -97,7 +121,7 @@ func DecodeHMAC(s string) ([]byte, error) {
 // RenewDelegationToken extends a token's expiry by period (0: the broker's
 // renew period); retried, as renewing twice only renews.
 func (c *Client) RenewDelegationToken(ctx context.Context, hmac []byte, period time.Duration) (TokenExpiry, error) {
-	return c.tokenExpiry(ctx, func(ctx context.Context) (time.Time, error) {
+	return c.tokenExpiry(ctx, "renew_delegation_token", period, func(ctx context.Context) (time.Time, error) {
 		return c.adm.RenewDelegationToken(ctx, hmac, period)
 	})
 }
@@ -105,23 +129,35 @@ func (c *Client) RenewDelegationToken(ctx context.Context, hmac []byte, period t
 // ExpireDelegationToken sets a token to expire after period (0 or
 // negative: now).
 func (c *Client) ExpireDelegationToken(ctx context.Context, hmac []byte, period time.Duration) (TokenExpiry, error) {
-	return c.tokenExpiry(ctx, func(ctx context.Context) (time.Time, error) {
+	return c.tokenExpiry(ctx, "expire_delegation_token", period, func(ctx context.Context) (time.Time, error) {
 		return c.adm.ExpireDelegationToken(ctx, hmac, period)
 	})
 }
 
-func (c *Client) tokenExpiry(ctx context.Context, fn func(context.Context) (time.Time, error)) (TokenExpiry, error) {
+// tokenExpiry renews or expires a token (op says which); the HMAC is not
+// in the audit log.
+func (c *Client) tokenExpiry(ctx context.Context, op string, period time.Duration, fn func(context.Context) (time.Time, error)) (TokenExpiry, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	var at time.Time
-	if err := retryCall(ctx, "", func(ctx context.Context) error {
-		var err error
-		at, err = fn(ctx)
-		return err
-	}); err != nil {
-		return TokenExpiry{}, err
-	}
-	return TokenExpiry{ExpiryMs: at.UnixMilli()}, nil
+	return mutate(ctx, c, mutation[struct{}, TokenExpiry]{
+		op: op, keys: []string{"token"},
+		args: struct {
+			HMAC     Secret `json:"hmac"`
+			PeriodMs int64  `json:"period_ms"`
+		}{"***", period.Milliseconds()},
+		send: func(ctx context.Context, _ struct{}) (TokenExpiry, error) {
+			var at time.Time
+			if err := retryCall(ctx, "", func(ctx context.Context) error {
+				var err error
+				at, err = fn(ctx)
+				return err
+			}); err != nil {
+				return TokenExpiry{}, err
+			}
+			return TokenExpiry{ExpiryMs: at.UnixMilli()}, nil
+		},
+		items: func(TokenExpiry) []Item { return oneItem("token", nil) },
+	})
 }
 
 // DescribeDelegationTokens lists tokens (of the given owners, or all the

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -35,7 +35,7 @@ func (c *Client) ListTopics(ctx context.Context, o ListTopicsOptions) ([]TopicSu
 		return nil, err
 	}
 	out := []TopicSummary{}
-	for _, name := range sortedKeys(m.Topics) {
+	for _, name := range slices.Sorted(maps.Keys(m.Topics)) {
 		t := m.Topics[name]
 		if (t.IsInternal && !o.Internal) || (o.Match != nil && !o.Match.MatchString(name)) {
 			continue
@@ -85,9 +85,9 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 		if err != nil {
 			return nil, err
 		}
-		names = sortedKeys(m.Topics)
+		names = slices.Sorted(maps.Keys(m.Topics))
 	}
-	names = dedupSorted(names)
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
 	found := map[string]TopicDescription{}
 	unknownSeen := map[string]int{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
@@ -149,17 +149,17 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 // TopicSpec says how to create one topic. Zero Partitions or
 // ReplicationFactor means the broker default.
 type TopicSpec struct {
-	Name              string
-	Partitions        int32
-	ReplicationFactor int16
-	Configs           map[string]string
-	Assignment        map[int32][]int32 // partition -> brokers; excludes Partitions/ReplicationFactor
+	Name              string            `json:"name"`
+	Partitions        int32             `json:"partitions,omitempty"`
+	ReplicationFactor int16             `json:"replication_factor,omitempty"`
+	Configs           map[string]string `json:"configs,omitempty"`
+	Assignment        map[int32][]int32 `json:"assignment,omitempty"` // partition -> brokers; excludes Partitions/ReplicationFactor
 }
 
 // CreateTopicsOptions modify CreateTopics.
 type CreateTopicsOptions struct {
-	ValidateOnly bool // ask the broker to validate without creating
-	IfNotExists  bool // an existing topic is not an error
+	ValidateOnly bool `json:"validate_only,omitempty"` // ask the broker to validate without creating
+	IfNotExists  bool `json:"if_not_exists,omitempty"` // an existing topic is not an error
 }
 
 // CreatedTopic is one result of CreateTopics.
@@ -178,10 +178,12 @@ func (t CreatedTopic) Failure() *Error { return t.Err }
 // CreateTopics creates topics, each with its own spec, and returns a result
 // per topic in name order.
 //
-// NOT_CONTROLLER and other errors that mean "not applied" are retried. After
-// REQUEST_TIMED_OUT the topic may or may not exist, so the engine looks at
-// the cluster before trying again, and a later TOPIC_ALREADY_EXISTS for a
-// topic it may itself have created counts as success.
+// NOT_CONTROLLER and other errors that mean "not applied" are retried. The
+// topics are looked up first; after REQUEST_TIMED_OUT a topic may or may not
+// exist, so the engine looks again before trying again: a topic there now
+// that was not there before (or has another id) was created by this call,
+// one that was there before was not (TOPIC_ALREADY_EXISTS, or existed=true
+// with IfNotExists).
 func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTopicsOptions) ([]CreatedTopic, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
@@ -195,25 +197,36 @@ func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTo
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
+	return mutate(ctx, c, mutation[topicStates, []CreatedTopic]{
+		op: "create_topics", keys: names, validateOnly: o.ValidateOnly, needBefore: !o.ValidateOnly,
+		args: struct {
+			Specs []TopicSpec `json:"specs"`
+			CreateTopicsOptions
+		}{specs, o},
+		before: func(ctx context.Context) (topicStates, error) { return c.topicStates(ctx, names) },
+		send: func(ctx context.Context, before topicStates) ([]CreatedTopic, error) {
+			return c.createTopics(ctx, names, bySpec, o, before), nil
+		},
+		items:  asItems[CreatedTopic],
+		look:   c.lookCreatedTopics(o),
+		detail: createdTopicDetail,
+	})
+}
+
+func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[string]TopicSpec, o CreateTopicsOptions, before topicStates) []CreatedTopic {
 	results := map[string]CreatedTopic{}
 	maybeCreated := map[string]bool{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
-		if err := c.settleUnknownCreates(ctx, pending, maybeCreated, results); err != nil {
+		answers, err := c.settleUnknownCreates(ctx, pending, maybeCreated, before, o.IfNotExists, results)
+		if err != nil {
 			return nil, err
 		}
 		req := kmsg.NewPtrCreateTopicsRequest()
 		req.ValidateOnly = o.ValidateOnly
 		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
 		for _, n := range pending {
-			if _, done := results[n]; done {
-				continue
-			}
-			req.Topics = append(req.Topics, createTopicReq(bySpec[n]))
-		}
-		answers := map[string]*Error{}
-		for _, n := range pending {
-			if _, done := results[n]; done {
-				answers[n] = nil
+			if _, done := answers[n]; !done {
+				req.Topics = append(req.Topics, createTopicReq(bySpec[n]))
 			}
 		}
 		if len(req.Topics) == 0 {
@@ -229,15 +242,25 @@ func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTo
 			case e == nil:
 				results[t.Topic] = CreatedTopic{Name: t.Topic, ID: FormatTopicID(t.TopicID), Partitions: int(t.NumPartitions), ReplicationFactor: int(t.ReplicationFactor)}
 			case t.ErrorCode == kerr.TopicAlreadyExists.Code && (o.IfNotExists || maybeCreated[t.Topic]):
-				existed := !maybeCreated[t.Topic]
-				ct, lookErr := c.lookupCreated(ctx, t.Topic)
+				// Whose topic is it? Decide from what was there before.
+				m, lookErr := c.freshMetadata(ctx, t.Topic)
 				if lookErr != nil {
-					e = lookErr
+					e = AsError(lookErr, t.Topic)
 					break
 				}
-				ct.Existed = existed
-				results[t.Topic] = ct
-				e = nil
+				now, ok := m.Topics[t.Topic]
+				if !ok || now.Err != nil {
+					e.Retriable = true // gone again: ask again
+					break
+				}
+				ct, ours := createdByUs(t.Topic, now, before, maybeCreated[t.Topic])
+				switch {
+				case ours || o.IfNotExists:
+					ct.Existed = !ours
+					results[t.Topic], e = ct, nil
+				case before[t.Topic].Exists:
+					e = existedBefore(t.Topic, before)
+				}
 			case t.ErrorCode == kerr.RequestTimedOut.Code && !o.ValidateOnly:
 				// Outcome unknown: look before trying again.
 				maybeCreated[t.Topic] = true
@@ -255,51 +278,7 @@ func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTo
 		r.Err = errs[n]
 		out = append(out, r)
 	}
-	return out, nil
-}
-
-// settleUnknownCreates checks topics whose create timed out: one that now
-// exists was created by us.
-func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, maybe map[string]bool, results map[string]CreatedTopic) error {
-	var check []string
-	for _, n := range pending {
-		if maybe[n] {
-			check = append(check, n)
-		}
-	}
-	if len(check) == 0 {
-		return nil
-	}
-	m, err := c.freshMetadata(ctx, check...)
-	if err != nil {
-		return err
-	}
-	for _, n := range check {
-		if t, ok := m.Topics[n]; ok && t.Err == nil {
-			results[n] = summarizeCreated(n, t.ID, t.Partitions)
-		}
-	}
-	return nil
-}
-
-func (c *Client) lookupCreated(ctx context.Context, name string) (CreatedTopic, *Error) {
-	m, err := c.freshMetadata(ctx, name)
-	if err != nil {
-		return CreatedTopic{}, AsError(err, name)
-	}
-	t := m.Topics[name]
-	if t.Err != nil {
-		return CreatedTopic{}, AsError(t.Err, name)
-	}
-	return summarizeCreated(name, t.ID, t.Partitions), nil
-}
-
-func summarizeCreated(name string, id [16]byte, parts kadm.PartitionDetails) CreatedTopic {
-	rf := 0
-	if p, ok := parts[0]; ok {
-		rf = len(p.Replicas)
-	}
-	return CreatedTopic{Name: name, ID: FormatTopicID(id), Partitions: len(parts), ReplicationFactor: rf}
+	return out
 }
 
 func createTopicReq(s TopicSpec) kmsg.CreateTopicsRequestTopic {
@@ -314,13 +293,13 @@ func createTopicReq(s TopicSpec) kmsg.CreateTopicsRequestTopic {
 	}
 	if len(s.Assignment) > 0 {
 		t.NumPartitions, t.ReplicationFactor = -1, -1
-		for _, p := range sortedInt32Keys(s.Assignment) {
+		for _, p := range slices.Sorted(maps.Keys(s.Assignment)) {
 			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
 			a.Partition, a.Replicas = p, s.Assignment[p]
 			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
 		}
 	}
-	for _, k := range sortedKeys(s.Configs) {
+	for _, k := range slices.Sorted(maps.Keys(s.Configs)) {
 		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
 		v := s.Configs[k]
 		cfg.Name, cfg.Value = k, &v
@@ -331,7 +310,7 @@ func createTopicReq(s TopicSpec) kmsg.CreateTopicsRequestTopic {
 
 // DeleteTopicsOptions modify DeleteTopics.
 type DeleteTopicsOptions struct {
-	IfExists bool // a missing topic is not an error
+	IfExists bool `json:"if_exists,omitempty"` // a missing topic is not an error
 }
 
 // DeletedTopic is one result of DeleteTopics.
@@ -344,14 +323,44 @@ type DeletedTopic struct {
 func (t DeletedTopic) Key() string     { return t.Name }
 func (t DeletedTopic) Failure() *Error { return t.Err }
 
-// DeleteTopics deletes topics. After REQUEST_TIMED_OUT it looks whether the
-// topic is gone before asking again.
+// DeleteTopics deletes topics. The topics are looked up first; after
+// REQUEST_TIMED_OUT the engine looks whether a topic is gone before asking
+// again, and a topic gone now counts as deleted by this call only when it
+// existed before it.
 func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopicsOptions) ([]DeletedTopic, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	names = dedupSorted(names)
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
+	return mutate(ctx, c, mutation[topicStates, []DeletedTopic]{
+		op: "delete_topics", keys: names, needBefore: true,
+		args: struct {
+			Names []string `json:"names"`
+			DeleteTopicsOptions
+		}{names, o},
+		before: func(ctx context.Context) (topicStates, error) { return c.topicStates(ctx, names) },
+		send: func(ctx context.Context, before topicStates) ([]DeletedTopic, error) {
+			return c.deleteTopics(ctx, names, o, before), nil
+		},
+		items: asItems[DeletedTopic],
+		look:  c.lookDeletedTopics(o),
+	})
+}
+
+func (c *Client) deleteTopics(ctx context.Context, names []string, o DeleteTopicsOptions, before topicStates) []DeletedTopic {
 	maybeDeleted := map[string]bool{}
 	missing := map[string]bool{}
+	// gone is the answer for a topic not there (any more): deleted by this
+	// call when it was there before, else missing.
+	gone := func(n string) *Error {
+		if before[n].Exists {
+			return nil
+		}
+		if o.IfExists {
+			missing[n] = true
+			return nil
+		}
+		return &Error{Code: kerr.UnknownTopicOrPartition.Message, Message: kerr.UnknownTopicOrPartition.Description, Resource: n}
+	}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		answers := map[string]*Error{}
 		var ask []string
@@ -362,7 +371,7 @@ func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopic
 					return nil, err
 				}
 				if t, ok := m.Topics[n]; !ok || t.Err == kerr.UnknownTopicOrPartition {
-					answers[n] = nil
+					answers[n] = gone(n)
 					continue
 				}
 			}
@@ -384,8 +393,7 @@ func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopic
 			switch {
 			case e == nil:
 			case r.Err == kerr.UnknownTopicOrPartition && (o.IfExists || maybeDeleted[n]):
-				missing[n] = !maybeDeleted[n]
-				e = nil
+				e = gone(n)
 			case r.Err == kerr.RequestTimedOut:
 				maybeDeleted[n] = true
 			}
@@ -395,30 +403,14 @@ func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopic
 	})
 	out := make([]DeletedTopic, 0, len(names))
 	for _, n := range names {
-		out = append(out, DeletedTopic{Name: n, Missing: missing[n], Err: errs[n]})
+		out = append(out, DeletedTopic{Name: n, Missing: missing[n] && errs[n] == nil, Err: errs[n]})
 	}
-	return out, nil
-}
-
-// TopicsExist reports which of names exist now (a fresh metadata request).
-func (c *Client) TopicsExist(ctx context.Context, names []string) (map[string]bool, error) {
-	ctx, cancel := c.callCtx(ctx)
-	defer cancel()
-	m, err := c.metadata(ctx, names)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, n := range names {
-		t, ok := m.Topics[n]
-		out[n] = ok && t.Err == nil
-	}
-	return out, nil
+	return out
 }
 
 // CreatePartitionsOptions modify CreatePartitions.
 type CreatePartitionsOptions struct {
-	ValidateOnly bool
+	ValidateOnly bool `json:"validate_only,omitempty"`
 }
 
 // CreatedPartitions is one result of CreatePartitions.
@@ -432,10 +424,29 @@ func (t CreatedPartitions) Key() string     { return t.Name }
 func (t CreatedPartitions) Failure() *Error { return t.Err }
 
 // CreatePartitions raises topics' partition counts to the given totals.
+// The counts are looked up first; after REQUEST_TIMED_OUT a topic that now
+// has the total counts as raised by this call only when it had fewer
+// before.
 func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, o CreatePartitionsOptions) ([]CreatedPartitions, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	names := sortedKeys(totals)
+	names := slices.Sorted(maps.Keys(totals))
+	return mutate(ctx, c, mutation[topicStates, []CreatedPartitions]{
+		op: "create_partitions", keys: names, validateOnly: o.ValidateOnly, needBefore: !o.ValidateOnly,
+		args: struct {
+			Totals map[string]int32 `json:"totals"`
+			CreatePartitionsOptions
+		}{totals, o},
+		before: func(ctx context.Context) (topicStates, error) { return c.topicStates(ctx, names) },
+		send: func(ctx context.Context, before topicStates) ([]CreatedPartitions, error) {
+			return c.createPartitions(ctx, names, totals, o, before), nil
+		},
+		items: asItems[CreatedPartitions],
+		look:  c.lookCreatedPartitions(totals),
+	})
+}
+
+func (c *Client) createPartitions(ctx context.Context, names []string, totals map[string]int32, o CreatePartitionsOptions, before topicStates) []CreatedPartitions {
 	maybe := map[string]bool{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		answers := map[string]*Error{}
@@ -455,7 +466,7 @@ func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, 
 			}
 			for _, n := range check {
 				if t, ok := m.Topics[n]; ok && t.Err == nil && len(t.Partitions) >= int(totals[n]) {
-					answers[n] = nil
+					answers[n] = raisedByUs(n, totals[n], before)
 				}
 			}
 		}
@@ -491,27 +502,5 @@ func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, 
 		}
 		out = append(out, r)
 	}
-	return out, nil
-}
-
-func dedupSorted(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func orEmpty(s []int32) []int32 {
-	if s == nil {
-		return []int32{}
-	}
-	return s
-}
-
-func sortedInt32Keys[V any](m map[int32]V) []int32 {
-	keys := make([]int32, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return out
 }

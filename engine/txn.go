@@ -71,7 +71,7 @@ func (d DescribedTransaction) Failure() *Error { return d.Err }
 func (c *Client) DescribeTransactions(ctx context.Context, ids []string) ([]DescribedTransaction, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	return c.describeTransactions(ctx, dedupSorted(ids))
+	return c.describeTransactions(ctx, slices.Compact(slices.Sorted(slices.Values(ids))))
 }
 
 func (c *Client) describeTransactions(ctx context.Context, ids []string) ([]DescribedTransaction, error) {
@@ -130,12 +130,12 @@ func (c *Client) DescribeProducers(ctx context.Context, topics []string) ([]Prod
 }
 
 func (c *Client) describeProducers(ctx context.Context, topics []string) ([]Producer, error) {
-	m, err := c.metadata(ctx, dedupSorted(topics))
+	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(topics))))
 	if err != nil {
 		return nil, err
 	}
 	set := kadm.TopicsSet{}
-	for _, t := range dedupSorted(topics) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
 			e := td.Err
@@ -238,6 +238,14 @@ func (c *Client) ResolveAbort(ctx context.Context, s AbortSpec) (AbortedTransact
 func (c *Client) AbortTransaction(ctx context.Context, a AbortedTransaction) (AbortedTransaction, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	return mutate(ctx, c, mutation[struct{}, AbortedTransaction]{
+		op: "abort_transaction", keys: []string{a.Key()}, args: a,
+		send:  func(ctx context.Context, _ struct{}) (AbortedTransaction, error) { return c.abortTxn(ctx, a), nil },
+		items: func(a AbortedTransaction) []Item { return []Item{a} },
+	})
+}
+
+func (c *Client) abortTxn(ctx context.Context, a AbortedTransaction) AbortedTransaction {
 	a.Err = retryCall(ctx, a.Key(), func(ctx context.Context) error {
 		m := kadm.TxnMarkers{ProducerID: a.ProducerID, ProducerEpoch: a.ProducerEpoch, CoordinatorEpoch: a.CoordinatorEpoch}
 		m.Topics.Add(a.Topic, a.Partition)
@@ -252,7 +260,7 @@ func (c *Client) AbortTransaction(ctx context.Context, a AbortedTransaction) (Ab
 		}
 		return nil
 	})
-	return a, nil
+	return a
 }
 
 // HangingOptions filter FindHangingTransactions.
@@ -318,7 +326,7 @@ func (c *Client) FindHangingTransactions(ctx context.Context, o HangingOptions, 
 	}
 	described := map[string]DescribedTransaction{}
 	if len(ids) > 0 {
-		ds, err := c.describeTransactions(ctx, dedupSorted(ids))
+		ds, err := c.describeTransactions(ctx, slices.Compact(slices.Sorted(slices.Values(ids))))
 		if err != nil {
 			return nil, err
 		}
@@ -369,7 +377,18 @@ func (f FencedProducer) Failure() *Error { return f.Err }
 func (c *Client) FenceProducers(ctx context.Context, ids []string) ([]FencedProducer, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	ids = dedupSorted(ids)
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	return mutate(ctx, c, mutation[struct{}, []FencedProducer]{
+		op: "fence_producers", keys: ids,
+		args: struct {
+			TransactionalIDs []string `json:"transactional_ids"`
+		}{ids},
+		send:  func(ctx context.Context, _ struct{}) ([]FencedProducer, error) { return c.fence(ctx, ids), nil },
+		items: asItems[FencedProducer],
+	})
+}
+
+func (c *Client) fence(ctx context.Context, ids []string) []FencedProducer {
 	out := make([]FencedProducer, 0, len(ids))
 	for _, id := range ids {
 		f := FencedProducer{TransactionalID: id}
@@ -397,5 +416,5 @@ func (c *Client) FenceProducers(ctx context.Context, ids []string) ([]FencedProd
 		})
 		out = append(out, f)
 	}
-	return out, nil
+	return out
 }

@@ -23,6 +23,7 @@ type Call struct {
 	dryRun       bool // this call asked for a dry run (Func.DryRunKey)
 	plan         []string
 	args         *parsedArgs // the arguments as the declaration read them
+	progress     *progress   // reports the call on stderr while it waits (progress.go)
 }
 
 // ValidateOnly reports whether a mutation must only be validated by the
@@ -32,9 +33,9 @@ func (c *Call) ValidateOnly() bool { return c.validateOnly || c.DryRun() }
 // Ctx is the call's context: Ctrl-C cancels it.
 func (c *Call) Ctx() context.Context {
 	if ctx := c.L.Context(); ctx != nil {
-		return ctx
+		return c.progressCtx(ctx)
 	}
-	return context.Background()
+	return c.progressCtx(context.Background())
 }
 
 // Client returns the engine client, connecting lazily.

@@ -12,13 +12,17 @@ import (
 // clientHandle is a cluster connection as Lua sees it: the default client
 // behind the globals, or one made by kafka.connect. It connects on first use.
 type clientHandle struct {
-	rt   *Runtime
-	cfg  engine.Config
-	name string
+	rt      *Runtime
+	cfg     engine.Config
+	name    string
+	cluster string        // the profile it came from, for plan lines; "" names it by its brokers
+	shared  *SharedClient // the connection, when it outlives the runtime (loop mode)
 
 	mu     sync.Mutex
 	client *engine.Client
 	closed bool
+
+	clusterID string // under mu: the cluster's id, once a NameSource has asked (names.go)
 }
 
 func (h *clientHandle) get() (*engine.Client, error) {
@@ -27,11 +31,15 @@ func (h *clientHandle) get() (*engine.Client, error) {
 	if h.closed {
 		return nil, &engine.Error{Code: engine.CodeCanceled, Message: "client is closed"}
 	}
+	if h.shared != nil {
+		return h.shared.get()
+	}
 	if h.client == nil {
 		cl, err := engine.New(h.cfg)
 		if err != nil {
 			return nil, err
 		}
+		cl.SetAudit(h.rt.opts.Audit) // every mutation is written ahead there
 		h.client = cl
 	}
 	return h.client, nil
@@ -80,5 +88,11 @@ func (r *Runtime) clientObjectMethods(h *clientHandle) (obj, methods *lua.LTable
 		return 1
 	}))
 	obj.Metatable = mt
+	r.mu.Lock()
+	if r.objects == nil {
+		r.objects = map[*lua.LTable]*clientHandle{}
+	}
+	r.objects[obj] = h
+	r.mu.Unlock()
 	return obj, methods
 }

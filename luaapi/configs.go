@@ -18,16 +18,19 @@ func init() {
 			Options: []Field{
 				{Name: "synonyms", Type: Bool(), Doc: "add each config's synonyms, highest precedence first"},
 				{Name: "keys", Type: List[string](NonEmptyStr()), Doc: "only these configs (a name or an array of names)"},
+				{Name: "dynamic", Type: Bool(), Doc: "only the values set on the resource itself, as kafka-configs --describe shows them"},
 			},
 			Returns: "{{type=, name=, configs={[key]={value=, source=, sensitive=, read_only=}}}...}",
 			Summary: "Describe the configs of topics, brokers, broker loggers, groups or client-metrics subscriptions.",
 			Doc: `A resource is {topic="t"}, {broker=1}, {broker="default"} (the cluster-wide dynamic broker default), {broker_logger=1}, {group="g"} or {client_metrics="name"}; resources is one resource or an array of them.
 Each result has type (the resource's key: "topic", "broker", ...), name (the topic, group or subscription name; the broker id as a string, "" for the broker default) and configs keyed by config name.
-source is Kafka's name for where the value comes from: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG, DYNAMIC_BROKER_LOGGER_CONFIG, CLIENT_METRICS_CONFIG, GROUP_CONFIG.
+source is Kafka's name for where the value comes from, as kafka-configs prints it: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG, DYNAMIC_BROKER_LOGGER_CONFIG, DYNAMIC_CLIENT_METRICS_CONFIG, DYNAMIC_GROUP_CONFIG.
+dynamic=true keeps only the values set on the resource itself, what kafka-configs --describe shows without --all: a topic's DYNAMIC_TOPIC_CONFIG entries, a broker's DYNAMIC_BROKER_CONFIG, the broker default's DYNAMIC_DEFAULT_BROKER_CONFIG, a group's DYNAMIC_GROUP_CONFIG, a subscription's DYNAMIC_CLIENT_METRICS_CONFIG (broker loggers are shown whole, as kafka-configs does); defaults and static broker settings are left out.
 Sensitive values (passwords, keys) are never shown: value is nil and sensitive=true. keys limits the answer to those configs; synonyms=true adds synonyms={{name=, value=, source=}...} to each config, highest precedence first (e.g. log.retention.ms behind a topic's retention.ms).
 Broker and broker_logger resources are asked of that broker, as Kafka requires; a broker id not in the cluster fails with BROKER_NOT_AVAILABLE. Results are sorted by type, then name (broker ids numerically).`,
 			Example: `local t = describe_configs({topic = "orders"}, {keys = {"retention.ms", "cleanup.policy"}})[1]
 for k, c in pairs(t.configs) do print(k, c.value, c.source) end
+for k, c in pairs(describe_configs({topic = "orders"}, {dynamic = true})[1].configs) do print(k .. "=" .. c.value) end
 local b = describe_configs{broker = describe_cluster().brokers[1].id}[1]
 local n = 0
 for _ in pairs(b.configs) do n = n + 1 end
@@ -56,7 +59,8 @@ func describeConfigs(c *Call) (any, error) {
 	for i, a := range alts {
 		resources[i] = a.Resource
 	}
-	o := engine.DescribeConfigsOptions{Synonyms: param[bool](c, "synonyms"), Keys: param[[]string](c, "keys")}
+	o := engine.DescribeConfigsOptions{Synonyms: param[bool](c, "synonyms"), Keys: param[[]string](c, "keys"),
+		Dynamic: param[bool](c, "dynamic")}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -90,7 +94,7 @@ var brokerOrDefault = Custom(`broker id or "default"`, "0", func(r *reader, v lu
 		return nil, argErr(at, `must be a broker id (int32 >= 0) or "default", got %s`, describe(v))
 	}
 	return strconv.Itoa(int(id.(int32))), nil
-}, lua.LTNumber, lua.LTString)
+}, lua.LTNumber, lua.LTString).Like(OneOf(brokerID, Enum("default")))
 
 // configResource's keys naming the resource, one per resource type.
 var configResourceFields = []Field{

@@ -18,6 +18,9 @@ var itemType = reflect.TypeOf((*engine.Item)(nil)).Elem()
 // client object: a method call c:fn(...) passes it first and it is skipped.
 func (r *Runtime) bind(h *clientHandle, f *Func, self lua.LValue) *lua.LFunction {
 	fn := r.L.NewFunction(func(L *lua.LState) int {
+		if f.Mutating {
+			r.mutations.Add(1)
+		}
 		base := 1
 		if self != nil && L.GetTop() >= 1 && L.Get(1) == self {
 			base = 2
@@ -43,31 +46,23 @@ func (r *Runtime) dispatch(c *Call) int {
 			raise(L, f.Name, &engine.Error{Code: engine.CodeCanceled, Message: "not confirmed; nothing was changed"}, nil)
 		}
 	}
-	res, err := f.Run(c)
+	res, err := r.runReported(c)
 	if e, ok := err.(*engine.Error); ok && e == nil {
 		err = nil // a typed nil *engine.Error returned as error is no error
 	}
 	if err != nil {
-		// A call that failed as a whole is audited, unless it never ran:
-		// bad arguments, a dry run, a validate-only request.
-		if f.Mutating && !c.DryRun() && !c.validateOnly && toEngineError(L, err).Code != engine.CodeInvalidArgument {
-			r.audit(c, nil, err)
-		}
-		raise(L, f.Name, err, nil)
+		// The engine audits mutations where it sends them (engine/mutate.go).
+		raise(L, f.Name, c.withMechanism(err), nil)
 	}
 	lv := r.conv.toLua(res)
 	items := asItems(res)
-	if f.Mutating {
-		if c.DryRun() {
-			markDryRun(lv)
-			r.printPlan(c, items)
-		} else if !c.validateOnly {
-			r.audit(c, items, nil)
-		}
+	if f.Mutating && c.DryRun() {
+		markDryRun(lv)
+		r.printPlan(c, items)
 	}
 	if !c.partial {
-		if be := batchError(items); be != nil {
-			raise(L, f.Name, be, lv)
+		if be := batchError(items, f.Mutating && c.ValidateOnly()); be != nil {
+			raise(L, f.Name, c.withMechanism(be), lv)
 		}
 	}
 	L.Push(lv)
@@ -127,22 +122,41 @@ func markDryRun(lv lua.LValue) {
 	t.RawSetString("dry_run", lua.LTrue)
 }
 
-// printPlan writes the dry-run plan to stderr: the function's own lines,
-// then each item's verdict from the broker's validation.
+// printPlan writes the dry-run plan to stderr, once: the function's own
+// lines, then the items the broker's validation (or the dry run's own
+// checks) refused. An item that would apply is said only when the function
+// wrote no plan line of its own; the returned rows (dry_run=true) carry the
+// rest.
 func (r *Runtime) printPlan(c *Call, items []engine.Item) {
 	var b strings.Builder
+	on := "" // every line names its cluster: a script may plan on several
+	if c.h != nil {
+		on = " (on " + c.h.label() + ")"
+	}
+	// Names in the lines come from the cluster: escaped, like table cells.
+	line := func(format string, args ...any) {
+		b.WriteString(TerminalText(fmt.Sprintf(format, args...)) + on + "\n")
+	}
 	for _, p := range c.plan {
-		fmt.Fprintf(&b, "dry-run: %s: %s\n", c.Fn.Name, p)
+		line("dry-run: %s: %s", c.Fn.Name, p)
 	}
 	for _, it := range items {
-		verdict := "would apply"
-		if f := it.Failure(); f != nil {
-			verdict = "would fail: " + f.Error()
+		f := it.Failure()
+		if f == nil && len(c.plan) > 0 {
+			continue
 		}
-		fmt.Fprintf(&b, "dry-run: %s: %s: %s\n", c.Fn.Name, it.Key(), verdict)
+		verdict := "would apply"
+		if f != nil {
+			e := *f
+			if e.Resource == it.Key() {
+				e.Resource = "" // the line names the item already
+			}
+			verdict = "would fail: " + e.Error()
+		}
+		line("dry-run: %s: %s: %s", c.Fn.Name, it.Key(), verdict)
 	}
 	if b.Len() == 0 {
-		fmt.Fprintf(&b, "dry-run: %s: nothing changed\n", c.Fn.Name)
+		line("dry-run: %s: nothing changed", c.Fn.Name)
 	}
 	_, _ = io.WriteString(r.opts.Stderr, b.String())
 }
@@ -159,26 +173,18 @@ func (r *Runtime) callArgs(c *Call) []any {
 	return args
 }
 
-func (r *Runtime) audit(c *Call, items []engine.Item, err error) {
-	if r.opts.Audit == nil {
-		return
-	}
-	e := engine.AuditEntry{Op: c.Fn.Name, Cluster: c.h.cfg.Brokers, Args: r.callArgs(c), Items: engine.AuditItems(items)}
-	if s := c.h.cfg.SASL; s != nil {
-		e.User = s.Username
-	}
-	if err != nil {
-		e.Error = engine.AsError(err, "").Error()
-	}
-	if werr := r.opts.Audit.Record(e); werr != nil {
-		fmt.Fprintf(r.opts.Stderr, "warning: audit log: %v\n", werr)
-	}
-}
-
 func (r *Runtime) confirmPrompt(c *Call) string {
 	var args []string
 	for _, a := range r.callArgs(c) {
 		args = append(args, compactValue(engine.Redact(a)))
 	}
-	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), strings.Join(c.h.cfg.Brokers, ","))
+	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), c.h.confirmTarget())
+}
+
+// withMechanism names the call's SASL mechanism in a failed login's error.
+func (c *Call) withMechanism(err error) error {
+	if c.h == nil || c.h.cfg.SASL == nil {
+		return err
+	}
+	return engine.WithMechanism(err, c.h.cfg.SASL.Mechanism)
 }

@@ -39,6 +39,9 @@ func errorTable(L *lua.LState, op string, e *engine.Error, results lua.LValue) *
 	if e.Resource != "" {
 		t.RawSetString("resource", lua.LString(e.Resource))
 	}
+	if e.Mechanism != "" {
+		t.RawSetString("mechanism", lua.LString(e.Mechanism))
+	}
 	if results != nil {
 		t.RawSetString("results", results)
 	}
@@ -70,6 +73,9 @@ func errorText(t *lua.LTable) string {
 	}
 	code, msg := get("code"), get("message")
 	if code != "" && code != engine.CodeInvalidArgument && code != "FAIL" {
+		if m := get("mechanism"); m != "" {
+			code += " (" + m + ")"
+		}
 		parts = append(parts, code)
 	}
 	if msg != "" && msg != code {
@@ -95,8 +101,9 @@ func toEngineError(L *lua.LState, err error) *engine.Error {
 }
 
 // batchError summarizes a failed batch: the first failure, and exactly which
-// items were applied and which failed.
-func batchError(items []engine.Item) *engine.Error {
+// items were applied and which failed. Under a dry run (or validate_only)
+// nothing was applied: it says which items would be and which were refused.
+func batchError(items []engine.Item, dryRun bool) *engine.Error {
 	var first *engine.Error
 	var ok, failed []string
 	for _, it := range items {
@@ -116,11 +123,15 @@ func batchError(items []engine.Item) *engine.Error {
 	if e.Resource == "" && len(failed) > 0 {
 		e.Resource = failed[0]
 	}
-	if len(items) > 1 {
-		applied := "none"
-		if len(ok) > 0 {
-			applied = strings.Join(ok, ", ")
-		}
+	applied := "none"
+	if len(ok) > 0 {
+		applied = strings.Join(ok, ", ")
+	}
+	switch {
+	case dryRun:
+		e.Message = fmt.Sprintf("%s (dry run, nothing changed: %d of %d refused in validation: %s; would apply: %s)", e.Message,
+			len(failed), len(items), strings.Join(failed, ", "), applied)
+	case len(items) > 1:
 		e.Message = fmt.Sprintf("%s (%d of %d failed: %s; applied: %s)", e.Message, len(failed), len(items),
 			strings.Join(failed, ", "), applied)
 	}
@@ -171,7 +182,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Code = lua.LVAsString(t.RawGetString("code"))
 		re.Message = errorText(t)
 		switch re.Code {
-		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, CodeMemory, "FAIL", "":
+		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, CodeMemory, engine.CodeAudit, "FAIL", "":
 		case engine.CodeCanceled:
 			re.Kind = KindCanceled
 		default:

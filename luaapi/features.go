@@ -9,7 +9,7 @@ func init() {
 		&Func{Name: "api_versions", Area: "features", NoArgs: true,
 			Returns: "{{broker=, api=, name=, min_version=, max_version=}...}",
 			Summary: "The API versions each broker supports: a row per broker and API key.",
-			Doc: `Rows are sorted by broker then API key; name is the request name ("Produce", "DescribeQuorum", ...). One row per broker and key keeps it greppable and easy to compare across brokers during a rolling upgrade.
+			Doc: `Rows are sorted by broker then API key; name is Kafka's request name, as kafka-broker-api-versions prints it ("Produce", "SaslHandshake", "InitProducerId", "AlterPartitionReassignments", ...). One row per broker and key keeps it greppable and easy to compare across brokers during a rolling upgrade.
 A broker that cannot be asked gets one row with api -1 and its error.`,
 			Example: `for _, v in ipairs(api_versions()) do
   if v.broker == 0 and v.name == "Fetch" then print(v.min_version, v.max_version) end

@@ -192,93 +192,12 @@ return r[1].dry_run`,
 	)
 }
 
-// connectOptions are kafka.connect's keys: checked before the client is
-// made, so a misspelled key is an error rather than a silently default
-// connection.
-var connectOptions = []Field{
-	{Name: "brokers", Type: List[string](NonEmptyStr().Checked("host:port", nil).Sample("localhost:9092")), Doc: `seed brokers, "host:port" (a comma-separated string is split)`},
-	{Name: "profile", Type: NonEmptyStr(), Doc: "a profile from the config file"},
-	{Name: "client_id", Type: Str(), Doc: "the client id the brokers see"},
-	{Name: "timeout", Type: Int64(1).Between(1, maxDurationMillis).Named("timeout in ms"), Doc: "each call's deadline"},
-	{Name: "sasl_mechanism", Type: Enum("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"), Doc: "SASL mechanism; the password comes from KADMIN_SASL_PASSWORD"},
-	{Name: "sasl_username", Type: NonEmptyStr(), Doc: "SASL user (with sasl_mechanism)"},
-	{Name: "tls", Type: Bool(), Doc: "connect with TLS"},
-	{Name: "tls_ca", Type: NonEmptyStr(), Doc: "CA certificate file (PEM); implies tls"},
-	{Name: "tls_cert", Type: NonEmptyStr(), Doc: "client certificate file (PEM); implies tls"},
-	{Name: "tls_key", Type: NonEmptyStr(), Doc: "client key file (PEM)"},
-	{Name: "tls_server_name", Type: NonEmptyStr(), Doc: "the name the brokers' certificates must have"},
-	{Name: "tls_insecure_skip_verify", Type: Bool(), Doc: "do not verify the brokers' certificates (tests only)"},
-}
-
 // sleepMillis is kafka.sleep's duration: whole milliseconds that a
 // time.Duration holds.
 var sleepMillis = Int64(0).Between(0, maxDurationMillis).Named("duration in ms")
 
 // logParams is kafka.log.*'s argument.
 var logParams = []Param{{Name: "message", Type: AnyType{}, Optional: true, Doc: "a message, or a table {msg=, key=value...} of fields (secret-named keys are redacted)"}}
-
-// libConnect makes a client. Credentials belong to one cluster
-// (engine/credentials.go): kafka.connect{} is the default cluster with the
-// default client's credentials; brokers= names another cluster, reached with
-// no credentials unless the call names them (sasl_*, tls_cert) or a profile
-// whose brokers include every seed.
-func (r *Runtime) libConnect(c *Call) int {
-	L := c.L
-	cfg := r.opts.Config
-	profile := param[string](c, "profile")
-	if profile != "" {
-		if r.opts.Resolve == nil {
-			return libError(L, "kafka.connect", argErr("profile", "profiles are not configured"))
-		}
-		pc, err := r.opts.Resolve(profile)
-		if err != nil {
-			return libError(L, "kafka.connect", err)
-		}
-		cfg = pc
-	}
-	mech, user := param[string](c, "sasl_mechanism"), param[string](c, "sasl_username")
-	if (mech == "") != (user == "") {
-		return libError(L, "kafka.connect", argErr("options", "sasl_mechanism and sasl_username go together"))
-	}
-	ownCreds := user != "" || c.Given("tls_cert")
-	if c.Given("brokers") {
-		var seeds []string
-		for _, b := range param[[]string](c, "brokers") {
-			seeds = append(seeds, engine.SplitList(b)...)
-		}
-		if profile != "" && cfg.HasCredentials() && !ownCreds && !engine.BrokersWithin(seeds, cfg.Brokers) {
-			return libError(L, "kafka.connect", argErr("brokers", "%s is not among profile %q's brokers (%s), and its credentials go only to them: leave out brokers, or name the credentials for it (sasl_mechanism, sasl_username)",
-				strings.Join(seeds, ","), profile, strings.Join(cfg.Brokers, ",")))
-		}
-		if profile == "" || !engine.BrokersWithin(seeds, cfg.Brokers) {
-			cfg = cfg.WithoutCredentials()
-		}
-		cfg.Brokers = seeds
-	}
-	if id := param[string](c, "client_id"); id != "" {
-		cfg.ClientID = id
-	}
-	if ms := param[int64](c, "timeout"); ms > 0 {
-		cfg.Timeout = time.Duration(ms) * time.Millisecond
-	}
-	if user != "" {
-		// The call names the user, so the password is the one for users
-		// named outside a profile: KADMIN_SASL_PASSWORD.
-		cfg.SASL = &engine.SASLConfig{Mechanism: mech, Username: user,
-			Password: engine.Secret(r.opts.Env(engine.PasswordEnv))}
-	}
-	if param[bool](c, "tls") || c.Given("tls_ca") || c.Given("tls_cert") {
-		cfg.TLS = &engine.TLSConfig{CAFile: param[string](c, "tls_ca"), CertFile: param[string](c, "tls_cert"),
-			KeyFile: param[string](c, "tls_key"), ServerName: param[string](c, "tls_server_name"),
-			InsecureSkipVerify: param[bool](c, "tls_insecure_skip_verify")}
-	}
-	h := &clientHandle{rt: r, cfg: cfg, name: "connect"}
-	r.mu.Lock()
-	r.clients = append(r.clients, h)
-	r.mu.Unlock()
-	L.Push(r.clientObject(h))
-	return 1
-}
 
 func (r *Runtime) libJSONEncode(c *Call) int {
 	L := c.L

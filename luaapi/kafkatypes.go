@@ -12,17 +12,21 @@ import (
 // width of the field the value fills on the wire.
 var (
 	// topicName follows Kafka's rules (org.apache.kafka.common.internals.Topic):
-	// 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..".
-	topicName = NonEmptyStr().Checked("topic name", checkTopicName).Sample("t")
+	// 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..". It names an
+	// existing topic: the REPL completes it with the cluster's topics.
+	topicName = NonEmptyStr().Checked("topic name", checkTopicName).Sample("t").Naming(NameTopic)
+	// newTopicName is a topic to be created: checked as topicName, never
+	// completed with the names already taken.
+	newTopicName = topicName.Naming("")
 	// topicNames is a topic name or an array of them.
 	topicNames = List[string](topicName)
-	groupID    = NonEmptyStr().Checked("group id", nil).Sample("g")
+	groupID    = NonEmptyStr().Checked("group id", nil).Sample("g").Naming(NameGroup)
 	groupIDs   = List[string](groupID)
 
 	partitionNum      = Int32(0).Named("partition")
 	partitionCount    = Int32(1).Named("partition count")
 	replicationFactor = Int16(1).Named("replication factor")
-	brokerID          = Int32(0).Named("broker id")
+	brokerID          = Int32(0).Named("broker id").Naming(NameBroker)
 	brokerIDList      = List[int32](brokerID)
 	offsetNum         = Int64(0).Named("offset")
 	leaderEpoch       = Int32(-1).Named("leader epoch")
@@ -33,7 +37,7 @@ var (
 
 	// principal is TYPE:NAME ("User:alice"), as kafka-acls wants it, in
 	// filters as strictly as in creators.
-	principal = NonEmptyStr().Checked("principal TYPE:NAME", checkPrincipal).Sample("User:alice")
+	principal = NonEmptyStr().Checked("principal TYPE:NAME", checkPrincipal).Sample("User:alice").Naming(NamePrincipal)
 )
 
 // maxDurationMillis is the longest duration in milliseconds a time.Duration holds

@@ -24,6 +24,7 @@ type env struct {
 	adm     *kadm.Client
 	stdout  *bytes.Buffer
 	stderr  *bytes.Buffer
+	sent    *sentCounter // requests the runtime's clients sent (auditedEnv)
 }
 
 func newEnv(t *testing.T, opts ...kfake.Opt) *env {

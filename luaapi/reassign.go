@@ -1,12 +1,7 @@
 package luaapi
 
 import (
-	"fmt"
-	"io"
-
-	"os"
 	"slices"
-	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -24,13 +19,17 @@ func init() {
 			Example: `for _, r in ipairs(list_partition_reassignments()) do print(r.topic, r.partition, #r.adding_replicas) end`,
 			Run:     listReassignments},
 		&Func{Name: "alter_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
-			Params:  []Param{{Name: "rows", Type: reassignRows, Doc: "the partitions to move and their new replicas, or a plan from plan_reassignment"}},
+			Params: []Param{{Name: "rows", Type: reassignRows, Doc: "the partitions to move and their new replicas, or a plan from plan_reassignment"}},
+			Options: []Field{{Name: "throttle", Type: Int64(1).Named("bytes per second"),
+				Doc: "limit the replication of the moving replicas to this many bytes per second per broker (kafka-reassign-partitions --throttle)"}},
 			Returns: "{{topic=, partition=, replicas=, error=}...}",
 			Summary: "Move partitions to new replicas (data is copied to the new brokers).",
 			Doc: `A row is {topic=, partition=, replicas={broker ids}}; the first replica is the preferred leader. A plan from plan_reassignment (or its partitions) is accepted as is: its rows' target is the new replicas.
-The call returns once Kafka has accepted the reassignments; the data moves in the background (see list_partition_reassignments and wait_reassignments). Under --dry-run nothing moves: each partition is checked to exist and each broker to be in the cluster.`,
+The call returns once Kafka has accepted the reassignments; the data moves in the background (see list_partition_reassignments and wait_reassignments). Under --dry-run nothing moves: each partition is checked to exist and each broker to be in the cluster.
+throttle=BYTES_PER_SEC sets the replication throttle first, as kafka-reassign-partitions --throttle does: leader.replication.throttled.rate and follower.replication.throttled.rate on every broker a moving replica leaves or joins, and on each moving topic leader.replication.throttled.replicas (partition:broker of the replicas copied from) and follower.replication.throttled.replicas (the new replicas), reassignments already in progress included. If the throttle cannot be set nothing is reassigned. Calling again with another throttle changes it. wait_reassignments removes the throttles once the moves are done; until then replication of those replicas stays limited.`,
 			Example: `local plan = plan_reassignment{topics = {"orders"}, brokers = {0, 1, 2}}
-if plan.moves > 0 then alter_partition_reassignments(plan) end`,
+if plan.moves > 0 then alter_partition_reassignments(plan, {throttle = 50 * 1024 * 1024}) end
+wait_reassignments{topics = {"orders"}}`,
 			Run: alterReassignments},
 		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
 			Params:  []Param{{Name: "rows", Type: cancelRows, Doc: "the partitions whose reassignment to cancel"}},
@@ -54,16 +53,18 @@ moves counts replicas copied to a broker that did not hold them; partitions list
 print(plan.moves .. " replicas move")
 for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end`,
 			Run: planReassignment},
-		&Func{Name: "wait_reassignments", Area: "reassign",
+		&Func{Name: "wait_reassignments", Area: "reassign", Mutating: true,
 			Options: []Field{
 				{Name: "timeout", Type: reassignTimeout, Doc: "how long to wait before raising TIMEOUT (default 30m)"},
 				{Name: "topics", Type: topicNames, Doc: "wait only for these topics' reassignments"},
 				{Name: "interval_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("poll interval in ms"), Doc: "time between polls (default 1000)"},
+				{Name: "keep_throttles", Type: Bool(), Doc: "leave the replication throttles in place (kafka-reassign-partitions --preserve-throttles)"},
 			},
 			Returns: "{{topic=, partition=, replicas=}...}",
-			Summary: "Wait until no partition reassignment is in progress.",
+			Summary: "Wait until no partition reassignment is in progress, then remove the replication throttles.",
 			Doc: `Polls list_partition_reassignments (every interval_ms, default 1000) until none is in progress (of topics, when given) and returns the partitions that finished meanwhile, with their final replicas. timeout is milliseconds or a duration string like "30m" (default 30m); when it passes first the call raises TIMEOUT naming the partitions still moving.
-On a terminal a progress line is written to stderr after each poll.`,
+While it waits, progress goes to stderr: a kafka.log-style line every 10 s when stderr is not a terminal (a cron log shows a move of hours going on), a line kept up to date in place on a terminal.
+Then it removes the replication throttles, as kafka-reassign-partitions --verify does: leader/follower.replication.throttled.replicas on the topics waited for (every topic when topics is not given) and the throttle rates (leader/follower.replication.throttled.rate, replica.alter.log.dirs.io.max.bytes.per.second) on every broker, unless another reassignment is still in progress in the cluster (then the rates stay, and a line says so). Only configs set on the topic or broker itself are removed, and a line on stderr names them; keep_throttles=true leaves them; without the right to read configs a WARN line says they were not looked for. Under --dry-run it waits and only says what it would remove.`,
 			Example: `local done = wait_reassignments{timeout = "10m"}
 print(#done .. " partitions finished moving")`,
 			Run: waitReassignments},
@@ -92,7 +93,7 @@ var reassignReplicas = Custom("non-empty array of broker ids", "{1}", func(r *re
 		}
 	}
 	return ids, nil
-}, lua.LTTable)
+}, lua.LTTable).Like(List[int32](brokerID).ArrayOnly())
 
 // reassignRow is one partition's move: {topic=, partition=, replicas=},
 // or a plan_reassignment row {topic=, partition=, current=, target=,
@@ -139,7 +140,7 @@ var reassignRows = uniqueRows(List[[]engine.PartitionTarget](Custom(
 			return reassignPlan.read(r, v, at)
 		}
 		return reassignRow.read(r, v, at)
-	}, lua.LTTable)).NonEmpty(), func(x any) []engine.PartitionTarget {
+	}, lua.LTTable).Like(reassignRow)).NonEmpty(), func(x any) []engine.PartitionTarget {
 	return slices.Concat(x.([][]engine.PartitionTarget)...)
 })
 
@@ -169,7 +170,7 @@ func uniqueRows(list *ListType, rows func(any) []engine.PartitionTarget) *Custom
 			seen[tp] = true
 		}
 		return out, nil
-	}, lua.LTTable)
+	}, lua.LTTable).Like(list)
 }
 
 func alterReassignments(c *Call) (any, error) {
@@ -189,6 +190,11 @@ func reassignCall(c *Call, rows []engine.PartitionTarget, alter bool) (any, erro
 		c.Plan("the plan changes nothing")
 		return []engine.ReassignResult{}, nil
 	}
+	if alter && c.Given("throttle") {
+		if err := throttleReassignment(c, cl, rows); err != nil {
+			return nil, err
+		}
+	}
 	if c.DryRun() {
 		for _, r := range rows {
 			if alter {
@@ -200,7 +206,11 @@ func reassignCall(c *Call, rows []engine.PartitionTarget, alter bool) (any, erro
 		return cl.CheckReassignTargets(c.Ctx(), rows, !alter)
 	}
 	if alter {
-		return cl.AlterPartitionReassignments(c.Ctx(), rows)
+		res, err := cl.AlterPartitionReassignments(c.Ctx(), rows)
+		if err == nil {
+			demoNote(c)
+		}
+		return res, err
 	}
 	return cl.CancelPartitionReassignments(c.Ctx(), rows)
 }
@@ -258,34 +268,14 @@ func waitReassignments(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isTerminal(c.rt.opts.Stderr) {
-		w := c.rt.opts.Stderr
-		o.Progress = func(moving []engine.Reassignment, finished int, elapsed time.Duration) {
-			writeProgress(w, moving, finished, elapsed)
+	done, err := cl.WaitReassignments(c.Ctx(), o)
+	if err != nil {
+		return nil, err
+	}
+	if !param[bool](c, "keep_throttles") {
+		if err := removeThrottles(c, cl, o.Topics); err != nil {
+			return nil, err
 		}
 	}
-	return cl.WaitReassignments(c.Ctx(), o)
-}
-
-func writeProgress(w io.Writer, moving []engine.Reassignment, finished int, elapsed time.Duration) {
-	var names []string
-	for i, r := range moving {
-		if i == 5 {
-			names = append(names, fmt.Sprintf("+%d more", len(moving)-5))
-			break
-		}
-		names = append(names, fmt.Sprintf("%s[%d]", r.Topic, r.Partition))
-	}
-	fmt.Fprintf(w, "wait_reassignments: %s: %d moving, %d finished %s\n",
-		elapsed.Round(time.Second), len(moving), finished, strings.Join(names, " "))
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	file, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return done, nil
 }

@@ -70,4 +70,4 @@ var recordsDeletions = Custom("{topic=, partition=, offset=}, or an array of the
 			seen[tp] = true
 		}
 		return dels, nil
-	}, lua.LTTable)
+	}, lua.LTTable).Like(List[engine.RecordsDeletion](recordsDeletion))

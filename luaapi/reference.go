@@ -127,7 +127,8 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 
 ## Conventions
 
-- **Arguments.** Plural functions take an array; a single string is accepted as a one-element array
+- **Arguments** are declared: each function below lists its arguments and options with their types, and
+  every call is checked against that declaration before anything is sent. Plural functions take an array; a single string is accepted as a one-element array
   (` + "`describe_topics(\"orders\")`" + ` is ` + "`describe_topics({\"orders\"})`" + `). Options come last, in a table:
   ` + "`delete_topics(\"t\", {if_exists = true})`" + `. An unknown option, or an argument of the wrong type, raises an
   INVALID_ARGUMENT error naming the function and the argument:
@@ -139,7 +140,8 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 - **Errors are raised**, never returned. The error value is a table with the fields ` + "`code`" + ` (a Kafka
   error name like TOPIC_ALREADY_EXISTS, or a client-side INVALID_ARGUMENT, TIMEOUT, NETWORK, AUTH,
   CANCELED, DRY_RUN, ...), ` + "`message`" + `, ` + "`retriable`" + ` (boolean), ` + "`op`" + ` (the function),
-  ` + "`resource`" + ` (the topic, group, ... when there is one) and, for a batch call, ` + "`results`" + ` (every
+  ` + "`resource`" + ` (the topic, group, ... when there is one), ` + "`mechanism`" + ` (a refused SASL login's, also in
+  ` + "`tostring(err)`" + `: ` + "`SASL_AUTHENTICATION_FAILED (PLAIN): ...`" + `) and, for a batch call, ` + "`results`" + ` (every
   item, each with its own ` + "`error`" + ` or nil). ` + "`tostring(err)`" + ` reads
   ` + "`create_topics: orders: TOPIC_ALREADY_EXISTS: ...`" + `. Catch errors with ` + "`pcall`" + `:
   ` + "`local ok, err = pcall(create_topics, \"orders\"); if not ok then print(err.code) end`" + `.
@@ -152,8 +154,9 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 - **Idempotent helpers** for runbooks: ` + "`if_not_exists`" + ` on creates, ` + "`if_exists`" + ` on deletes.
 - **Mutations** (marked *changes the cluster* below) honour dry-run (` + "`--dry-run`" + ` or
   ` + "`kafka.dry_run(true)`" + `): nothing changes, Kafka validates where the API can (` + "`validate_only`" + `), the plan
-  is printed to stderr and results carry ` + "`dry_run = true`" + `. Every mutation that runs is appended to the
-  audit log (` + "`--audit-log FILE`" + `), secrets left out. *Destructive* ones (deletes, resets,
+  is printed to stderr and results carry ` + "`dry_run = true`" + `. Every mutation that runs is written ahead to the
+  audit log (` + "`--audit-log FILE`" + `): an intent line with the state before, synced before the request is
+  sent, then an outcome line; secrets left out; ` + "`kadmin-lua undo`" + ` reverts from it. *Destructive* ones (deletes, resets,
   reassignments, ...) ask for confirmation in the REPL unless ` + "`--yes`" + `.
 - **Aliases.** kafka-python's names work too (` + "`describe_consumer_groups`" + ` for ` + "`describe_groups`" + `, ...).
 `

@@ -211,8 +211,8 @@ func TestResetOffsetsDryRun(t *testing.T) {
 	assert.Equal(t, "events[0]=5 events[1]=6", committed(t, e, "g"))
 	assert.NotContains(t, groupNames(t, e), "brand-new")
 	stderr := e.stderr.String()
-	assert.Contains(t, stderr, "dry-run: reset_offsets: reset g events[0]: 5 -> 0\n")
-	assert.Contains(t, stderr, "dry-run: reset_offsets: reset g events[1]: 6 -> 10 (clamped)\n")
+	assert.Contains(t, stderr, "dry-run: reset_offsets: reset g events[0]: 5 -> 0 (on ")
+	assert.Contains(t, stderr, "dry-run: reset_offsets: reset g events[1]: 6 -> 10 (clamped) (on ")
 
 	// dry_run=false is a real reset, even right after dry runs.
 	e.run(`reset_offsets{group = "g", to = "earliest", dry_run = false}`)

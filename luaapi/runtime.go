@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -31,7 +33,9 @@ type Options struct {
 	// Confirm asks before a destructive call; nil never asks (scripts and
 	// --yes). It returns false to decline.
 	Confirm func(prompt string) bool
-	Audit   *engine.AuditLog
+	// Audit is where every client's mutations are written ahead (the
+	// engine does it: engine.Client.SetAudit); nil writes nothing.
+	Audit *engine.AuditLog
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // "table" or "json", for kafka.pp and returned values
@@ -43,6 +47,21 @@ type Options struct {
 	// MaxMemory after the chunk was stopped (Go code that does not stop
 	// when canceled); the CLI ends the process. nil: nothing is done.
 	Runaway func(error)
+	// Shared, when set, is the default cluster's connection, kept by the
+	// caller across runtimes (loop mode); it replaces Config.
+	Shared *SharedClient
+	// Cluster names the default cluster in dry-run plans: its profile
+	// (run --profiles). Empty: its seed brokers.
+	Cluster string
+	// Demo: the default cluster is the embedded demo cluster (kfake),
+	// which accepts reassignments and moves no replica; the reassignment
+	// functions say so on stderr.
+	Demo bool
+
+	// ProgressEvery is how often a call still waiting says so on stderr
+	// when stderr is not a terminal (progress.go): DefaultProgressEvery
+	// when zero, never when negative.
+	ProgressEvery time.Duration
 }
 
 // Runtime is one Lua state with kafka functions bound to a default client.
@@ -59,7 +78,11 @@ type Runtime struct {
 	failures []string                 // failed kafka.check messages
 	funcOf   map[*lua.LFunction]*Func // for help(fn)
 	plug     *pluginState             // what LoadPlugins installed; nil before
-	ran      bool                     // a chunk has been called
+	metrics  *metricSet               // kafka.metric's figures; nil before the first
+
+	objects   map[*lua.LTable]*clientHandle // client objects, for NamesOf (names.go)
+	mutations atomic.Int64                  // calls of mutating functions (Mutations)
+	ran       bool                          // a chunk has been called
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
@@ -95,7 +118,11 @@ func New(opts Options) *Runtime {
 	r.openLibs()
 	r.capStringBuilders()
 	installErrorType(L)
-	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default"}
+	if opts.Shared != nil {
+		opts.Config = opts.Shared.Config()
+		r.opts.Config = opts.Config
+	}
+	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default", cluster: opts.Cluster, shared: opts.Shared}
 	r.installKafka()
 	r.installGlobalGuard()
 	return r

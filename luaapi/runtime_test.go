@@ -195,7 +195,7 @@ func TestLibraryFunctionsCheckTheirArguments(t *testing.T) {
 		`kafka.connect{brokers = "h:1", tmieout = 5}`: `kafka.connect: unknown key "tmieout" (did you mean "timeout"?)`,
 		`kafka.connect{timeout = 0/0}`:                `kafka.connect: timeout: must be a timeout in ms between 1 and`,
 		`kafka.connect{tls = "yes"}`:                  `kafka.connect: tls: must be true or false, got "yes"`,
-		`kafka.connect{sasl_mechanism = "GSSAPI"}`:    `kafka.connect: sasl_mechanism: must be "PLAIN", "SCRAM-SHA-256" or "SCRAM-SHA-512", got "GSSAPI"`,
+		`kafka.connect{sasl_mechanism = "NTLM"}`:      `kafka.connect: sasl_mechanism: must be "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI" or "AWS_MSK_IAM", got "NTLM"`,
 		`kafka.connect("localhost:9092")`:             `kafka.connect: takes one table`,
 		`kafka.dry_run("yes")`:                        `kafka.dry_run: on: must be true or false, got "yes"`,
 		`kafka.now(1)`:                                `kafka.now: takes no arguments`,

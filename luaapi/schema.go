@@ -102,6 +102,7 @@ type StrType struct {
 	check    func(string) error
 	doc      string
 	example  string
+	kind     NameKind // the cluster's names completion offers for it
 }
 
 // Str accepts any string up to Kafka's string width.
@@ -135,6 +136,10 @@ func (s *StrType) sample() string {
 	}
 	return `"sample"`
 }
+
+// Naming gives a copy of s that takes a name of kind k: the REPL
+// completes it with the names the cluster has.
+func (s *StrType) Naming(k NameKind) *StrType { c := *s; c.kind = k; return &c }
 
 // MaxLen gives a copy of s with another length limit.
 func (s *StrType) MaxLen(n int) *StrType { c := *s; c.max = n; return &c }
@@ -224,6 +229,7 @@ type IntType struct {
 	Bits     int
 	Min, Max int64
 	doc      string
+	kind     NameKind // the cluster's ids completion offers for it (brokers)
 }
 
 func intOf(bits int, min int64) *IntType {
@@ -256,6 +262,10 @@ func (t *IntType) Between(min, max int64) *IntType { c := *t; c.Min, c.Max = min
 
 // Named gives a copy of t described as doc ("broker id").
 func (t *IntType) Named(doc string) *IntType { c := *t; c.doc = doc; return &c }
+
+// Naming gives a copy of t that takes an id of kind k (a broker id): the
+// REPL completes it with the ids the cluster has.
+func (t *IntType) Naming(k NameKind) *IntType { c := *t; c.kind = k; return &c }
 
 func (t *IntType) Doc() string {
 	w := "integer"

@@ -205,6 +205,7 @@ type CustomType struct {
 	example string
 	kinds   []lua.LValueType
 	fn      func(r *reader, v lua.LValue, at string) (any, error)
+	like    Type // the declared type fn reads values as, for completion
 }
 
 // Custom declares a type read by fn for values of the given Lua kinds;
@@ -212,6 +213,11 @@ type CustomType struct {
 func Custom(doc, example string, fn func(r *reader, v lua.LValue, at string) (any, error), kinds ...lua.LValueType) *CustomType {
 	return &CustomType{doc: doc, example: example, kinds: kinds, fn: fn}
 }
+
+// Like gives a copy of c that completion reads as t: the type fn reads
+// values with (or one shaped as they are), whose keys, names and values
+// the REPL offers inside a call.
+func (c *CustomType) Like(t Type) *CustomType { x := *c; x.like = t; return &x }
 
 func (c *CustomType) sample() string { return c.example }
 

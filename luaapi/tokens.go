@@ -60,7 +60,7 @@ var tokenPrincipal = NonEmptyStr().Checked(`principal ("User:alice", or "alice" 
 		return checkPrincipal(s)
 	}
 	return nil
-}).Sample("User:alice")
+}).Sample("User:alice").Naming(NamePrincipal)
 
 // tokenPeriod is renew's and expire's period_ms.
 var tokenPeriod = Int64(-1).Between(-1, maxDurationMillis).Named("period in ms")

@@ -136,7 +136,7 @@ func TestRenewAndExpireDelegationTokenNeverLogTheHMAC(t *testing.T) {
 	log, err := os.ReadFile(auditPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(log), `"op":"renew_delegation_token"`)
-	assert.Contains(t, string(log), `"args":["***",{"period_ms":60000}]`, "the positional HMAC is redacted")
+	assert.Contains(t, string(log), `"args":{"hmac":"***","period_ms":60000}`, "the HMAC is redacted")
 	assert.Contains(t, string(log), `"op":"expire_delegation_token"`)
 	assert.NotContains(t, string(log), b64)
 	assert.NotContains(t, e.stderr.String(), b64)

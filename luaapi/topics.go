@@ -128,7 +128,7 @@ var topicSpec = OneOf(
 		return engine.TopicSpec{Name: name.(string)}, nil
 	}, lua.LTString),
 	Record(
-		Field{Name: "name", Type: topicName, Required: true},
+		Field{Name: "name", Type: newTopicName, Required: true},
 		Field{Name: "partitions", Type: partitionCount, Doc: "broker default when left out"},
 		Field{Name: "replication_factor", Type: replicationFactor, Doc: "broker default when left out"},
 		Field{Name: "configs", Type: configMap},
@@ -162,7 +162,7 @@ var assignmentType = Custom("{[partition] = {broker ids}}", "{[0] = {0}}", func(
 		out[p-shift] = brokers
 	}
 	return out, nil
-}, lua.LTTable)
+}, lua.LTTable).Like(MapOf[int32, []int32](partitionNum, List[int32](brokerID).ArrayOnly()))
 
 func deleteTopics(c *Call) (any, error) {
 	names := param[[]string](c, "names")

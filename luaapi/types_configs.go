@@ -25,7 +25,7 @@ func spelledEnum(same func(spelling, name string) bool, names ...string) *Custom
 			}
 		}
 		return e.read(r, v, at)
-	}, lua.LTString)
+	}, lua.LTString).Like(e)
 	c.docFn = e.Doc // worked out when asked (help, docs), not at start-up
 	return c
 }

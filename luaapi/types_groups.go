@@ -52,7 +52,7 @@ var topicScopeType = Custom("topic name or {topic=, partition=}, or an array of 
 			}
 		}
 		return s, nil
-	}, lua.LTString, lua.LTTable)
+	}, lua.LTString, lua.LTTable).Like(topicScopeList)
 
 // uniquePartitions reads list (an array of records naming a partition
 // each) and refuses a partition given twice: Kafka would apply one of the
@@ -146,7 +146,7 @@ var resetTargetType = OneOf(
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		return nil, argErr(at, "%s", msg)
-	}, lua.LTString),
+	}, lua.LTString).Like(Enum(resetNames...)),
 	Record(
 		Field{Name: "offset", Type: offsetNum, Doc: "this offset on every partition"},
 		Field{Name: "shift", Type: Int64(-maxShift).Between(-maxShift, maxShift).Named("shift"), Doc: "the committed offset moved by this many (negative goes back)"},
@@ -238,7 +238,7 @@ var offsetAtType = OneOf(
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		return nil, argErr(at, "%s", msg)
-	}, lua.LTString),
+	}, lua.LTString).Like(Enum(engine.OffsetKinds...)),
 	Record(
 		Field{Name: "timestamp", Type: timestampMs, Required: true, Doc: "the first offset whose record timestamp is at or after this time"},
 		Field{Name: "partial", Type: Bool(), Doc: "as the options' partial: {timestamp=ms, partial=true}"},

@@ -102,13 +102,13 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 
 // readerFor returns o.Reader, or a readline reader on the terminal with
 // completion over rt's Lua state. own reports whether Run must close it.
-func readerFor(rt *luaapi.Runtime, o Options) (r LineReader, own bool, err error) {
+func readerFor(rt *luaapi.Runtime, o Options, names Names) (r LineReader, own bool, err error) {
 	if o.Reader != nil {
 		return o.Reader, false, nil
 	}
 	r, err = NewReader(ReaderOptions{
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, HistoryPath: o.HistoryPath,
-		Complete: func(line string, pos int) ([]string, int) { return Complete(rt.L, line, pos) },
+		Complete: func(line string, pos int) ([]string, int) { return CompleteWith(rt.L, names, line, pos) },
 	})
 	return r, err == nil, err
 }

@@ -11,14 +11,24 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
 const (
-	prompt     = "kadmin> "
+	prompt     = "kadmin-lua> "
 	contPrompt = "...> "
 )
+
+// promptFor is the prompt naming the default cluster: its profile or its
+// cluster id (escaped: an id comes from the cluster), when known.
+func promptFor(name string) string {
+	if name == "" {
+		return prompt
+	}
+	return "kadmin-lua " + luaapi.TerminalText(name) + "> "
+}
 
 // Options configure a REPL session.
 type Options struct {
@@ -38,6 +48,12 @@ type Options struct {
 	// with HistoryPath and completion over the runtime's Lua state.
 	Reader  LineReader
 	Version string // shown in the banner
+
+	// NamesTTL is how long names from the cluster (topics, groups,
+	// principals, broker ids) are completed without asking again;
+	// NamesWait the longest a completion waits for the cluster's answer.
+	// Zero: DefaultNamesTTL, DefaultNamesWait.
+	NamesTTL, NamesWait time.Duration
 }
 
 // Run reads, evaluates and prints until Ctrl-D (nil error) or a fatal error.
@@ -52,17 +68,21 @@ func Run(ctx context.Context, rt *luaapi.Runtime, o Options) error {
 	if o.Output == "" {
 		o.Output = rt.Options().Output
 	}
-	reader, own, err := readerFor(rt, o)
+	namesCtx, stopNames := context.WithCancel(ctx)
+	s := &session{rt: rt, o: o, cache: newNameCache(namesCtx, o.NamesTTL, o.NamesWait)}
+	defer s.cache.close()
+	defer stopNames() // before close: the fetches in flight end
+	reader, own, err := readerFor(rt, o, s.names)
 	if err != nil {
 		return fmt.Errorf("repl: %w", err)
 	}
+	s.reader = reader
 	if own {
 		defer reader.Close()
 		// Unblock the prompt when the caller gives up.
 		stop := context.AfterFunc(ctx, func() { _ = reader.Close() })
 		defer stop()
 	}
-	s := &session{rt: rt, o: o, reader: reader}
 	prev := rt.Options().Confirm
 	if o.Yes {
 		rt.SetConfirm(nil)
@@ -71,17 +91,21 @@ func Run(ctx context.Context, rt *luaapi.Runtime, o Options) error {
 	}
 	defer rt.SetConfirm(prev)
 
-	fmt.Fprint(o.Stdout, banner(rt, o.Version))
+	s.learnClusterID()
+	fmt.Fprint(o.Stdout, banner(rt, o.Version, s.clusterName()))
 	return s.loop(ctx)
 }
 
-func banner(rt *luaapi.Runtime, version string) string {
+func banner(rt *luaapi.Runtime, version, name string) string {
 	if version == "" {
 		version = "dev"
 	}
 	cluster := "no default cluster (kafka.connect{brokers=...})"
 	if b := rt.Options().Config.Brokers; len(b) > 0 {
 		cluster = "cluster " + strings.Join(b, ",")
+		if name != "" {
+			cluster = "cluster " + luaapi.TerminalText(name) + " (" + strings.Join(b, ",") + ")"
+		}
 	}
 	return fmt.Sprintf("kadmin-lua %s (Lua 5.1), %s\nhelp() lists functions, help(fn) explains one; Tab completes; Ctrl-C cancels; Ctrl-D exits.\n",
 		version, cluster)
@@ -91,6 +115,7 @@ type session struct {
 	rt     *luaapi.Runtime
 	o      Options
 	reader LineReader
+	cache  *nameCache // names from the cluster, for completion
 }
 
 func (s *session) loop(ctx context.Context) error {
@@ -100,7 +125,7 @@ func (s *session) loop(ctx context.Context) error {
 			return err
 		}
 		if len(lines) == 0 {
-			s.reader.SetPrompt(prompt)
+			s.reader.SetPrompt(promptFor(s.clusterName()))
 		} else {
 			s.reader.SetPrompt(contPrompt)
 		}
@@ -141,6 +166,14 @@ func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
 	if s.o.Interruptible != nil {
 		defer s.o.Interruptible(cancel)()
 	}
+	// A line that may have changed the cluster makes the names completion
+	// offers stale: the next Tab asks again.
+	mutations := s.rt.Mutations()
+	defer func() {
+		if s.rt.Mutations() != mutations {
+			s.cache.expire()
+		}
+	}()
 
 	values, incomplete, err := s.rt.EvalLine(callCtx, chunk)
 	if incomplete {
@@ -179,8 +212,9 @@ func (s *session) saveHistory(lines []string) {
 }
 
 // confirm asks before a destructive call, through the same line reader.
+// The question names the call and the cluster (its profile or id).
 func (s *session) confirm(what string) bool {
-	s.reader.SetPrompt(what + "? [y/N] ")
+	s.reader.SetPrompt(luaapi.TerminalText(what) + "? [y/N] ")
 	answer, err := s.reader.Readline()
 	if err != nil {
 		return false

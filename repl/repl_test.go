@@ -79,16 +79,23 @@ type env struct {
 	stderr  *bytes.Buffer
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
+
+// newEnvWith is newEnv with the runtime's options changed by edit.
+func newEnvWith(t *testing.T, edit func(*luaapi.Options)) *env {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	e := &env{t: t, cluster: c, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
-	e.rt = luaapi.New(luaapi.Options{
+	o := luaapi.Options{
 		Config: engine.Config{Brokers: c.ListenAddrs(), Timeout: 10 * time.Second},
 		Stdout: e.stdout, Stderr: e.stderr,
-	})
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	e.rt = luaapi.New(o)
 	t.Cleanup(e.rt.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	require.NoError(t, err)
@@ -97,10 +104,19 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-// run runs a REPL session over steps and returns the fake reader.
+// kfakePrompt names a kfake cluster by its id, as the REPL does without
+// a profile.
+const kfakePrompt = "kadmin-lua kfake> "
+
+// run runs a REPL session over steps and returns the fake reader. The
+// session waits as long as it takes for the cluster id, so the prompts
+// are the same on a loaded machine.
 func (e *env) run(o Options, steps ...step) *fakeReader {
 	e.t.Helper()
 	f := &fakeReader{steps: steps}
+	if o.NamesWait == 0 {
+		o.NamesWait = 10 * time.Second
+	}
 	o.Reader, o.Stdout, o.Stderr = f, e.stdout, e.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -137,14 +153,14 @@ func TestBannerAndCtrlDReturnsNil(t *testing.T) {
 	assert.Contains(t, out, e.cluster.ListenAddrs()[0])
 	assert.Contains(t, out, "help() lists functions")
 	assert.Contains(t, out, "Ctrl-D exits")
-	assert.Equal(t, []string{"kadmin> "}, f.prompts)
+	assert.Equal(t, []string{kfakePrompt}, f.prompts)
 	assert.False(t, f.closed, "a reader passed in belongs to the caller")
 }
 
 func TestCtrlDInsideUnfinishedChunkExits(t *testing.T) {
 	e := newEnv(t)
 	f := e.run(Options{}, line("for i = 1, 2 do"), step{err: io.EOF}, line("never read"))
-	assert.Equal(t, []string{"kadmin> ", "...> "}, f.prompts)
+	assert.Equal(t, []string{kfakePrompt, "...> "}, f.prompts)
 	assert.Empty(t, e.stderr.String())
 }
 
@@ -188,7 +204,7 @@ func TestContinuation(t *testing.T) {
 	e := newEnv(t)
 	f := e.run(Options{}, line("for i=1,2 do"), line("print(i)"), line("end"), line("print('after')"))
 	assert.True(t, strings.HasSuffix(e.stdout.String(), "1\n2\nafter\n"), e.stdout.String())
-	assert.Equal(t, []string{"kadmin> ", "...> ", "...> ", "kadmin> ", "kadmin> "}, f.prompts)
+	assert.Equal(t, []string{kfakePrompt, "...> ", "...> ", kfakePrompt, kfakePrompt}, f.prompts)
 	assert.Equal(t, []string{"for i=1,2 do", "print(i)", "end", "print('after')"}, f.history)
 	assert.Empty(t, e.stderr.String())
 }
@@ -211,7 +227,7 @@ func TestCtrlCAtPromptClearsChunk(t *testing.T) {
 	e := newEnv(t)
 	f := e.run(Options{}, line("for i=1,2 do"), step{err: ErrInterrupt}, line("print('fresh')"))
 	assert.True(t, strings.HasSuffix(e.stdout.String(), "fresh\n"), e.stdout.String())
-	assert.Equal(t, []string{"kadmin> ", "...> ", "kadmin> ", "kadmin> "}, f.prompts)
+	assert.Equal(t, []string{kfakePrompt, "...> ", kfakePrompt, kfakePrompt}, f.prompts)
 	assert.Empty(t, e.stderr.String())
 	assert.Equal(t, []string{"print('fresh')"}, f.history)
 }
@@ -276,7 +292,7 @@ func TestDestructiveCallAsksFirst(t *testing.T) {
 	addr := strings.Join(e.cluster.ListenAddrs(), ",")
 
 	f := e.run(Options{}, line(`delete_topics{"doomed"}`), line("n"))
-	assert.Contains(t, f.prompts, `delete_topics(["doomed"]) on `+addr+`? [y/N] `)
+	assert.Contains(t, f.prompts, `delete_topics(["doomed"]) on cluster kfake (`+addr+`)? [y/N] `)
 	assert.Contains(t, e.stderr.String(), "not confirmed; nothing was changed")
 	assert.True(t, e.topicExists("doomed"), "declined: the topic must still exist")
 	assert.Equal(t, []string{`delete_topics{"doomed"}`}, f.history, "the answer is not history")
@@ -285,7 +301,7 @@ func TestDestructiveCallAsksFirst(t *testing.T) {
 	assert.True(t, e.topicExists("doomed"), "Ctrl-C at the question declines")
 
 	f = e.run(Options{}, line(`delete_topics{"doomed"}`), line("y"))
-	assert.Contains(t, f.prompts, `delete_topics(["doomed"]) on `+addr+`? [y/N] `)
+	assert.Contains(t, f.prompts, `delete_topics(["doomed"]) on cluster kfake (`+addr+`)? [y/N] `)
 	assert.False(t, e.topicExists("doomed"), "confirmed: the topic is deleted\n%s", e.stderr)
 }
 
@@ -293,7 +309,7 @@ func TestYesDoesNotAsk(t *testing.T) {
 	e := newEnv(t)
 	e.createTopic("doomed", 1)
 	f := e.run(Options{Yes: true}, line(`delete_topics{"doomed"}`))
-	assert.Equal(t, []string{"kadmin> ", "kadmin> "}, f.prompts)
+	assert.Equal(t, []string{kfakePrompt, kfakePrompt}, f.prompts)
 	assert.False(t, e.topicExists("doomed"))
 	assert.Nil(t, e.rt.Options().Confirm, "Run restores the runtime's confirmation")
 }

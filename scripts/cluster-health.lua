@@ -13,6 +13,11 @@
 --   no controller, or fewer brokers than --brokers
 -- Returns one row: cluster_id, controller, brokers, topics, partitions, the
 -- count of each problem and problems (a row per sick partition). Changes nothing.
+-- Metrics (written by --metrics-file, see docs/scheduling.md):
+--   kafka_cluster_brokers, kafka_cluster_topics, kafka_cluster_partitions
+--   kafka_cluster_offline_partitions, kafka_cluster_under_replicated_partitions,
+--   kafka_cluster_under_min_isr_partitions
+--   kafka_cluster_active_controller   1 when the cluster has a controller, else 0
 -- Exit codes: 0 healthy; 1 bad arguments; 3 Kafka unreachable or a Kafka error;
 --   4 at least one problem.
 -- Example:
@@ -84,6 +89,16 @@ end
 if want_brokers and #cluster.brokers < want_brokers then
   failed = failed + 1
   kafka.check(false, string.format("%d of %d brokers are up", #cluster.brokers, want_brokers))
+end
+
+for name, v in pairs{brokers = {#cluster.brokers, "Brokers in the cluster's metadata."},
+    topics = {#names, "Topics, internal ones included."},
+    partitions = {npartitions, "Partitions of every topic."},
+    offline_partitions = {count.offline, "Partitions without a leader."},
+    under_replicated_partitions = {count.under_replicated, "Partitions whose ISR is smaller than their replica set."},
+    under_min_isr_partitions = {count.under_min_isr, "Partitions whose ISR is below the topic's min.insync.replicas."},
+    active_controller = {cluster.controller >= 0 and 1 or 0, "1 when the cluster has an active controller, else 0."}} do
+  kafka.metric("kafka_cluster_" .. name, v[1], nil, v[2])
 end
 
 args.say("%s: %d brokers, controller %d, %d topics, %d partitions: %s", cluster.cluster_id, #cluster.brokers,

@@ -1,10 +1,14 @@
 // Package scripts holds the runbooks shipped with kadmin-lua: plain Lua
-// files run as `kadmin-lua run scripts/NAME.lua ARGS...`, each starting with a
-// comment block (usage, arguments, exit codes, an example) that
-// `kadmin-lua run scripts/NAME.lua --help` prints. lib/args.lua is their
-// shared argument parsing. docs/runbooks.md lists them.
+// files built into the binary, run as `kadmin-lua run NAME ARGS...` (or
+// `run scripts/NAME.lua` from a checkout), each starting with a comment
+// block (summary, usage, arguments, exit codes, an example) that
+// `kadmin-lua run NAME --help` prints. lib/args.lua is their shared
+// argument parsing.
 //
-// There is no Go code here: scripts_test.go runs every runbook through the
-// runtime the CLI uses (luaapi.Runtime.DoFile) against the demo cluster and
-// checks the cluster's state with an independent kadm client.
+// The Go code here embeds them (builtin.go) and reads their headers
+// (runbooks.go) for `kadmin-lua runbooks` and for docs/runbooks.md, which
+// is generated from runbooks.md.tmpl and the headers (`make docs`;
+// TestRunbooksDocIsFresh). scripts_test.go runs every runbook through the
+// runtime the CLI uses against the demo cluster and checks the cluster's
+// state with an independent kadm client.
 package scripts

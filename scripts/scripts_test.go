@@ -10,8 +10,8 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +20,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
@@ -59,6 +58,9 @@ type result struct {
 	rows   []map[string]any
 	stdout string
 	stderr string
+	// metrics are the figures the script declared with kafka.metric, by
+	// name and labels: "name{k=v,k=v}".
+	metrics map[string]float64
 }
 
 // run runs a script the way the CLI's `run` command does: a new runtime bound
@@ -87,6 +89,16 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 	}
 	r.checks = rt.CheckFailures()
 	r.stdout, r.stderr = stdout.String(), stderr.String()
+	r.metrics = map[string]float64{}
+	for _, m := range rt.Metrics() {
+		var labels []string
+		for k, v := range m.Labels {
+			labels = append(labels, k+"="+v)
+		}
+		slices.Sort(labels)
+		r.metrics[m.Name+"{"+strings.Join(labels, ",")+"}"] = m.Value
+		assert.NotEmpty(e.t, m.Help, "%s declares %s with its help", script, m.Name)
+	}
 	return r
 }
 
@@ -341,12 +353,23 @@ func TestCheckLag(t *testing.T) {
 	assert.Equal(t, false, r.rows[1]["ok"])
 	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records or unreadable: orders-processor")
 
+	assert.Equal(t, map[string]float64{
+		"kafka_consumergroup_lag{group=billing,topic=payments}":        15,
+		"kafka_consumergroup_lag{group=orders-processor,topic=orders}": 56,
+		"kafka_consumergroup_total_lag{group=billing}":                 15,
+		"kafka_consumergroup_total_lag{group=orders-processor}":        56,
+		"kafka_consumergroup_lag_ok{group=billing}":                    1,
+		"kafka_consumergroup_lag_ok{group=orders-processor}":           0,
+	}, r.metrics)
+
 	r = e.ok(false, s, "--max=100")
 	assert.Empty(t, r.checks)
 	assert.Contains(t, r.stderr, "2 groups within 100 records of the end")
 
 	r = e.ok(false, s, "billing", "no-such-group", "--max", "15")
 	assert.Equal(t, []string{"no-such-group: GROUP_ID_NOT_FOUND: The group id does not exist."}, r.checks)
+	assert.Equal(t, 0.0, r.metrics["kafka_consumergroup_lag_ok{group=no-such-group}"])
+	assert.NotContains(t, r.metrics, "kafka_consumergroup_total_lag{group=no-such-group}", "no lag figure for a group whose lag cannot be read")
 	require.Len(t, r.rows, 2)
 	assert.Equal(t, true, r.rows[0]["ok"])
 
@@ -428,96 +451,4 @@ func TestCopyGroupOffsets(t *testing.T) {
 
 	e.usage(s, "FROM and TO are the same group (billing)", "billing", "billing")
 	e.usage(s, "expected at least 2 arguments, got 1", "billing")
-}
-
-func TestClusterHealth(t *testing.T) {
-	e := newEnv(t)
-	const s = "cluster-health.lua"
-
-	r := e.ok(false, s)
-	assert.Empty(t, r.checks)
-	require.Len(t, r.rows, 1)
-	assert.Equal(t, "kadmin-lua-demo", r.rows[0]["cluster_id"])
-	assert.Equal(t, 3, num(r.rows[0]["brokers"]))
-	assert.Equal(t, 10, num(r.rows[0]["partitions"]))
-	assert.Equal(t, []any{}, r.rows[0]["problems"])
-	assert.Contains(t, r.stderr, "kadmin-lua-demo: 3 brokers")
-
-	r = e.ok(false, s, "--brokers", "5")
-	assert.Equal(t, []string{"3 of 5 brokers are up"}, r.checks)
-
-	// kfake always reports full ISRs and a leader: answer Metadata with a
-	// cluster in trouble instead. orders[0] has no leader, orders[1] one
-	// replica in sync (below min.insync.replicas=2), payments[2] one replica
-	// offline.
-	sick := e.sickMetadata(func(t *kmsg.MetadataResponseTopic) {
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
-			switch {
-			case *t.Topic == "orders" && p.Partition == 0:
-				p.Leader, p.ISR = -1, nil
-			case *t.Topic == "orders" && p.Partition == 1:
-				p.ISR = p.Replicas[:1]
-			case *t.Topic == "payments" && p.Partition == 2:
-				p.ISR, p.OfflineReplicas = p.Replicas[:2], p.Replicas[2:]
-			}
-		}
-	})
-	r = e.ok(false, s)
-	require.Positive(t, sick.Load(), "the script read the doctored metadata")
-	assert.Equal(t, []string{
-		"1 partition without a leader: orders[0]",
-		"2 partitions under-replicated: orders[1], payments[2]",
-		"1 partition below min.insync.replicas: orders[1]",
-	}, r.checks)
-	row := r.rows[0]
-	assert.Equal(t, []int{1, 2, 1}, []int{num(row["offline"]), num(row["under_replicated"]), num(row["under_min_isr"])})
-	problems := row["problems"].([]any)
-	require.Len(t, problems, 4)
-	assert.Equal(t, "offline: no leader", problems[0].(map[string]any)["problem"])
-	assert.Equal(t, "under-replicated: 2 of 3 replicas in sync, 1 replica(s) offline", problems[3].(map[string]any)["problem"])
-
-	e.usage(s, "takes no arguments, got 1 (x)", "x")
-	e.usage(s, `--brokers must be a positive integer, got "0"`, "--brokers", "0")
-}
-
-// sickMetadata makes every Metadata request from now on answered with the
-// cluster's real metadata passed through doctor, and counts the answers.
-func (e *env) sickMetadata(doctor func(*kmsg.MetadataResponseTopic)) *atomic.Int64 {
-	e.t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.c.Addrs...))
-	require.NoError(e.t, err)
-	defer cl.Close()
-	full, err := kmsg.NewPtrMetadataRequest().RequestWith(e.ctx(), cl)
-	require.NoError(e.t, err)
-	byName := map[string]kmsg.MetadataResponseTopic{}
-	for _, t := range full.Topics {
-		t.Partitions = append([]kmsg.MetadataResponseTopicPartition(nil), t.Partitions...)
-		doctor(&t)
-		byName[*t.Topic] = t
-	}
-	var hits atomic.Int64
-	fake := e.c.Fake()
-	fake.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		mreq := req.(*kmsg.MetadataRequest)
-		resp := *full
-		resp.Topics = nil
-		if mreq.Topics == nil {
-			for _, t := range full.Topics {
-				resp.Topics = append(resp.Topics, byName[*t.Topic])
-			}
-		}
-		for _, rt := range mreq.Topics {
-			for _, t := range full.Topics {
-				if (rt.Topic != nil && *rt.Topic == *t.Topic) || (rt.Topic == nil && rt.TopicID == t.TopicID) {
-					resp.Topics = append(resp.Topics, byName[*t.Topic])
-				}
-			}
-		}
-		resp.SetVersion(req.GetVersion())
-		hits.Add(1)
-		return &resp, nil, true
-	})
-	return &hits
 }

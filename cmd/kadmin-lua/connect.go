@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 )
 
 // defaultConfig is the connection behind the globals. Settings come from,
@@ -17,7 +19,7 @@ import (
 // --command-config file; then the --profile named on the command line),
 // the environment (KADMIN_BROKERS), the profile named by KADMIN_PROFILE,
 // the config file's default_profile. Credentials follow their own rules
-// (bindCredentials, engine/credentials.go).
+// (bindCredentials, internal/clientconfig/credentials.go).
 func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	f := &a.flags
 	env := a.st.Env
@@ -29,7 +31,7 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
-	var p engine.Profile
+	var p clientconfig.Profile
 	if cf != nil {
 		if src.name == "" {
 			src.name, src.how = cf.DefaultProfile, "default_profile"
@@ -38,9 +40,9 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 			return engine.Config{}, err
 		}
 	}
-	var cc engine.Profile
+	var cc clientconfig.Profile
 	if f.commandConfig != "" {
-		if cc, err = engine.LoadClientProperties(f.commandConfig); err != nil {
+		if cc, err = clientconfig.LoadClientProperties(f.commandConfig); err != nil {
 			return engine.Config{}, err
 		}
 	}
@@ -48,7 +50,7 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	// Brokers named outside the profile, highest first.
 	var from string
 	var brokers []string
-	envBrokers := engine.SplitList(env("KADMIN_BROKERS"))
+	envBrokers := clientconfig.SplitList(env("KADMIN_BROKERS"))
 	switch {
 	case len(fp.Brokers) > 0:
 		from, brokers = "-b", fp.Brokers
@@ -65,12 +67,15 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	if from == "KADMIN_BROKERS" {
 		p.Brokers = envBrokers
 	}
-	p = engine.Overlay(engine.Overlay(p, cc), fp)
+	p = clientconfig.Overlay(clientconfig.Overlay(p, cc), fp)
 	if cmd.Flags().Changed("timeout") || p.Timeout == 0 {
-		p.Timeout = engine.Duration(f.timeout)
+		p.Timeout = clientconfig.Duration(f.timeout)
 	}
 	cfg, err := p.Config(env, a.prompt())
 	cfg.Verbose = a.verbose()
+	if cf != nil && src.name != "" && cf.Profiles[src.name] != nil {
+		cfg.Profile = src.name // for the audit log
+	}
 	return cfg, err
 }
 
@@ -100,18 +105,18 @@ func (s profileSource) String() string {
 // is one of its brokers, and is a usage error when not; a profile that
 // applied by default (default_profile, KADMIN_PROFILE) loses them, with a
 // notice on stderr.
-func (a *app) bindCredentials(p engine.Profile, src profileSource, from string, brokers []string,
-	cc, fp engine.Profile) (engine.Profile, error) {
+func (a *app) bindCredentials(p clientconfig.Profile, src profileSource, from string, brokers []string,
+	cc, fp clientconfig.Profile) (clientconfig.Profile, error) {
 	bare := p.WithoutCredentials()
-	if !p.HasCredentials() || engine.SameCredentials(engine.Overlay(engine.Overlay(p, cc), fp),
-		engine.Overlay(engine.Overlay(bare, cc), fp)) {
+	if !p.HasCredentials() || clientconfig.SameCredentials(clientconfig.Overlay(clientconfig.Overlay(p, cc), fp),
+		clientconfig.Overlay(clientconfig.Overlay(bare, cc), fp)) {
 		return p, nil
 	}
 	if !src.explicit {
 		fmt.Fprintf(a.st.Stderr, "kadmin-lua: note: the brokers come from %s, so the credentials of %s were not used (they go only to its own brokers)\n", from, src)
 		return bare, nil
 	}
-	if engine.BrokersWithin(brokers, p.Brokers) {
+	if clientconfig.BrokersWithin(brokers, p.Brokers) {
 		return p, nil
 	}
 	if len(p.Brokers) == 0 {
@@ -122,17 +127,17 @@ func (a *app) bindCredentials(p engine.Profile, src profileSource, from string, 
 }
 
 // flagProfile is the connection settings given as flags.
-func (a *app) flagProfile() engine.Profile {
+func (a *app) flagProfile() clientconfig.Profile {
 	f := &a.flags
-	var p engine.Profile
+	var p clientconfig.Profile
 	for _, b := range f.brokers {
-		p.Brokers = append(p.Brokers, engine.SplitList(b)...)
+		p.Brokers = append(p.Brokers, clientconfig.SplitList(b)...)
 	}
 	if f.saslMechanism != "" || f.saslUsername != "" {
-		p.SASL = &engine.ProfileSASL{Mechanism: f.saslMechanism, Username: f.saslUsername}
+		p.SASL = &clientconfig.ProfileSASL{Mechanism: f.saslMechanism, Username: f.saslUsername}
 	}
 	if f.tls || f.tlsCA != "" || f.tlsCert != "" || f.tlsKey != "" || f.tlsServer != "" || f.tlsInsecure {
-		p.TLS = &engine.ProfileTLS{CAFile: f.tlsCA, CertFile: f.tlsCert, KeyFile: f.tlsKey,
+		p.TLS = &clientconfig.ProfileTLS{CAFile: f.tlsCA, CertFile: f.tlsCert, KeyFile: f.tlsKey,
 			ServerName: f.tlsServer, InsecureSkipVerify: f.tlsInsecure}
 	}
 	return p
@@ -140,11 +145,11 @@ func (a *app) flagProfile() engine.Profile {
 
 // configFile loads --config, or the default config file when it exists.
 // required: a profile was asked for, so a missing file is an error.
-func (a *app) configFile(required bool) (*engine.ConfigFile, error) {
+func (a *app) configFile(required bool) (*clientconfig.ConfigFile, error) {
 	path := a.flags.configPath
 	explicit := path != ""
 	if !explicit {
-		path = engine.DefaultConfigPath(a.st.Env)
+		path = clientconfig.DefaultConfigPath(a.st.Env)
 	}
 	if path == "" {
 		if required {
@@ -152,7 +157,7 @@ func (a *app) configFile(required bool) (*engine.ConfigFile, error) {
 		}
 		return nil, nil
 	}
-	cf, err := engine.LoadConfigFile(path)
+	cf, err := clientconfig.LoadConfigFile(path)
 	if errors.Is(err, os.ErrNotExist) && !explicit && !required {
 		return nil, nil
 	}
@@ -172,10 +177,11 @@ func (a *app) resolve(cmd *cobra.Command) func(string) (engine.Config, error) {
 			return engine.Config{}, err
 		}
 		if p.Timeout == 0 || cmd.Flags().Changed("timeout") {
-			p.Timeout = engine.Duration(a.flags.timeout)
+			p.Timeout = clientconfig.Duration(a.flags.timeout)
 		}
 		cfg, err := p.Config(a.st.Env, a.prompt())
 		cfg.Verbose = a.verbose()
+		cfg.Profile = cmp.Or(name, cf.DefaultProfile) // for the audit log
 		return cfg, err
 	}
 }

@@ -105,7 +105,7 @@ func TestConfigFileErrors(t *testing.T) {
 		"unknown key":      {`{"profiles": {"a": {"borkers": ["x"]}}}`, nil, `unknown field "borkers"`},
 		"bad default":      {`{"default_profile": "x", "profiles": {}}`, nil, `default_profile "x"`},
 		"bad timeout":      {`{"profiles": {"a": {"timeout": "soon"}}}`, nil, "timeout"},
-		"bad mechanism":    {`{"profiles": {"a": {"brokers": ["x:1"], "sasl": {"mechanism": "GSSAPI", "username": "u"}}}}`, []string{"--profile", "a"}, "unsupported SASL mechanism"},
+		"bad mechanism":    {`{"profiles": {"a": {"brokers": ["x:1"], "sasl": {"mechanism": "NTLM", "username": "u"}}}}`, []string{"--profile", "a"}, "unsupported SASL mechanism"},
 		"missing --config": {"", []string{"--config", "/nonexistent/kadmin.json"}, "config file not found"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -190,6 +190,10 @@ func TestSASLFlagMistakes(t *testing.T) {
 
 	c = newCLI(t)
 	require.Equal(t, ExitUsage, c.run("-b", "x:1", "--sasl-mechanism", "OAUTHBEARER", "--sasl-username", "u", "-e", "return 1"))
+	assert.Contains(t, c.stderr.String(), "SASL OAUTHBEARER takes no username")
+
+	c = newCLI(t)
+	require.Equal(t, ExitUsage, c.run("-b", "x:1", "--sasl-mechanism", "SCRAM-SHA-1", "--sasl-username", "u", "-e", "return 1"))
 	assert.Contains(t, c.stderr.String(), "unsupported SASL mechanism")
 }
 
@@ -225,12 +229,14 @@ sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule require
 
 func TestCommandConfigUnsupported(t *testing.T) {
 	for name, tc := range map[string]struct{ props, want string }{
-		"jks truststore": {"security.protocol=SSL\nssl.truststore.location=/etc/kafka/truststore.jks\nssl.truststore.password=changeit\n",
-			"JKS (the default when ssl.truststore.type is not set)"},
-		"gssapi":       {"security.protocol=SASL_SSL\nsasl.mechanism=GSSAPI\n", "GSSAPI is not supported"},
-		"no mechanism": {"security.protocol=SASL_PLAINTEXT\n", "sasl.mechanism is not set"},
+		"bks truststore": {"security.protocol=SSL\nssl.truststore.location=/etc/kafka/truststore.bks\nssl.truststore.type=BKS\nssl.truststore.password=changeit\n",
+			"ssl.truststore.type=BKS is not supported (want JKS, PKCS12, PEM)"},
+		"unknown mechanism": {"security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-1\n", "sasl.mechanism SCRAM-SHA-1 is not supported"},
+		"custom oauth handler": {"security.protocol=SASL_SSL\nsasl.mechanism=OAUTHBEARER\nsasl.login.callback.handler.class=com.example.VaultHandler\n" +
+			"sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientSecret=\"s3cr3t\";\n",
+			"sasl.login.callback.handler.class com.example.VaultHandler is a Java class kadmin-lua cannot run"},
 		"oauth module": {"security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientSecret=\"s3cr3t\";\n",
-			"OAuthBearerLoginModule is not supported"},
+			"uses OAuthBearerLoginModule but sasl.mechanism is PLAIN"},
 		"module mismatch": {"security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"s3cr3t\";\n",
 			"uses PlainLoginModule but sasl.mechanism is SCRAM-SHA-512"},
 	} {

@@ -41,6 +41,9 @@ documentation, or its JSON entry with --json.`,
 			}
 			f := lookupFunc(args[0])
 			if f == nil {
+				if near := luaapi.NearestFunc(args[0]); near != "" {
+					return exitf(ExitUsage, "doc: no function named %q; did you mean %s? (kadmin-lua doc lists them all)", args[0], near)
+				}
 				return exitf(ExitUsage, "doc: no function named %q (kadmin-lua doc lists them all)", args[0])
 			}
 			if asJSON {

@@ -98,3 +98,28 @@ func exitCode(err error) int {
 	}
 	return ExitUsage
 }
+
+// severity ranks exit codes for a status made of several runs: a fleet's
+// (one run per cluster) is the worst of its runs. From best to worst: 0 ok;
+// 4 a check failed (the cluster answered, and is unhealthy); 1 the script
+// failed; 3 Kafka failed (unreachable, refused: the cluster could not even
+// be asked); 2 usage (the command or a profile is wrong, and every run
+// will fail the same way); 130 and 143, the process was stopped. A code
+// not listed here ranks worst of all.
+var severity = []int{ExitOK, ExitCheck, ExitScript, ExitKafka, ExitUsage, ExitInterrupted, ExitTerminated}
+
+// worseExit returns whichever of a and b is worse (severity).
+func worseExit(a, b int) int {
+	rank := func(code int) int {
+		for i, c := range severity {
+			if c == code {
+				return i
+			}
+		}
+		return len(severity)
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}

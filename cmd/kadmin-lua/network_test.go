@@ -54,7 +54,7 @@ func TestVerboseShowsConnectionsAndRequests(t *testing.T) {
 		"-e", `create_topics{"seen"}`), c.stderr.String())
 	log := c.stderr.String()
 	assert.Regexp(t, `kadmin-lua: verbose: connect seed 127\.0\.0\.1:\d+: ready in `, log)
-	assert.Regexp(t, `kadmin-lua: verbose: -> seed 127\.0\.0\.1:\d+ SASLAuthenticate \(\d+ bytes\)`, log)
+	assert.Regexp(t, `kadmin-lua: verbose: -> seed 127\.0\.0\.1:\d+ SaslAuthenticate \(\d+ bytes\)`, log)
 	assert.Regexp(t, `kadmin-lua: verbose: -> broker \d+ 127\.0\.0\.1:\d+ CreateTopics \(\d+ bytes\)`, log)
 	assert.NotContains(t, log, "secret")
 

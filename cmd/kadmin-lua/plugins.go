@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/scripts"
 )
@@ -44,7 +44,7 @@ func (a *app) pluginDirs() ([]string, error) {
 	}
 	var flagDirs []string
 	for _, d := range a.flags.pluginPath {
-		flagDirs = append(flagDirs, engine.SplitList(d)...)
+		flagDirs = append(flagDirs, clientconfig.SplitList(d)...)
 	}
 	for _, src := range []source{{"--plugin-path", flagDirs}, {"KADMIN_PLUGIN_PATH", envDirs}} {
 		for _, d := range src.dirs {
@@ -58,7 +58,7 @@ func (a *app) pluginDirs() ([]string, error) {
 			add(d)
 		}
 	}
-	if cfg := engine.DefaultConfigPath(a.st.Env); cfg != "" {
+	if cfg := clientconfig.DefaultConfigPath(a.st.Env); cfg != "" {
 		d := filepath.Join(filepath.Dir(cfg), "plugins")
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			add(d)
@@ -95,16 +95,11 @@ $XDG_CONFIG_HOME/kadmin-lua/plugins (else ~/.config/kadmin-lua/plugins).
 -o json prints them as JSON. See docs/plugins.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dirs, err := a.pluginDirs()
+			rt, dirs, err := a.offlineRuntime(cmd)
 			if err != nil {
 				return err
 			}
-			rt := luaapi.New(luaapi.Options{Stdout: a.st.Stdout, Stderr: a.st.Stderr, Stdin: a.st.Stdin,
-				Env: a.st.Env, PluginPath: dirs, Output: a.flags.output})
 			defer rt.Close()
-			if err := loadPlugins(cmd.Context(), rt); err != nil {
-				return err
-			}
 			plugins := rt.Plugins()
 			if plugins == nil {
 				plugins = []*luaapi.Plugin{}

@@ -108,10 +108,16 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua -e CODE              run a chunk and print what it returns (per --output)
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
+  kadmin-lua undo AUDIT.jsonl     revert what an audit log says was changed, newest first
+  kadmin-lua runbooks             the built-in runbooks and plugin commands (run NAME --help)
+  kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
+  kadmin-lua completion SHELL     a bash, zsh, fish or powershell completion script
   kadmin-lua --embedded           the same on an in-process demo cluster
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
 names), a --command-config file, or a prompt on a terminal; never from a flag.
+OAUTHBEARER, GSSAPI (Kerberos), AWS_MSK_IAM and Java key stores are set up in a
+profile or a --command-config file (docs/cli.md).
 Exit codes: 0 ok, 1 script error, 2 usage or syntax error, 3 Kafka error,
 4 a kafka.check failed, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 See docs/cli.md.`
@@ -134,8 +140,10 @@ func (a *app) rootCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: a.runRoot,
+		RunE:    a.runRoot,
+		Version: currentVersion().Version,
 	}
+	root.SetVersionTemplate(currentVersion().Text())
 	root.SetIn(a.st.Stdin)
 	root.SetOut(a.st.Stdout)
 	root.SetErr(a.st.Stderr)
@@ -145,8 +153,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.StringSliceVarP(&f.brokers, "brokers", "b", nil, "seed brokers, host:port, comma-separated (env KADMIN_BROKERS)")
 	pf.StringVar(&f.profile, "profile", "", "connection profile from the config file (env KADMIN_PROFILE)")
 	pf.StringVar(&f.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/kadmin-lua/config.json or ~/.config/kadmin-lua/config.json)")
-	pf.StringVar(&f.commandConfig, "command-config", "", "Java client.properties file (bootstrap.servers, security.protocol, sasl.*, PEM ssl.*)")
-	pf.StringVar(&f.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	pf.StringVar(&f.commandConfig, "command-config", "", "Java client.properties file (bootstrap.servers, security.protocol, sasl.*, ssl.* with JKS, PKCS12 or PEM stores)")
+	pf.StringVar(&f.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (with --sasl-username), OAUTHBEARER (token from $KADMIN_SASL_OAUTH_TOKEN), GSSAPI (Kerberos ticket cache), AWS_MSK_IAM (AWS credential chain)")
 	pf.StringVar(&f.saslUsername, "sasl-username", "", "SASL user name (password from $KADMIN_SASL_PASSWORD or a prompt)")
 	pf.BoolVar(&f.tls, "tls", false, "connect with TLS (implied by the other --tls-* flags)")
 	pf.StringVar(&f.tlsCA, "tls-ca", "", "PEM file of CA certificates to verify brokers with (default: system roots)")
@@ -158,7 +166,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.dryRun, "dry-run", false, "mutations validate and print their plan to stderr but change nothing")
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
-	pf.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per mutation to this file")
+	pf.StringVar(&f.auditLog, "audit-log", "", "write every mutation ahead to this file: an intent line before the request, an outcome line after")
 	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
@@ -166,7 +174,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
+	a.registerCompletions(root)
 	return root
 }
 
@@ -226,6 +235,7 @@ func (a *app) runREPL(cmd *cobra.Command) error {
 		HistoryPath:   historyPath(a.st.Env),
 		Yes:           a.flags.yes,
 		Output:        a.flags.output,
+		Version:       currentVersion().Short(),
 	})
 	return withCode(ExitScript, err)
 }
@@ -287,7 +297,9 @@ type session struct {
 	rt          *luaapi.Runtime
 	audit       *engine.AuditLog
 	demo        *demo.Cluster
-	memoryLimit func() // puts the Go runtime's memory limit back
+	cfg         engine.Config // the default cluster
+	dirs        []string      // plugin directories
+	memoryLimit func()        // puts the Go runtime's memory limit back
 }
 
 func (s *session) close() {
@@ -308,6 +320,22 @@ func (s *session) close() {
 // open builds the runtime from the flags, the environment and the config
 // file. On error everything it opened is closed again.
 func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
+	s, err := a.prepare(cmd, true)
+	if err != nil {
+		return nil, err
+	}
+	if s.rt, err = a.newRuntime(cmd, s, luaapi.Options{Config: s.cfg}); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepare opens what every runtime of a command shares: the plugin
+// directories, the embedded cluster, the default cluster's config (when
+// withDefault; a fleet has none) and the audit log. On error everything it
+// opened is closed again.
+func (a *app) prepare(cmd *cobra.Command, withDefault bool) (_ *session, err error) {
 	s := &session{}
 	defer func() {
 		if err != nil {
@@ -315,18 +343,18 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		}
 	}()
 	f := &a.flags
-	dirs, err := a.pluginDirs()
-	if err != nil {
+	if s.dirs, err = a.pluginDirs(); err != nil {
 		return nil, err
 	}
-	var cfg engine.Config
 	if f.embedded {
 		if s.demo, err = demo.Start(cmd.Context()); err != nil {
 			return nil, exitf(ExitScript, "starting the embedded cluster: %v", err)
 		}
-		cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout, Verbose: a.verbose()}
-	} else if cfg, err = a.defaultConfig(cmd); err != nil {
-		return nil, err
+		s.cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout, Verbose: a.verbose()}
+	} else if withDefault {
+		if s.cfg, err = a.defaultConfig(cmd); err != nil {
+			return nil, err
+		}
 	}
 	if f.auditLog != "" {
 		if s.audit, err = engine.OpenAuditLog(f.auditLog); err != nil {
@@ -334,22 +362,30 @@ func (a *app) open(cmd *cobra.Command) (_ *session, err error) {
 		}
 	}
 	s.memoryLimit = setMemoryLimit(int64(f.maxMemory))
-	s.rt = luaapi.New(luaapi.Options{
-		Config:     cfg,
-		Resolve:    a.resolve(cmd),
-		Stdout:     a.st.Stdout,
-		Stderr:     a.st.Stderr,
-		Stdin:      a.st.Stdin,
-		Env:        a.st.Env,
-		DryRun:     f.dryRun,
-		Audit:      s.audit,
-		PluginPath: dirs,
-		Output:     f.output,
-		MaxMemory:  int64(f.maxMemory),
-		Runaway:    a.runaway,
-	})
-	if err := loadPlugins(cmd.Context(), s.rt); err != nil {
+	return s, nil
+}
+
+// newRuntime builds a runtime from the flags and s, for the cluster o
+// names (Config, or Shared and Cluster), and loads the plugins into it. o's
+// Resolve, Stdout and Stderr, when set, replace the process's.
+func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*luaapi.Runtime, error) {
+	f := &a.flags
+	if o.Resolve == nil {
+		o.Resolve = a.resolve(cmd)
+	}
+	if o.Stdout == nil {
+		o.Stdout = a.st.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = a.st.Stderr
+	}
+	o.Stdin, o.Env = a.st.Stdin, a.st.Env
+	o.DryRun, o.Audit, o.PluginPath, o.Output = f.dryRun, s.audit, s.dirs, f.output
+	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
+	rt := luaapi.New(o)
+	if err := loadPlugins(cmd.Context(), rt); err != nil {
+		rt.Close()
 		return nil, err
 	}
-	return s, nil
+	return rt, nil
 }

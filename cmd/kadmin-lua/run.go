@@ -16,6 +16,7 @@ import (
 // to the script, flags included, as with lua.c: arg[0] is FILE, arg[1..]
 // and ... are ARGS.
 func (a *app) runCmd() *cobra.Command {
+	sched := &schedule{}
 	cmd := &cobra.Command{
 		Use:   "run FILE [ARGS...]",
 		Short: "Run a Lua script; ARGS go to the script as arg[1..] and ...",
@@ -26,27 +27,49 @@ per --output. A #! first line is ignored.
 
 FILE may also name, when no such file exists here, a command a plugin adds
 (kadmin-lua plugins lists them; see docs/plugins.md) or else a runbook built
-into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md).`,
+into kadmin-lua: ` + strings.Join(scripts.Names(), ", ") + ` (see docs/runbooks.md;
+kadmin-lua runbooks lists them with the plugins' commands, and
+kadmin-lua run NAME --help prints a runbook's full usage).
+
+--every runs the script again and again (loop mode), each run in a fresh Lua
+state on one Kafka connection, logging one line per run; --profiles runs it
+once per profile, concurrently; --metrics-file writes OpenMetrics text for
+Prometheus after each run. See docs/scheduling.md.`,
 		Example: `  kadmin-lua -b localhost:9092 run scripts/reset-offsets.lua orders-consumer 2026-11-30T10:00:00Z
-  kadmin-lua --profile prod -o json run health.lua --strict`,
+  kadmin-lua --profile prod -o json run health.lua --strict
+  kadmin-lua --profile prod run --every 5m --metrics-file /var/lib/node_exporter/lag.prom check-lag.lua --max 1000
+  kadmin-lua run --profiles 'prod-*,dr' --parallel 8 cluster-health.lua`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runScript(cmd, func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
-				// A file on disk wins; otherwise a plugin's command; otherwise
-				// a runbook built into the binary (scripts/), so
-				// `run add-partitions.lua` works anywhere.
-				if _, err := os.Stat(args[0]); err != nil && os.IsNotExist(err) {
-					if _, _, ok := rt.Command(args[0]); ok {
-						return rt.RunCommand(ctx, args[0], args[1:])
-					}
-					if name, ok := scripts.Lookup(args[0]); ok {
-						return rt.DoFS(ctx, scripts.FS, name, args[1:])
-					}
-				}
-				return rt.DoFile(ctx, args[0], args[1:])
-			})
+			if sched.active(cmd) {
+				return a.runScheduled(cmd, args, sched)
+			}
+			return a.runScript(cmd, a.scriptRunner(args))
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
+	sched.addFlags(cmd)
 	return cmd
+}
+
+// scriptRunner runs `run FILE ARGS...`: a file on disk wins; otherwise a
+// plugin's command; otherwise a runbook built into the binary (scripts/),
+// so `run add-partitions.lua` works anywhere.
+func (a *app) scriptRunner(args []string) func(context.Context, *luaapi.Runtime) ([]lua.LValue, error) {
+	return func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
+		if _, err := os.Stat(args[0]); err != nil && os.IsNotExist(err) {
+			if _, _, ok := rt.Command(args[0]); ok {
+				return rt.RunCommand(ctx, args[0], args[1:])
+			}
+			if name, ok := scripts.Lookup(args[0]); ok {
+				if r, _ := scripts.Get(name); scripts.WantsHelp(args[1:]) && r.Header != "" {
+					// The runbook's own --help reads its header from
+					// disk; built in, it is read here.
+					return nil, writeText(a.st.Stdout, r.Header)
+				}
+				return rt.DoFS(ctx, scripts.FS, name, args[1:])
+			}
+		}
+		return rt.DoFile(ctx, args[0], args[1:])
+	}
 }

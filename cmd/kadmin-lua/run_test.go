@@ -186,7 +186,7 @@ func TestDryRunCreatesNothing(t *testing.T) {
 	assert.NotContains(t, topicNames(t, adm), "planned")
 }
 
-func TestAuditLogOneLinePerMutationWithoutSecrets(t *testing.T) {
+func TestAuditLogIntentAndOutcomePerMutationWithoutSecrets(t *testing.T) {
 	cl, adm := saslCluster(t)
 	_, err := adm.CreateTopic(ctx(t), 1, 1, nil, "taken")
 	require.NoError(t, err)
@@ -212,10 +212,15 @@ func TestAuditLogOneLinePerMutationWithoutSecrets(t *testing.T) {
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), sc.Text())
 		entries = append(entries, e)
 	}
-	require.Len(t, entries, 2, "one line per mutation, none for list_topics:\n%s", b)
+	require.Len(t, entries, 4, "an intent and an outcome per mutation, none for list_topics:\n%s", b)
+	assert.Equal(t, "intent", entries[0]["type"])
 	assert.Equal(t, "create_topics", entries[0]["op"])
+	assert.Equal(t, "admin", entries[0]["user"])
 	assert.Contains(t, string(mustJSON(t, entries[0]["args"])), "new1")
-	items := entries[0]["items"].([]any)
+	assert.Contains(t, string(mustJSON(t, entries[0]["before"])), `"taken":{"exists":true`)
+	assert.Equal(t, "outcome", entries[1]["type"])
+	assert.Equal(t, entries[0]["id"], entries[1]["id"])
+	items := entries[1]["items"].([]any)
 	require.Len(t, items, 2)
 	outcomes := map[string]string{}
 	for _, it := range items {
@@ -223,9 +228,23 @@ func TestAuditLogOneLinePerMutationWithoutSecrets(t *testing.T) {
 		outcomes[m["key"].(string)] = m["outcome"].(string)
 	}
 	assert.Equal(t, map[string]string{"new1": "ok", "taken": "TOPIC_ALREADY_EXISTS"}, outcomes)
-	assert.Equal(t, "delete_topics", entries[1]["op"])
+	assert.Equal(t, "delete_topics", entries[2]["op"])
 	assert.NotContains(t, topicNames(t, adm), "new1")
 	assert.NotContains(t, string(b), "checked-only")
+}
+
+func TestAuditLogUnwritableSendsNothingAndExits1(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	cl, adm := saslCluster(t)
+	c := newCLI(t)
+	c.env["KADMIN_SASL_PASSWORD"] = "secret"
+	code := c.run("-b", cl.addrs, "--sasl-mechanism", "PLAIN", "--sasl-username", "admin", "--audit-log", "/dev/full", "-e", `create_topics{"unlogged"}`)
+	assert.Equal(t, ExitScript, code, c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "AUDIT_LOG")
+	assert.Contains(t, c.stderr.String(), "nothing was sent")
+	assert.NotContains(t, topicNames(t, adm), "unlogged")
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -12,7 +12,8 @@ import (
 // from the start of run to its end, and what a signal does depends on the
 // phase the run is in:
 //
-//   - SIGTERM ends the process at once (exit 143), in every phase.
+//   - SIGTERM ends the process at once (exit 143), in every phase but
+//     scheduled runs (runs), where it cancels them as SIGINT does.
 //   - SIGINT cancels the work of the current phase when there is work to
 //     cancel: the script (or the start-up: connecting, loading plugins), or
 //     in the REPL the chunk that is running. A canceled script ends with
@@ -52,6 +53,7 @@ type phase struct {
 	ignore  bool   // SIGINT does nothing
 	ends    bool   // canceling ends the run (its exit code is 130)
 	pending bool   // canceled and not yet ended: another SIGINT ends the process
+	term    bool   // SIGTERM cancels as SIGINT does, rather than ending the process at once
 }
 
 // Phase names (tests wait for them through State.onPhase).
@@ -60,6 +62,7 @@ const (
 	phaseOutput = "output" // a script's results are formatted and written
 	phasePrompt = "prompt" // the REPL waits for a line
 	phaseChunk  = "chunk"  // the REPL runs a chunk and prints its values
+	phaseRuns   = "runs"   // run --every / --profiles / --metrics-file: scheduled runs
 )
 
 // watchSignals starts watching st.Signals; root cancels the whole run.
@@ -126,6 +129,14 @@ func (w *signalWatcher) chunk(cancel func()) (done func()) {
 	return func() { w.enter(prev) }
 }
 
+// runs: loop and fleet mode (loop.go). SIGTERM, like SIGINT, cancels the
+// runs in flight (the Kafka calls with them) and ends the command, 143 or
+// 130, once they have stopped, so a loop under systemd or Kubernetes stops
+// cleanly between or during runs. A second signal ends the process at once.
+func (w *signalWatcher) runs() {
+	w.enter(phase{name: phaseRuns, cancel: w.root, ends: true, term: true})
+}
+
 // onExit registers f to run before an exit at once (restore the terminal).
 func (w *signalWatcher) onExit(f func()) {
 	w.mu.Lock()
@@ -153,7 +164,7 @@ func (w *signalWatcher) handle(sig os.Signal) (ended bool) {
 func (w *signalWatcher) act(sig os.Signal) string {
 	w.mu.Lock()
 	p := &w.phase
-	if sig != syscall.SIGTERM {
+	if sig != syscall.SIGTERM || p.term {
 		switch {
 		case p.ignore:
 			w.mu.Unlock()

@@ -43,6 +43,9 @@ type State struct {
 	// onSignal, when set (tests), is told what the watcher did with each
 	// signal: "ignored", "canceled" or "exited".
 	onSignal func(sig os.Signal, action string)
+	// onRun, when set (tests), is told when run N of a loop (every
+	// cluster's, in a fleet) has ended and been reported.
+	onRun func(n int)
 }
 
 // NewOSState wires the real process.

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -60,7 +61,7 @@ func TestSCRAMUserLifecycle(t *testing.T) {
 	// Log in as the new user from Lua: kafka.connect reads the password from
 	// KADMIN_SASL_PASSWORD (here the runtime's env).
 	carolEnv := runtimeWith(t, engine.Config{Brokers: cluster.Brokers(), Timeout: 20 * time.Second},
-		map[string]string{engine.PasswordEnv: password})
+		map[string]string{clientconfig.PasswordEnv: password})
 	login := func(mech string) string {
 		return fmt.Sprintf(`
 			local c = kafka.connect{brokers=%q, sasl_mechanism=%q, sasl_username=%q, timeout=20000}

@@ -18,8 +18,8 @@ import (
 )
 
 // TestWrongPassword: with each mechanism, a wrong password makes the binary
-// exit 3 promptly with "authentication failed", and the password appears
-// nowhere: not in stdout, stderr or the audit log.
+// exit 3 promptly with "authentication failed" naming the mechanism, and
+// the password appears nowhere: not in stdout, stderr or the audit log.
 func TestWrongPassword(t *testing.T) {
 	need(t)
 	const wrong = "Wr0ng-Pa55word-xyzzy"
@@ -32,7 +32,7 @@ func TestWrongPassword(t *testing.T) {
 				"-e", fmt.Sprintf(`create_topics(%q)`, topic))
 			assert.Equal(t, 3, res.Code)
 			assert.Contains(t, strings.ToLower(res.Stderr), "authentication failed")
-			assert.Contains(t, res.Stderr, "SASL_AUTHENTICATION_FAILED")
+			assert.Contains(t, res.Stderr, "SASL_AUTHENTICATION_FAILED ("+mech+"): ")
 			assert.NotContains(t, res.Stdout, wrong)
 			assert.NotContains(t, res.Stderr, wrong)
 			if b, err := os.ReadFile(audit); err == nil {
@@ -50,6 +50,8 @@ func TestWrongPassword(t *testing.T) {
 				assert(not ok, "list_topics should fail")
 				assert(err.code == "SASL_AUTHENTICATION_FAILED", tostring(err.code))
 				assert(err.retriable == false)
+				assert(err.mechanism == "` + mech + `", tostring(err.mechanism))
+				assert(tostring(err):find("SASL_AUTHENTICATION_FAILED (` + mech + `): ", 1, true), tostring(err))
 				assert(tostring(err):find("authentication failed"), tostring(err))
 			`)
 			assert.NotContains(t, r.Stdout.String()+r.Stderr.String(), wrong)

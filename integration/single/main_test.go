@@ -15,6 +15,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/integration/internal/itlua"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -124,7 +125,7 @@ func runtimeAs(t *testing.T, mech, user, password string) *lrt {
 		Brokers: cluster.Brokers(),
 		Timeout: 20 * time.Second,
 		SASL:    &engine.SASLConfig{Mechanism: mech, Username: user, Password: engine.Secret(password)},
-	}, map[string]string{engine.PasswordEnv: password})
+	}, map[string]string{clientconfig.PasswordEnv: password})
 }
 
 // runtimeWith builds a runtime for cfg whose kafka.env (and so the password
@@ -153,7 +154,7 @@ func runBin(t *testing.T, mech, user, password string, args ...string) kafkatest
 	t.Helper()
 	full := append([]string{"-b", cluster.Bootstrap(), "--sasl-mechanism", mech, "--sasl-username", user,
 		"--timeout", "20s"}, args...)
-	return kafkatest.RunBinary(ctxT(t, 2*time.Minute), t, bin, []string{engine.PasswordEnv + "=" + password}, "", full...)
+	return kafkatest.RunBinary(ctxT(t, 2*time.Minute), t, bin, []string{clientconfig.PasswordEnv + "=" + password}, "", full...)
 }
 
 // produce writes n records (values "v0".."v<n-1>") to each partition of

@@ -16,9 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Users and mechanisms of the SASL cluster started by StartSingle.
@@ -28,13 +25,16 @@ const (
 	AliceUser     = "alice" // ordinary user, no ACLs at start
 	AlicePassword = "alice-secret"
 
-	MechPlain     = "PLAIN"
-	MechScram256  = "SCRAM-SHA-256"
-	MechScram512  = "SCRAM-SHA-512"
-	ProtoSASL     = "SASL_PLAINTEXT"
-	ProtoPlain    = "PLAINTEXT"
-	heapOpt       = "-Xmx512m"
-	formatHeapOpt = "-Xmx256m"
+	MechPlain    = "PLAIN"
+	MechScram256 = "SCRAM-SHA-256"
+	MechScram512 = "SCRAM-SHA-512"
+	// MechOAuthBearer is enabled on the SASL cluster besides Mechanisms,
+	// with unsecured JWTs (any subject; "admin" is the super user).
+	MechOAuthBearer = "OAUTHBEARER"
+	ProtoSASL       = "SASL_PLAINTEXT"
+	ProtoPlain      = "PLAINTEXT"
+	heapOpt         = "-Xmx512m"
+	formatHeapOpt   = "-Xmx256m"
 )
 
 // DefaultStartTimeout bounds a cluster start when the context has no deadline.
@@ -55,6 +55,8 @@ type Cluster struct {
 	Users      map[string]string // user -> password; nil for PLAINTEXT
 	Dir        string            // root of configs, data and logs (removed by Close)
 
+	extra Extra // StartSingleWith's extra listeners
+
 	java, jars string
 	nodes      []*node
 	closeOnce  sync.Once
@@ -64,6 +66,8 @@ type Cluster struct {
 type node struct {
 	id          int32
 	port, cport int
+	sport       int    // the SSL listener's port (Extra.TLS), or 0
+	oport       int    // the JWKS-validating OAUTHBEARER listener's port (Extra.JWKS), or 0
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -82,7 +86,74 @@ func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa
 // exist for both SCRAM mechanisms from the start. It returns once the broker
 // answers Metadata. The caller must Close the cluster.
 func StartSingle(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 1, true)
+	return start(ctx, 1, true, Extra{})
+}
+
+// TLSListener is the SSL client listener of StartSingleTLS: the broker's
+// key store and the trust store it checks client certificates against
+// (JKS or PKCS12 files, as keytool makes them).
+type TLSListener struct {
+	KeyStore, KeyStoreType, KeyStorePassword       string
+	TrustStore, TrustStoreType, TrustStorePassword string
+}
+
+// Extra are the client listeners StartSingleWith adds.
+type Extra struct {
+	// TLS: an SSL listener with client authentication required
+	// (ssl.client.auth=required); TLSBootstrap is its address.
+	TLS *TLSListener
+	// JWKS: a SASL_PLAINTEXT listener for OAUTHBEARER alone whose tokens
+	// are signed JWTs, checked by Kafka's OAuthBearerValidatorCallbackHandler
+	// against the keys at this URL (allowed by the system property
+	// org.apache.kafka.sasl.oauthbearer.allowed.urls); sessions last 3 s.
+	// OAuthBootstrap is its address.
+	JWKS string
+	// AllowURLs are more OAuth URLs for that system property, such as a
+	// token endpoint for the Java clients RunJava starts.
+	AllowURLs []string
+}
+
+// StartSingleWith starts one node with a PLAINTEXT client listener (as
+// StartThree's nodes, without an authorizer) and x's listeners besides.
+func StartSingleWith(ctx context.Context, x Extra) (*Cluster, error) {
+	return start(ctx, 1, false, x)
+}
+
+// StartSingleTLS is StartSingleWith an SSL listener made from l.
+func StartSingleTLS(ctx context.Context, l TLSListener) (*Cluster, error) {
+	return StartSingleWith(ctx, Extra{TLS: &l})
+}
+
+// OAuthBootstrap is the address of the JWKS-validating OAUTHBEARER
+// listener (Extra.JWKS), or "".
+func (c *Cluster) OAuthBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.oport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.oport)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// TLSBootstrap is the address of the SSL listener (StartSingleTLS), or "".
+func (c *Cluster) TLSBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.sport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.sport)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// RunJava runs a Java class of the broker classpath (a Kafka tool such as
+// org.apache.kafka.tools.TopicCommand) with args, and returns its combined
+// output.
+func (c *Cluster) RunJava(ctx context.Context, class string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, c.java, append(append(c.jvmArgs(formatHeapOpt), class), args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // StartThree starts three combined broker+controller nodes (ids 1, 2, 3) with a
@@ -90,10 +161,10 @@ func StartSingle(ctx context.Context) (*Cluster, error) {
 // and min.insync.replicas=2 (internal topics likewise). It returns once all
 // three brokers are in the metadata. The caller must Close the cluster.
 func StartThree(ctx context.Context) (*Cluster, error) {
-	return start(ctx, 3, false)
+	return start(ctx, 3, false, Extra{})
 }
 
-func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
+func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) {
 	java, jars, err := runtimeDeps()
 	if err != nil {
 		return nil, err
@@ -106,7 +177,7 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 	// A port picked as free can be taken before the JVM binds it; retry
 	// with fresh ports in that case.
 	for attempt := 1; ; attempt++ {
-		c, err := startOnce(ctx, java, jars, size, sasl)
+		c, err := startOnce(ctx, java, jars, size, sasl, x)
 		if err == nil {
 			return c, nil
 		}
@@ -116,7 +187,7 @@ func start(ctx context.Context, size int, sasl bool) (*Cluster, error) {
 	}
 }
 
-func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *Cluster, err error) {
+func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Extra) (_ *Cluster, err error) {
 	sweepStale()
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
@@ -131,6 +202,7 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 		ClusterID: newClusterID(),
 		Protocol:  ProtoPlain,
 		Dir:       dir,
+		extra:     x,
 		java:      java,
 		jars:      jars,
 	}
@@ -144,12 +216,18 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool) (_ *
 			c.Close()
 		}
 	}()
-	ports, err := freePorts(2 * size)
+	ports, err := freePorts(4 * size)
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < size; i++ {
-		n := &node{id: int32(i + 1), port: ports[2*i], cport: ports[2*i+1]}
+		n := &node{id: int32(i + 1), port: ports[4*i], cport: ports[4*i+1]}
+		if x.TLS != nil {
+			n.sport = ports[4*i+2]
+		}
+		if x.JWKS != "" {
+			n.oport = ports[4*i+3]
+		}
 		n.dir = filepath.Join(dir, fmt.Sprintf("node%d", n.id))
 		n.cfg = filepath.Join(n.dir, "server.properties")
 		n.log = filepath.Join(n.dir, "node.log")
@@ -275,15 +353,23 @@ func (c *Cluster) serverProperties(n *node) string {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", m.id, m.cport))
 	}
 	p := c.Protocol
+	ssl, sslMap := "", ""
+	if c.extra.TLS != nil {
+		ssl, sslMap = fmt.Sprintf(",SSL://127.0.0.1:%d", n.sport), ",SSL:SSL"
+	}
+	if c.extra.JWKS != "" {
+		ssl += fmt.Sprintf(",OAUTH://127.0.0.1:%d", n.oport)
+		sslMap += ",OAUTH:SASL_PLAINTEXT"
+	}
 	props := [][2]string{
 		{"process.roles", "broker,controller"},
 		{"node.id", strconv.Itoa(int(n.id))},
 		{"controller.quorum.voters", strings.Join(voters, ",")},
 		{"controller.listener.names", "CONTROLLER"},
-		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport)},
-		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port)},
+		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport) + ssl},
+		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port) + ssl},
 		{"inter.broker.listener.name", p},
-		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p)},
+		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p) + sslMap},
 		{"log.dirs", filepath.Join(n.dir, "data")},
 		{"num.partitions", "1"},
 		{"default.replication.factor", strconv.Itoa(rf)},
@@ -313,7 +399,12 @@ func (c *Cluster) serverProperties(n *node) string {
 		plain += ";"
 		scram := "org.apache.kafka.common.security.scram.ScramLoginModule required;"
 		props = append(props, [][2]string{
-			{"sasl.enabled.mechanisms", strings.Join(c.Mechanisms, ",")},
+			// OAUTHBEARER too, with Kafka's default (unsecured JWT)
+			// validator, and sessions that must log in again every 3 s.
+			{"sasl.enabled.mechanisms", strings.Join(append(slices.Clone(c.Mechanisms), MechOAuthBearer), ",")},
+			{"listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config",
+				`org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="` + AdminUser + `";`},
+			{"listener.name.sasl_plaintext.oauthbearer.connections.max.reauth.ms", "3000"},
 			{"sasl.mechanism.inter.broker.protocol", MechPlain},
 			{"listener.name.sasl_plaintext.plain.sasl.jaas.config", plain},
 			{"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", scram},
@@ -326,6 +417,29 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"delegation.token.secret.key", "kadmin-lua-test-token-key"},
 		}...)
 	}
+	if u := c.extra.JWKS; u != "" {
+		const pre = "listener.name.oauth.oauthbearer."
+		props = append(props, [][2]string{
+			{"listener.name.oauth.sasl.enabled.mechanisms", MechOAuthBearer},
+			{pre + "sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"},
+			{pre + "sasl.server.callback.handler.class", "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"},
+			{"sasl.oauthbearer.jwks.endpoint.url", u},
+			{pre + "sasl.oauthbearer.jwks.endpoint.url", u},
+			{"listener.name.oauth.connections.max.reauth.ms", "3000"},
+		}...)
+	}
+	if l := c.extra.TLS; l != nil {
+		props = append(props, [][2]string{
+			{"listener.name.ssl.ssl.keystore.location", l.KeyStore},
+			{"listener.name.ssl.ssl.keystore.type", l.KeyStoreType},
+			{"listener.name.ssl.ssl.keystore.password", l.KeyStorePassword},
+			{"listener.name.ssl.ssl.key.password", l.KeyStorePassword},
+			{"listener.name.ssl.ssl.truststore.location", l.TrustStore},
+			{"listener.name.ssl.ssl.truststore.type", l.TrustStoreType},
+			{"listener.name.ssl.ssl.truststore.password", l.TrustStorePassword},
+			{"listener.name.ssl.ssl.client.auth", "required"},
+		}...)
+	}
 	var b strings.Builder
 	b.WriteString("# generated by kadmin-lua internal/kafkatest\n")
 	for _, kv := range props {
@@ -336,6 +450,10 @@ func (c *Cluster) serverProperties(n *node) string {
 
 func (c *Cluster) jvmArgs(heap string) []string {
 	args := []string{heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Djava.awt.headless=true"}
+	if c.extra.JWKS != "" {
+		args = append(args, "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+
+			strings.Join(append([]string{c.extra.JWKS}, c.extra.AllowURLs...), ","))
+	}
 	args = append(args, strings.Fields(os.Getenv(EnvJVMOpts))...)
 	return append(args,
 		"-cp", filepath.Join(c.jars, "*"),
@@ -424,241 +542,4 @@ func closed(ch chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-func (c *Cluster) node(id int32) (*node, error) {
-	for _, n := range c.nodes {
-		if n.id == id {
-			return n, nil
-		}
-	}
-	return nil, fmt.Errorf("kafkatest: no node %d (have %v)", id, c.NodeIDs())
-}
-
-// NodeIDs returns the node ids (1..Size).
-func (c *Cluster) NodeIDs() []int32 {
-	ids := make([]int32, len(c.nodes))
-	for i, n := range c.nodes {
-		ids[i] = n.id
-	}
-	return ids
-}
-
-// Brokers returns the client listener address (127.0.0.1:port) of every node,
-// running or not.
-func (c *Cluster) Brokers() []string {
-	addrs := make([]string, len(c.nodes))
-	for i, n := range c.nodes {
-		addrs[i] = n.addr()
-	}
-	return addrs
-}
-
-// Bootstrap returns Brokers joined with commas, for CLI flags and configs.
-func (c *Cluster) Bootstrap() string { return strings.Join(c.Brokers(), ",") }
-
-// Addr returns node id's client listener address.
-func (c *Cluster) Addr(id int32) string {
-	n, err := c.node(id)
-	if err != nil {
-		return ""
-	}
-	return n.addr()
-}
-
-// PID returns the pid of node id's JVM, or 0 if it is not running.
-func (c *Cluster) PID(id int32) int {
-	n, err := c.node(id)
-	if err != nil {
-		return 0
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.cmd == nil || closed(n.done) {
-		return 0
-	}
-	return n.cmd.Process.Pid
-}
-
-// Banner names the broker for CI logs, e.g. "Apache Kafka 4.1.2 3-node PLAINTEXT".
-func (c *Cluster) Banner() string {
-	s := fmt.Sprintf("Apache Kafka %s %d-node %s", c.Version, c.Size, c.Protocol)
-	if len(c.Mechanisms) > 0 {
-		s += " (" + strings.Join(c.Mechanisms, ", ") + ")"
-	}
-	return s + " at " + c.Bootstrap()
-}
-
-// LogTail returns the last n lines of node id's broker log.
-func (c *Cluster) LogTail(id int32, lines int) string {
-	n, err := c.node(id)
-	if err != nil {
-		return err.Error()
-	}
-	b, err := os.ReadFile(n.log)
-	if err != nil {
-		return err.Error()
-	}
-	return tail(string(b), lines)
-}
-
-// KillNode kills node id's JVM with SIGKILL and waits for it to exit.
-// Killing a node that is not running is not an error.
-func (c *Cluster) KillNode(id int32) error {
-	return c.signal(context.Background(), id, syscall.SIGKILL)
-}
-
-// StopNode stops node id with SIGTERM (a controlled shutdown) and waits for
-// it to exit; if ctx ends first the node is killed with SIGKILL.
-func (c *Cluster) StopNode(ctx context.Context, id int32) error {
-	return c.signal(ctx, id, syscall.SIGTERM)
-}
-
-func (c *Cluster) signal(ctx context.Context, id int32, sig syscall.Signal) error {
-	n, err := c.node(id)
-	if err != nil {
-		return err
-	}
-	n.mu.Lock()
-	cmd, done := n.cmd, n.done
-	n.mu.Unlock()
-	if cmd == nil || closed(done) {
-		return nil
-	}
-	if err := signalGroup(cmd.Process.Pid, sig); err != nil && !closed(done) {
-		return fmt.Errorf("kafkatest: signal node %d: %w", id, err)
-	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-	}
-	_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
-	select {
-	case <-done:
-		return nil
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("kafkatest: node %d (pid %d) did not exit after SIGKILL", id, cmd.Process.Pid)
-	}
-}
-
-// StartNode restarts a stopped or killed node with its old config and data,
-// and waits until it is registered with the cluster again.
-func (c *Cluster) StartNode(ctx context.Context, id int32) error {
-	n, err := c.node(id)
-	if err != nil {
-		return err
-	}
-	if err := c.launch(n); err != nil {
-		return err
-	}
-	return c.WaitBrokers(ctx, id)
-}
-
-// WaitBrokers polls Metadata until every broker in ids is listed (registered
-// and unfenced). It fails early, with the tail of the node's log, if one of
-// those nodes' JVMs exits.
-func (c *Cluster) WaitBrokers(ctx context.Context, ids ...int32) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
-		defer cancel()
-	}
-	cl, err := c.Client(kgo.DialTimeout(2 * time.Second))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	var last error
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		for _, id := range ids {
-			n, err := c.node(id)
-			if err != nil {
-				return err
-			}
-			n.mu.Lock()
-			done, werr := n.done, n.waitErr
-			n.mu.Unlock()
-			if closed(done) {
-				return fmt.Errorf("kafkatest: node %d exited (%v) while waiting for it; last log lines:\n%s",
-					id, werr, c.LogTail(id, 40))
-			}
-		}
-		rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		have, err := liveBrokers(rctx, cl)
-		cancel()
-		if err == nil {
-			missing := slices.DeleteFunc(slices.Clone(ids), func(id int32) bool { return slices.Contains(have, id) })
-			if len(missing) == 0 {
-				return nil
-			}
-			last = fmt.Errorf("brokers %v registered, waiting for %v", have, missing)
-		} else {
-			last = err
-		}
-		select {
-		case <-ctx.Done():
-			var tails strings.Builder
-			for _, id := range ids {
-				fmt.Fprintf(&tails, "--- node %d log tail ---\n%s\n", id, c.LogTail(id, 20))
-			}
-			return fmt.Errorf("kafkatest: brokers %v not ready: %v (last: %v)\n%s", ids, ctx.Err(), last, tails.String())
-		case <-tick.C:
-		}
-	}
-}
-
-// LiveBrokers returns the sorted ids of the brokers the cluster currently
-// lists in Metadata (registered and not fenced), asking a broker afresh.
-//
-// Beware when writing such checks yourself: kadm (v1.20) Metadata and
-// BrokerMetadata answer the broker list from the kgo client's cache, which
-// is refreshed only every MetadataMaxAge (5 minutes by default), so a killed
-// broker stays listed there. A raw kmsg.MetadataRequest is always sent.
-func (c *Cluster) LiveBrokers(ctx context.Context) ([]int32, error) {
-	cl, err := c.Client(kgo.DialTimeout(2 * time.Second))
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	return liveBrokers(ctx, cl)
-}
-
-func liveBrokers(ctx context.Context, cl *kgo.Client) ([]int32, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = []kmsg.MetadataRequestTopic{} // brokers only
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]int32, 0, len(resp.Brokers))
-	for _, b := range resp.Brokers {
-		ids = append(ids, b.NodeID)
-	}
-	slices.Sort(ids)
-	return ids, nil
-}
-
-// Close kills every JVM of the cluster (SIGKILL, by pid/process group),
-// waits for them and removes Dir (unless KADMIN_KAFKA_KEEP=1). It is safe to
-// call more than once.
-func (c *Cluster) Close() error {
-	c.closeOnce.Do(func() {
-		var errs []error
-		for _, n := range c.nodes {
-			if err := c.KillNode(n.id); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if os.Getenv(EnvKeep) == "1" {
-			_ = os.Remove(filepath.Join(c.Dir, ownerFile)) // keep it from sweepStale too
-			fmt.Fprintf(os.Stderr, "kafkatest: keeping %s\n", c.Dir)
-		} else if err := os.RemoveAll(c.Dir); err != nil {
-			errs = append(errs, err)
-		}
-		c.closeErr = errors.Join(errs...)
-	})
-	return c.closeErr
 }

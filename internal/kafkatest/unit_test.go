@@ -46,7 +46,7 @@ func TestServerPropertiesSingleSASL(t *testing.T) {
 	require.Equal(t, "SASL_PLAINTEXT://127.0.0.1:40000,CONTROLLER://127.0.0.1:40001", p["listeners"])
 	require.Equal(t, "SASL_PLAINTEXT://127.0.0.1:40000", p["advertised.listeners"])
 	require.Equal(t, "CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT", p["listener.security.protocol.map"])
-	require.Equal(t, "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512", p["sasl.enabled.mechanisms"])
+	require.Equal(t, "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER", p["sasl.enabled.mechanisms"])
 	require.Equal(t, "User:admin;User:ANONYMOUS", p["super.users"])
 	require.Equal(t, "1", p["offsets.topic.replication.factor"])
 	require.Contains(t, p["listener.name.sasl_plaintext.plain.sasl.jaas.config"], `user_alice="alice-secret"`)

@@ -1,4 +1,4 @@
-package engine
+package clientconfig
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -90,21 +92,20 @@ func TestLoadClientPropertiesPlaintext(t *testing.T) {
 
 func TestLoadClientPropertiesRefusals(t *testing.T) {
 	for name, tc := range map[string]struct{ props, want string }{
-		"jks truststore":  {"security.protocol=SSL\nssl.truststore.location=/x/t.jks\nssl.truststore.type=JKS\n", "JKS truststore"},
-		"pkcs12 keystore": {"security.protocol=SSL\nssl.keystore.location=/x/k.p12\nssl.keystore.type=PKCS12\n", "ssl.keystore.type=PKCS12"},
-		"encrypted key":   {"security.protocol=SSL\nssl.keystore.location=/x/k.pem\nssl.keystore.type=PEM\nssl.key.password=pw\n", "encrypted private keys"},
-		"inline certs":    {"security.protocol=SSL\nssl.truststore.certificates=-----BEGIN\n", "inline PEM"},
-		"no hostname":     {"security.protocol=SSL\nssl.endpoint.identification.algorithm=\n", "host name verification off"},
-		"bad protocol":    {"security.protocol=TLS\n", "unknown security.protocol"},
-		"no username":     {"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required password=\"pw\";\n", "no username"},
+		"bks truststore": {"security.protocol=SSL\nssl.truststore.location=/x/t.bks\nssl.truststore.type=BKS\n", "ssl.truststore.type=BKS is not supported (want JKS, PKCS12, PEM)"},
+		"encrypted key":  {"security.protocol=SSL\nssl.keystore.location=/x/k.pem\nssl.keystore.type=PEM\nssl.key.password=pw\n", "encrypted PEM private keys"},
+		"inline certs":   {"security.protocol=SSL\nssl.truststore.certificates=-----BEGIN\n", "inline PEM"},
+		"no hostname":    {"security.protocol=SSL\nssl.endpoint.identification.algorithm=\n", "host name verification off"},
+		"bad protocol":   {"security.protocol=TLS\n", "unknown security.protocol"},
+		"no username":    {"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required password=\"pw\";\n", "no username"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := LoadClientProperties(writeTemp(t, "c.properties", tc.props))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			var e *Error
+			var e *engine.Error
 			require.True(t, errors.As(err, &e))
-			assert.Equal(t, CodeInvalidArgument, e.Code)
+			assert.Equal(t, engine.CodeInvalidArgument, e.Code)
 		})
 	}
 }
@@ -135,7 +136,7 @@ func TestConfigFileProfiles(t *testing.T) {
 	assert.Equal(t, time.Minute, cfg.Timeout)
 	assert.Equal(t, "SCRAM-SHA-256", cfg.SASL.Mechanism)
 	assert.Equal(t, "pw1", cfg.SASL.Password.Reveal())
-	assert.Equal(t, &TLSConfig{CAFile: "/ca.pem", ServerName: "kafka.prod"}, cfg.TLS)
+	assert.Equal(t, &engine.TLSConfig{CAFile: "/ca.pem", ServerName: "kafka.prod"}, cfg.TLS)
 
 	vp, err := cf.Profile("viaprops")
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package engine
+package clientconfig
 
 import (
 	"testing"
@@ -71,10 +71,6 @@ func TestWithoutCredentials(t *testing.T) {
 	assert.False(t, SameCredentials(p, bare))
 	assert.True(t, SameCredentials(bare, Profile{TLS: &ProfileTLS{CAFile: "/other"}}), "trust settings are not credentials")
 
-	cfg := Config{Brokers: []string{"a:1"}, SASL: &SASLConfig{Mechanism: "PLAIN", Username: "u", Password: "pw"},
-		TLS: &TLSConfig{CAFile: "/ca.pem", CertFile: "/c", KeyFile: "/k"}}
-	require.True(t, cfg.HasCredentials())
-	assert.Equal(t, Config{Brokers: []string{"a:1"}, TLS: &TLSConfig{CAFile: "/ca.pem"}}, cfg.WithoutCredentials())
 }
 
 func TestBrokersWithin(t *testing.T) {

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+const undoLong = `Revert, newest first, what an audit log (--audit-log) says was changed:
+configs back to their previous values, ACLs created deleted and ACLs deleted
+recreated, client quotas, committed offsets (the group must be empty), topics
+created deleted (after confirmation, or --yes), partition reassignments back
+to the recorded replicas.
+
+A resource changed again since is never touched: its current state must be
+what the change left, else undo refuses and says why. What cannot be undone
+(deleted topics, deleted records, partition increases, SCRAM credential
+changes, ...) is said plainly. --since ID|TIME keeps the changes from that
+intent id (or that time, RFC 3339 or a date) on; --dry-run says what would
+be reverted. Undo's own changes are written to the audit log (--audit-log,
+else AUDIT.jsonl itself) marked undo_of.
+
+Connect to the cluster the log was written on (-b, --profile, ...): changes
+recorded on another cluster are refused. Exit 0 when everything that can be
+reverted was; 1 when something was refused; 3 when a reverting call failed.`
+
+// undoCmd is `kadmin-lua undo AUDIT.jsonl [--since ID|TIME]`.
+func (a *app) undoCmd() *cobra.Command {
+	var since string
+	cmd := &cobra.Command{
+		Use:   "undo AUDIT.jsonl",
+		Short: "Revert what an audit log says was changed, newest first",
+		Long:  undoLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runUndo(cmd, args[0], since)
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "only the changes from this intent id, or this time (RFC 3339 or a date), on")
+	return cmd
+}
+
+func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return exitf(ExitUsage, "undo: %v", err)
+	}
+	changes, err := engine.ReadAuditLog(f, path)
+	_ = f.Close()
+	if err != nil {
+		return err
+	}
+	if _, err := engine.SelectSince(changes, since); err != nil {
+		return usageErr(err)
+	}
+	cfg, err := a.defaultConfig(cmd)
+	if err != nil {
+		return err
+	}
+	cl, err := engine.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	logPath := path
+	if a.flags.auditLog != "" {
+		logPath = a.flags.auditLog
+	}
+	if !a.flags.dryRun {
+		log, err := engine.OpenAuditLog(logPath)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		cl.SetAudit(log) // undo's own changes are written ahead too
+	}
+
+	// The first SIGINT cancels the command's context (signals.go); run
+	// reports the signal and its exit code.
+	steps, err := cl.Undo(cmd.Context(), changes, engine.UndoOptions{Since: since, DryRun: a.flags.dryRun, Confirm: a.undoConfirm()})
+	if sig, _ := a.sigs.result(); sig != nil {
+		return withCode(signalCode(sig), errors.New("interrupted"))
+	}
+	a.sigs.output()
+	if err != nil {
+		return err
+	}
+	if err := a.printSteps(steps); err != nil {
+		return exitf(ExitScript, "writing the result: %v", err)
+	}
+	return undoExit(steps)
+}
+
+// undoConfirm asks before deleting a topic: yes with --yes, a prompt on a
+// terminal, else no.
+func (a *app) undoConfirm() func(string) bool {
+	if a.flags.yes {
+		return func(string) bool { return true }
+	}
+	if !a.st.IsTerminal(a.st.Stdin) {
+		return nil
+	}
+	in := bufio.NewReader(a.st.Stdin)
+	return func(prompt string) bool {
+		fmt.Fprintf(a.st.Stderr, "%s [y/N] ", prompt)
+		line, _ := in.ReadString('\n')
+		ans := strings.ToLower(strings.TrimSpace(line))
+		return ans == "y" || ans == "yes"
+	}
+}
+
+func (a *app) printSteps(steps []engine.UndoStep) error {
+	if steps == nil {
+		steps = []engine.UndoStep{}
+	}
+	if a.flags.output == "json" {
+		b, err := json.MarshalIndent(steps, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.st.Stdout, "%s\n", b)
+		return err
+	}
+	if len(steps) == 0 {
+		_, err := io.WriteString(a.st.Stdout, "nothing to undo\n")
+		return err
+	}
+	tw := tabwriter.NewWriter(a.st.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tOP\tRESOURCE\tACTION\tMESSAGE")
+	for _, s := range steps {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Op, escapeControl(orDash(s.Resource)), s.Action, escapeControl(s.Message))
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// escapeControl shows control characters (from names on the cluster) as
+// \xNN, so they never reach the terminal raw.
+func escapeControl(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// undoExit: 3 when a reverting call failed, 1 when something was refused.
+func undoExit(steps []engine.UndoStep) error {
+	var failed, refused int
+	for _, s := range steps {
+		switch s.Action {
+		case engine.UndoFailed:
+			failed++
+		case engine.UndoRefused:
+			refused++
+		}
+	}
+	switch {
+	case failed > 0:
+		return exitf(ExitKafka, "undo: %d step(s) failed, %d refused", failed, refused)
+	case refused > 0:
+		return exitf(ExitScript, "undo: %d step(s) refused", refused)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+func retention(t *testing.T, adm *kadm.Client, topic string) string {
+	t.Helper()
+	rc, err := adm.DescribeTopicConfigs(ctx(t), topic)
+	require.NoError(t, err)
+	r, err := rc.On(topic, nil)
+	require.NoError(t, err)
+	for _, c := range r.Configs {
+		if c.Key == "retention.ms" {
+			return c.MaybeValue()
+		}
+	}
+	return ""
+}
+
+func TestUndoCommand(t *testing.T) {
+	cl := newCluster(t)
+	cl.adm = cl.admin(t)
+	_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "orders")
+	require.NoError(t, err)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `
+		alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}
+		create_topics{"scratch"}`), c.stderr.String())
+	require.Equal(t, "2000", retention(t, cl.adm, "orders"))
+
+	// --dry-run says what it would do and changes nothing.
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--dry-run", "--yes", "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "would revert")
+	assert.Contains(t, c.stdout.String(), "set retention.ms=1000")
+	assert.Equal(t, "2000", retention(t, cl.adm, "orders"))
+	assert.Contains(t, topicNames(t, cl.adm), "scratch")
+
+	// Without --yes (and no terminal), the topic is not deleted: refused, exit 1.
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "deleting a topic needs confirmation (--yes)")
+	assert.Equal(t, "1000", retention(t, cl.adm, "orders"))
+	assert.Contains(t, topicNames(t, cl.adm), "scratch")
+
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--yes", "-o", "json", "undo", audit, "--since", "2000-01-01"), c.stderr.String())
+	var steps []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(c.stdout.String()), &steps), c.stdout.String())
+	got := map[string]string{}
+	for _, s := range steps {
+		got[s["op"]+" "+s["resource"]] = s["action"]
+	}
+	assert.Equal(t, "reverted", got["create_topics scratch"])
+	assert.Equal(t, "skipped", got["alter_configs topic:orders"], "already undone")
+	assert.NotContains(t, topicNames(t, cl.admin(t)), "scratch", "a fresh client: kgo's cache may still list a deleted topic")
+
+	b, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"undo_of"`, "undo's own changes are audited in the same file")
+
+	assert.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit, "--since", "someday"))
+	assert.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", filepath.Join(t.TempDir(), "missing.jsonl")))
+}
+
+func TestAuditLogNamesTheProfile(t *testing.T) {
+	cl := newCluster(t)
+	c := newCLI(t)
+	writeConfig(t, c, `{"profiles": {"ops": {"brokers": ["`+cl.addrs+`"], "timeout": "5s"}}}`)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	require.Equal(t, ExitOK, c.run("--profile", "ops", "--audit-log", audit, "-e", `create_topics{"p"}`), c.stderr.String())
+	b, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"profile":"ops"`)
+}

@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// CodeAudit: the audit log could not be written. When the intent line
+// fails nothing was sent; when the outcome line fails the change was made.
+const CodeAudit = "AUDIT_LOG"
+
+// auditor is a client's audit sink, and the cluster id its intent lines
+// carry (asked once).
+type auditor struct {
+	mu        sync.Mutex
+	log       *AuditLog
+	clusterID string
+}
+
+// SetAudit makes every mutation the client sends write-ahead to log: an
+// intent line (arguments and the state before) synced to disk before the
+// request, an outcome line after. nil turns auditing off. Validate-only
+// requests change nothing and write nothing.
+func (c *Client) SetAudit(log *AuditLog) {
+	c.aud.mu.Lock()
+	defer c.aud.mu.Unlock()
+	c.aud.log = log
+}
+
+func (c *Client) auditLog() *AuditLog {
+	c.aud.mu.Lock()
+	defer c.aud.mu.Unlock()
+	return c.aud.log
+}
+
+type undoKey struct{}
+
+// withUndoOf marks the mutations made under ctx as undoing intent id.
+func withUndoOf(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, undoKey{}, id)
+}
+
+// mutation is one mutating request as the engine sends it: every method
+// that changes the cluster goes through mutate, which writes the intent
+// (and refuses to send without it), sends, looks after an unknown outcome,
+// and writes the outcome.
+type mutation[B, R any] struct {
+	op           string   // the Lua function's name: "create_topics"
+	args         any      // the typed arguments, JSON-tagged; secrets as Secret or left out
+	keys         []string // the items' keys, for a call that fails as a whole
+	validateOnly bool     // the broker only checks: nothing changes, nothing is written
+	// needBefore: send decides outcomes from the state before (topics that
+	// existed, ACLs a filter matched), so before runs even without an
+	// audit log, and its failure fails the call before anything is sent.
+	needBefore bool
+	before     func(ctx context.Context) (B, error)
+	send       func(ctx context.Context, before B) (R, error)
+	items      func(R) []Item
+	// look resolves unknown outcomes (keys in unknown) by looking at the
+	// cluster: it returns the result corrected to what it found and, per
+	// key, FoundApplied, FoundNotApplied or FoundUndetermined.
+	look func(ctx context.Context, before B, res R, err error, unknown map[string]bool) (R, error, map[string]string)
+	// detail is what undo needs to know about an applied item (a created
+	// topic's id, the ACLs a filter deleted); nil when nothing.
+	detail func(before B, res R, key string) any
+}
+
+// mutate runs m: see mutation.
+func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, error) {
+	var zero R
+	log := c.auditLog()
+	if m.validateOnly {
+		log = nil
+	}
+	var before B
+	var beforeErr error
+	if m.before != nil && (log != nil || m.needBefore) {
+		before, beforeErr = m.before(ctx)
+		if beforeErr != nil && (m.needBefore || ctx.Err() != nil) {
+			return zero, beforeErr
+		}
+	}
+	var id string
+	if log != nil {
+		var b any
+		if m.before != nil && beforeErr == nil {
+			b = before
+		}
+		var err error
+		if id, err = c.writeIntent(ctx, log, m.op, m.args, b, beforeErr); err != nil {
+			return zero, err
+		}
+	}
+	var res R
+	var err error
+	if ctx.Err() != nil {
+		err = AsError(ctx.Err(), "") // nothing was sent
+	} else {
+		res, err = m.send(ctx, before)
+	}
+	outs, unknown := outcomes(m, res, err)
+	if len(unknown) > 0 && m.look != nil {
+		// Looking needs a context of its own: the call's may be over.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(c.cfg.timeout(), 10*time.Second))
+		var found map[string]string
+		res, err, found = m.look(lctx, before, res, err, unknown)
+		cancel()
+		for i := range outs {
+			if unknown[outs[i].Key] {
+				outs[i].Found = found[outs[i].Key]
+				if outs[i].Found == "" {
+					outs[i].Found = FoundUndetermined
+				}
+			}
+		}
+	}
+	if log == nil {
+		return res, err
+	}
+	if m.detail != nil {
+		for i := range outs {
+			if !outs[i].Applied() {
+				continue
+			}
+			if d := m.detail(before, res, outs[i].Key); d != nil {
+				raw, jerr := auditJSON(d)
+				if jerr != nil {
+					return res, &Error{Code: CodeAudit, Message: "the change was made but its outcome cannot be written to the audit log: " + jerr.Error()}
+				}
+				outs[i].Detail = raw
+			}
+		}
+	}
+	rec := AuditRecord{Type: AuditOutcome, ID: id, Op: m.op, Items: outs}
+	if err != nil {
+		rec.Error = AsError(err, "").Error()
+	}
+	if werr := log.append(rec); werr != nil {
+		return res, &Error{Code: CodeAudit, Message: "the change was sent but its outcome could not be written to the audit log: " + werr.Error()}
+	}
+	return res, err
+}
+
+// outcomes turns a result into per-item audit outcomes, and the keys whose
+// outcome is unknown.
+func outcomes[B, R any](m mutation[B, R], res R, err error) ([]AuditItemOutcome, map[string]bool) {
+	var items []Item
+	if m.items != nil && err == nil {
+		items = m.items(res)
+	}
+	unknown := map[string]bool{}
+	var outs []AuditItemOutcome
+	add := func(key string, f *Error) {
+		o := AuditItemOutcome{Key: key, Outcome: OutcomeOK}
+		if f != nil {
+			o.Outcome, o.Error = f.Code, f.Message
+			if unknownOutcome(f) {
+				o.Outcome = OutcomeUnknown
+				o.Error = f.Code + ": " + f.Message
+				unknown[key] = true
+			}
+		}
+		outs = append(outs, o)
+	}
+	if err != nil {
+		e := AsError(err, "")
+		for _, k := range m.keys {
+			add(k, e)
+		}
+		return outs, unknown
+	}
+	for _, it := range items {
+		add(it.Key(), it.Failure())
+	}
+	return outs, unknown
+}
+
+// unknownOutcome reports errors after which a request may or may not have
+// been applied: the broker timed out, the call's deadline or a cancel cut
+// it, the connection broke, or no answer came.
+func unknownOutcome(e *Error) bool {
+	switch e.Code {
+	case kerr.RequestTimedOut.Message, CodeTimeout, CodeCanceled, CodeNetwork, CodeUnknown:
+		return true
+	}
+	return false
+}
+
+// writeIntent writes and syncs the intent line; an error means nothing may
+// be sent.
+func (c *Client) writeIntent(ctx context.Context, log *AuditLog, op string, args, before any, beforeErr error) (string, error) {
+	argsJSON, err := auditJSON(args)
+	if err != nil {
+		return "", Errorf(CodeInvalidArgument, "", "%s: the arguments cannot be written to the audit log (%v); nothing was sent", op, err)
+	}
+	beforeJSON, err := auditJSON(before)
+	if err != nil {
+		return "", Errorf(CodeInvalidArgument, "", "%s: the state before cannot be written to the audit log (%v); nothing was sent", op, err)
+	}
+	cid, err := c.auditClusterID(ctx)
+	if err != nil {
+		return "", err
+	}
+	rec := AuditRecord{Type: AuditIntent, ID: newAuditID(log.now()), Op: op, ClusterID: cid,
+		Brokers: c.cfg.Brokers, Profile: c.cfg.Profile, Args: argsJSON, Before: beforeJSON}
+	if c.cfg.SASL != nil {
+		rec.User = c.cfg.SASL.Username
+	}
+	if id, ok := ctx.Value(undoKey{}).(string); ok {
+		rec.UndoOf = id
+	}
+	if beforeErr != nil {
+		rec.BeforeError = AsError(beforeErr, "").Error()
+	}
+	if err := log.append(rec); err != nil {
+		return "", &Error{Code: CodeAudit, Err: err,
+			Message: "cannot write the intent line to the audit log (" + err.Error() + "); nothing was sent"}
+	}
+	return rec.ID, nil
+}
+
+// auditClusterID is the cluster's id, asked once per client.
+func (c *Client) auditClusterID(ctx context.Context) (string, error) {
+	c.aud.mu.Lock()
+	id := c.aud.clusterID
+	c.aud.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	if e := retryCall(ctx, "", func(ctx context.Context) error {
+		resp, err := c.rawMetadata(ctx, []string{}...)
+		if err == nil && resp.ClusterID != nil {
+			id = *resp.ClusterID
+		}
+		return err
+	}); e != nil {
+		return "", e
+	}
+	c.aud.mu.Lock()
+	c.aud.clusterID = id
+	c.aud.mu.Unlock()
+	return id, nil
+}
+
+// ClusterID is the id of the cluster the client talks to.
+func (c *Client) ClusterID(ctx context.Context) (string, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	return c.auditClusterID(ctx)
+}
+
+// asItems is a batch result as Items.
+func asItems[T Item](rs []T) []Item {
+	out := make([]Item, len(rs))
+	for i, r := range rs {
+		out[i] = r
+	}
+	return out
+}
+
+// oneItem is the Items of a call with a single result named key.
+func oneItem(key string, err *Error) []Item { return []Item{singleItem{key, err}} }
+
+type singleItem struct {
+	key string
+	err *Error
+}
+
+func (s singleItem) Key() string     { return s.key }
+func (s singleItem) Failure() *Error { return s.err }

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// What create_topics, delete_topics and create_partitions look at: the
+// topics as they were before the call (the audit log's before-state), and
+// again after an unknown outcome. A topic counts as created, deleted or
+// grown by the call only when the state before and the state after say so.
+
+// topicState is one topic as it was before a call.
+type topicState struct {
+	Exists            bool   `json:"exists"`
+	ID                string `json:"id,omitempty"`
+	Partitions        int    `json:"partitions,omitempty"`
+	ReplicationFactor int    `json:"replication_factor,omitempty"`
+}
+
+// topicStates is the before-state of the topic mutations: name -> state.
+type topicStates map[string]topicState
+
+// topicStates looks the named topics up (fresh metadata).
+func (c *Client) topicStates(ctx context.Context, names []string) (topicStates, error) {
+	m, err := c.metadata(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	out := topicStates{}
+	for _, n := range names {
+		t, ok := m.Topics[n]
+		if !ok || t.Err == kerr.UnknownTopicOrPartition || t.Err == kerr.UnknownTopicID {
+			out[n] = topicState{}
+			continue
+		}
+		if t.Err != nil && !AsError(t.Err, n).Retriable {
+			return nil, AsError(t.Err, n) // TOPIC_AUTHORIZATION_FAILED...: cannot tell
+		}
+		ct := summarizeCreated(n, t.ID, t.Partitions)
+		out[n] = topicState{Exists: true, ID: ct.ID, Partitions: ct.Partitions, ReplicationFactor: ct.ReplicationFactor}
+	}
+	return out, nil
+}
+
+// TopicsExist reports which of names exist now (a fresh metadata request).
+func (c *Client) TopicsExist(ctx context.Context, names []string) (map[string]bool, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	m, err := c.metadata(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		t, ok := m.Topics[n]
+		out[n] = ok && t.Err == nil
+	}
+	return out, nil
+}
+
+func summarizeCreated(name string, id [16]byte, parts kadm.PartitionDetails) CreatedTopic {
+	rf := 0
+	if p, ok := parts[0]; ok {
+		rf = len(p.Replicas)
+	}
+	return CreatedTopic{Name: name, ID: FormatTopicID(id), Partitions: len(parts), ReplicationFactor: rf}
+}
+
+// createdByUs says whether topic n, there now, was created by this call:
+// it was not there before (or had another id) and the call may have
+// created it.
+func createdByUs(n string, now kadm.TopicDetail, before topicStates, maybe bool) (CreatedTopic, bool) {
+	ct := summarizeCreated(n, now.ID, now.Partitions)
+	b := before[n]
+	if !b.Exists || (b.ID != "" && ct.ID != "" && b.ID != ct.ID) {
+		return ct, maybe
+	}
+	return ct, false
+}
+
+func existedBefore(n string, before topicStates) *Error {
+	return &Error{Code: kerr.TopicAlreadyExists.Message, Resource: n,
+		Message: fmt.Sprintf("topic %s existed before this call (id %s, %d partitions)", n, before[n].ID, before[n].Partitions)}
+}
+
+// settleUnknownCreates looks at topics whose create timed out before they
+// are asked again: a topic there now is answered (created by this call, or
+// there before it); one still missing is sent again.
+func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, maybe map[string]bool, before topicStates, ifNotExists bool, results map[string]CreatedTopic) (map[string]*Error, error) {
+	answers := map[string]*Error{}
+	var check []string
+	for _, n := range pending {
+		if maybe[n] {
+			check = append(check, n)
+		}
+	}
+	if len(check) == 0 {
+		return answers, nil
+	}
+	m, err := c.freshMetadata(ctx, check...)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range check {
+		t, ok := m.Topics[n]
+		if !ok || t.Err != nil {
+			continue
+		}
+		ct, ours := createdByUs(n, t, before, true)
+		switch {
+		case ours || ifNotExists:
+			ct.Existed = !ours
+			results[n], answers[n] = ct, nil
+		default:
+			answers[n] = existedBefore(n, before)
+		}
+	}
+	return answers, nil
+}
+
+// raisedByUs is the answer for a topic found with at least total
+// partitions after a timed-out CreatePartitions: raised by this call when
+// it had fewer before.
+func raisedByUs(n string, total int32, before topicStates) *Error {
+	if b := before[n]; b.Exists && b.Partitions >= int(total) {
+		return &Error{Code: kerr.InvalidPartitions.Message, Resource: n,
+			Message: fmt.Sprintf("topic %s already had %d partitions before this call", n, b.Partitions)}
+	}
+	return nil
+}
+
+// looked adds what looking afterwards showed to an item's error.
+func looked(e *Error, what string) *Error {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Message += "; looked afterwards: " + what
+	return &c
+}
+
+// lookCreatedTopics resolves creates whose outcome stayed unknown.
+func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, topicStates, []CreatedTopic, error, map[string]bool) ([]CreatedTopic, error, map[string]string) {
+	return func(ctx context.Context, before topicStates, res []CreatedTopic, err error, unknown map[string]bool) ([]CreatedTopic, error, map[string]string) {
+		found := map[string]string{}
+		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
+		if merr != nil {
+			return res, err, found
+		}
+		for i, r := range res {
+			if !unknown[r.Name] {
+				continue
+			}
+			t, ok := m.Topics[r.Name]
+			if !ok || t.Err != nil {
+				found[r.Name] = FoundNotApplied
+				res[i].Err = looked(r.Err, "the topic does not exist")
+				continue
+			}
+			ct, ours := createdByUs(r.Name, t, before, true)
+			switch {
+			case ours:
+				found[r.Name], res[i] = FoundApplied, ct
+			case o.IfNotExists:
+				ct.Existed = true
+				found[r.Name], res[i] = FoundNotApplied, ct
+			default:
+				found[r.Name], res[i].Err = FoundNotApplied, existedBefore(r.Name, before)
+			}
+		}
+		return res, err, found
+	}
+}
+
+// lookDeletedTopics resolves deletes whose outcome stayed unknown.
+func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, topicStates, []DeletedTopic, error, map[string]bool) ([]DeletedTopic, error, map[string]string) {
+	return func(ctx context.Context, before topicStates, res []DeletedTopic, err error, unknown map[string]bool) ([]DeletedTopic, error, map[string]string) {
+		found := map[string]string{}
+		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
+		if merr != nil {
+			return res, err, found
+		}
+		for i, r := range res {
+			if !unknown[r.Name] {
+				continue
+			}
+			b := before[r.Name]
+			t, ok := m.Topics[r.Name]
+			there := ok && t.Err == nil
+			switch {
+			case b.Exists && (!there || (b.ID != "" && FormatTopicID(t.ID) != b.ID)):
+				found[r.Name], res[i].Err = FoundApplied, nil
+			case !b.Exists && !there:
+				found[r.Name] = FoundNotApplied
+				if o.IfExists {
+					res[i].Err, res[i].Missing = nil, true
+				} else {
+					res[i].Err = looked(r.Err, "the topic did not exist before this call")
+				}
+			default:
+				found[r.Name], res[i].Err = FoundNotApplied, looked(r.Err, "the topic still exists")
+			}
+		}
+		return res, err, found
+	}
+}
+
+// lookCreatedPartitions resolves partition increases whose outcome stayed
+// unknown.
+func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Context, topicStates, []CreatedPartitions, error, map[string]bool) ([]CreatedPartitions, error, map[string]string) {
+	return func(ctx context.Context, before topicStates, res []CreatedPartitions, err error, unknown map[string]bool) ([]CreatedPartitions, error, map[string]string) {
+		found := map[string]string{}
+		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
+		if merr != nil {
+			return res, err, found
+		}
+		for i, r := range res {
+			if !unknown[r.Name] {
+				continue
+			}
+			t, ok := m.Topics[r.Name]
+			n := 0
+			if ok && t.Err == nil {
+				n = len(t.Partitions)
+			}
+			switch e := raisedByUs(r.Name, totals[r.Name], before); {
+			case n >= int(totals[r.Name]) && e == nil:
+				found[r.Name], res[i].Err, res[i].Partitions = FoundApplied, nil, int(totals[r.Name])
+			case e != nil:
+				found[r.Name], res[i].Err = FoundNotApplied, e
+			default:
+				found[r.Name], res[i].Err = FoundNotApplied, looked(r.Err, fmt.Sprintf("the topic has %d partitions", n))
+			}
+		}
+		return res, err, found
+	}
+}
+
+// createdTopicDetail is what undo needs of a created topic: its id, or
+// that it was there already (if_not_exists).
+func createdTopicDetail(_ topicStates, res []CreatedTopic, key string) any {
+	for _, r := range res {
+		if r.Name == key {
+			return CreatedTopicDetail{ID: r.ID, Existed: r.Existed}
+		}
+	}
+	return nil
+}
+
+// CreatedTopicDetail is an applied create_topics item's detail.
+type CreatedTopicDetail struct {
+	ID      string `json:"id,omitempty"`
+	Existed bool   `json:"existed,omitempty"`
+}

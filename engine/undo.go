@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Undo reverts what an audit log says was changed, newest first, from the
+// before-states its intent lines recorded. It never touches a resource
+// changed again since: the current state must be what the change left (the
+// after-state), else it refuses and says why; a resource already back as it
+// was is skipped. Its own changes go through the same audited path, marked
+// undo_of. What cannot be undone (deleted topics and records, partition
+// increases, SCRAM password changes, ...) is said plainly.
+
+// Undo step actions.
+const (
+	UndoReverted    = "reverted"
+	UndoWould       = "would revert" // dry run
+	UndoSkipped     = "skipped"      // nothing to do: not applied, already as before, an undo itself
+	UndoRefused     = "refused"      // changed since, not confirmed, another cluster...
+	UndoImpossible  = "cannot undo"
+	UndoFailed      = "failed" // the reverting call failed
+	undoNothingDone = "nothing was applied"
+)
+
+// UndoOptions say what Undo may do.
+type UndoOptions struct {
+	// Since keeps the changes from this intent id (inclusive) or from this
+	// time (RFC 3339, or a date) on; "" keeps them all.
+	Since  string
+	DryRun bool // say what would be reverted; change nothing
+	// Confirm is asked before deleting a topic a change created; nil or
+	// false refuses.
+	Confirm func(prompt string) bool
+}
+
+// UndoStep is what Undo did, or would do, with one resource of one change.
+type UndoStep struct {
+	ID       string `json:"id"`
+	Time     string `json:"time"`
+	Op       string `json:"op"`
+	Resource string `json:"resource,omitempty"`
+	Action   string `json:"action"`
+	Message  string `json:"message"`
+}
+
+// SelectSince keeps the changes from since on: an intent id (that change
+// and every later one), or a time.
+func SelectSince(changes []AuditedChange, since string) ([]AuditedChange, error) {
+	if since == "" {
+		return changes, nil
+	}
+	if i := slices.IndexFunc(changes, func(ch AuditedChange) bool { return ch.Intent.ID == since }); i >= 0 {
+		return changes[i:], nil
+	}
+	var at time.Time
+	var err error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if at, err = time.Parse(layout, since); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, Errorf(CodeInvalidArgument, "", "--since %q is neither an id in the audit log nor a time (RFC 3339, e.g. 2026-11-30T10:00:00Z, or a date)", since)
+	}
+	var out []AuditedChange
+	for _, ch := range changes {
+		if t, err := time.Parse(time.RFC3339Nano, ch.Intent.Time); err == nil && !t.Before(at) {
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}
+
+// Undo reverts changes (as ReadAuditLog returns them, oldest first),
+// newest first, and returns a step per resource. It fails as a whole only
+// when the cluster cannot be asked who it is.
+func (c *Client) Undo(ctx context.Context, changes []AuditedChange, o UndoOptions) ([]UndoStep, error) {
+	undone := undoneKeys(changes)
+	changes, err := SelectSince(changes, o.Since)
+	if err != nil {
+		return nil, err
+	}
+	cluster, err := c.ClusterID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var steps []UndoStep
+	sim := map[string]any{}
+	for i := len(changes) - 1; i >= 0; i-- {
+		ch := changes[i]
+		u := &undoer{c: c, o: o, ch: ch, ctx: withUndoOf(ctx, ch.Intent.ID), undone: undone[ch.Intent.ID], sim: sim}
+		switch {
+		case ch.Intent.UndoOf != "":
+			u.step("", UndoSkipped, "an undo (of %s) itself: not undone again", ch.Intent.UndoOf)
+		case ch.Intent.ClusterID != "" && ch.Intent.ClusterID != cluster:
+			u.step("", UndoRefused, "recorded on cluster %s; connected to %s", ch.Intent.ClusterID, cluster)
+		default:
+			u.undo()
+		}
+		steps = append(steps, u.steps...)
+	}
+	return steps, nil
+}
+
+// undoneKeys maps each intent id to the item keys that later undo calls
+// (intents with undo_of) reverted, and by which intent.
+func undoneKeys(changes []AuditedChange) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, ch := range changes {
+		if ch.Intent.UndoOf == "" || ch.Outcome == nil {
+			continue
+		}
+		for _, it := range ch.Outcome.Items {
+			if it.Applied() {
+				if out[ch.Intent.UndoOf] == nil {
+					out[ch.Intent.UndoOf] = map[string]string{}
+				}
+				out[ch.Intent.UndoOf][it.Key] = ch.Intent.ID
+			}
+		}
+	}
+	return out
+}
+
+// undoer reverts one change.
+type undoer struct {
+	c      *Client
+	o      UndoOptions
+	ch     AuditedChange
+	ctx    context.Context
+	undone map[string]string // item key -> the undo intent that reverted it
+	// sim is, in a dry run, the state the reverts so far would have left,
+	// by resource: an older change to the same resource is checked
+	// against it rather than against the cluster. Keys: simKey.
+	sim   map[string]any
+	steps []UndoStep
+}
+
+func simKey(kind string, parts ...string) string {
+	return kind + "\x00" + strings.Join(parts, "\x00")
+}
+
+// simulated returns what a dry run's earlier revert left for key, if any.
+func simulated[T any](u *undoer, key string) (T, bool) {
+	v, ok := u.sim[key].(T)
+	return v, ok
+}
+
+// simulate records, in a dry run, what a revert would leave.
+func (u *undoer) simulate(key string, v any) {
+	if u.o.DryRun {
+		u.sim[key] = v
+	}
+}
+
+func (u *undoer) step(resource, action, format string, args ...any) {
+	u.steps = append(u.steps, UndoStep{ID: u.ch.Intent.ID, Time: u.ch.Intent.Time, Op: u.ch.Intent.Op,
+		Resource: resource, Action: action, Message: fmt.Sprintf(format, args...)})
+}
+
+// cannotUndo says why an op is not reverted.
+var cannotUndo = map[string]string{
+	"delete_topics":                  "deleted topics cannot be undone: their data is gone",
+	"delete_records":                 "deleted records cannot be undone",
+	"create_partitions":              "partition increases cannot be undone: Kafka cannot lower a partition count",
+	"alter_user_scram_credentials":   "SCRAM credential changes cannot be undone: the old credentials are not recorded (only their mechanisms)",
+	"delete_groups":                  "a deleted group cannot be recreated as it was (its committed offsets before are in the intent line: commit_offsets can restore them)",
+	"remove_group_members":           "removed members cannot be put back: consumers rejoin by themselves",
+	"elect_leaders":                  "leader elections are not undone: run elect_leaders again",
+	"cancel_partition_reassignments": "a cancelled reassignment is not restarted: run alter_partition_reassignments again (the intent line has the reassignment that was in progress)",
+	"alter_replica_log_dirs":         "log dir moves are not undone: move them back with alter_replica_log_dirs (the intent line has the dirs before)",
+	"update_features":                "feature level changes are not undone: the intent line has the levels before",
+	"unregister_broker":              "an unregistered broker registers again when it starts",
+	"fence_producers":                "fenced producers cannot be unfenced",
+	"abort_transaction":              "an aborted transaction cannot be resumed",
+	"create_delegation_token":        "tokens are not undone: expire it with expire_delegation_token",
+	"renew_delegation_token":         "token renewals cannot be undone",
+	"expire_delegation_token":        "token expiry cannot be undone",
+	"alter_share_group_offsets":      "share group offset changes are not undone: the intent line has the offsets before",
+	"delete_share_group_offsets":     "share group offset deletions are not undone: the intent line has the offsets before",
+}
+
+func (u *undoer) undo() {
+	in, out := u.ch.Intent, u.ch.Outcome
+	if out == nil {
+		u.step("", UndoRefused, "no outcome was recorded (the process ended before the call did): what it changed is unknown; look at the cluster")
+		return
+	}
+	applied := map[string]AuditItemOutcome{}
+	for _, it := range out.Items {
+		if by, ok := u.undone[it.Key]; ok && it.Applied() {
+			u.step(it.Key, UndoSkipped, "already undone by %s", by)
+			continue
+		}
+		if it.Applied() {
+			applied[it.Key] = it
+		}
+	}
+	if len(applied) == 0 && len(u.steps) > 0 {
+		return
+	}
+	if len(applied) == 0 {
+		msg := undoNothingDone
+		if out.Error != "" {
+			msg += ": " + out.Error
+		}
+		u.step("", UndoSkipped, "%s", msg)
+		return
+	}
+	if in.Op == "delete_topics" || in.Op == "delete_groups" {
+		u.dropMissing(applied)
+		if len(applied) == 0 {
+			return
+		}
+	}
+	if msg, ok := cannotUndo[in.Op]; ok {
+		u.step(strings.Join(slices.Sorted(maps.Keys(applied)), ", "), UndoImpossible, "%s", msg)
+		return
+	}
+	if in.BeforeError != "" {
+		u.step("", UndoRefused, "the state before was not recorded (%s)", in.BeforeError)
+		return
+	}
+	var err error
+	switch in.Op {
+	case "alter_configs":
+		err = u.configs(applied)
+	case "create_acls":
+		err = u.createdACLs(applied)
+	case "delete_acls":
+		err = u.deletedACLs(applied)
+	case "alter_client_quotas":
+		err = u.quotas(applied)
+	case "commit_offsets", "reset_offsets":
+		err = u.offsets(applied, false)
+	case "delete_group_offsets":
+		err = u.offsets(applied, true)
+	case "create_topics":
+		err = u.createdTopics(applied)
+	case "alter_partition_reassignments":
+		err = u.reassignments(applied)
+	default:
+		u.step("", UndoImpossible, "kadmin-lua undo does not revert %s", in.Op)
+	}
+	if err != nil {
+		u.step("", UndoFailed, "reading the audit line: %v", err)
+	}
+}
+
+// dropMissing leaves out the topics or groups a delete with if_exists
+// found missing: nothing was deleted.
+func (u *undoer) dropMissing(applied map[string]AuditItemOutcome) {
+	var topics topicStates
+	var groups GroupsBefore
+	_ = decodeRaw(u.ch.Intent.Before, &topics)
+	_ = decodeRaw(u.ch.Intent.Before, &groups)
+	for _, k := range slices.Sorted(maps.Keys(applied)) {
+		if _, known := topics[k]; (known && !topics[k].Exists) || (u.ch.Intent.Op == "delete_groups" && !groups.existed(k)) {
+			u.step(k, UndoSkipped, "it did not exist: nothing was deleted")
+			delete(applied, k)
+		}
+	}
+}
+
+// revert runs the reverting call (unless a dry run) and records the step.
+func (u *undoer) revert(resource, what string, call func(ctx context.Context) error) {
+	if u.o.DryRun {
+		u.step(resource, UndoWould, "%s", what)
+		return
+	}
+	if err := call(u.ctx); err != nil {
+		u.step(resource, UndoFailed, "%s: %v", what, err)
+		return
+	}
+	u.step(resource, UndoReverted, "%s", what)
+}
+
+// itemErr is a batch's first failure as an error.
+func itemErr[T Item](items []T, err error) error {
+	if err != nil {
+		return err
+	}
+	if f, _ := FirstFailure(items); f != nil {
+		return f
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package luaapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+// DefaultProgressEvery is how often a call that waits says so on stderr
+// when stderr is not a terminal (Options.ProgressEvery).
+const DefaultProgressEvery = 10 * time.Second
+
+// stderrIsTerminal decides between progress lines and a line kept up to
+// date in place; tests replace it.
+var stderrIsTerminal = isTerminal
+
+// progress reports on stderr a call that is still running after a few
+// seconds: what the engine says it waits for (engine.WithProgress), or only
+// how long it has been waiting. Piped into a log, a line like kafka.log's
+// every ProgressEvery:
+//
+//	2026-11-30T10:00:20Z INFO wait_reassignments: 20s: 3 partition(s) moving: orders[0] orders[1] orders[2]; 2 finished
+//
+// On a terminal one line, rewritten in place every second after the first
+// two, and erased when the call returns.
+type progress struct {
+	w        io.Writer
+	name     string
+	start    time.Time
+	every    time.Duration // between log lines
+	terminal bool
+
+	mu     sync.Mutex
+	status string
+	shown  bool // terminal: the progress line is on screen
+	quit   chan struct{}
+	ended  chan struct{}
+}
+
+// startProgress starts reporting c while it runs; the returned func stops
+// it (and erases the line on a terminal) before the call's results are
+// printed.
+func (r *Runtime) startProgress(c *Call) func() {
+	every := r.opts.ProgressEvery
+	if every == 0 {
+		every = DefaultProgressEvery
+	}
+	if every < 0 {
+		return func() {}
+	}
+	p := &progress{w: r.opts.Stderr, name: c.Fn.Name, start: time.Now(), every: every,
+		terminal: stderrIsTerminal(r.opts.Stderr), quit: make(chan struct{}), ended: make(chan struct{})}
+	c.progress = p
+	go p.run()
+	return p.stop
+}
+
+// set records what the call waits for now (engine.WithProgress).
+func (p *progress) set(status string) {
+	p.mu.Lock()
+	p.status = status
+	p.mu.Unlock()
+}
+
+func (p *progress) run() {
+	defer close(p.ended)
+	first, tick := p.every, p.every // log lines: after one interval, then each interval
+	if p.terminal {
+		first, tick = min(2*time.Second, p.every), min(time.Second, p.every)
+	}
+	t := time.NewTimer(first)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+			p.report()
+			t.Reset(tick)
+		}
+	}
+}
+
+func (p *progress) report() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	status := p.status
+	if status == "" {
+		status = "waiting for the cluster"
+	}
+	msg := fmt.Sprintf("%s: %s: %s", p.name, time.Since(p.start).Round(time.Second), status)
+	if p.terminal {
+		_, _ = fmt.Fprintf(p.w, "\r\033[K%s", escapeLine(msg))
+		p.shown = true
+		return
+	}
+	_, _ = io.WriteString(p.w, logText("info", escapeLine(msg)))
+}
+
+// stop ends the reports; on a terminal the line is erased.
+func (p *progress) stop() {
+	close(p.quit)
+	<-p.ended
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+}
+
+// clear erases the progress line from the terminal (p.mu held).
+func (p *progress) clear() {
+	if p.shown {
+		_, _ = io.WriteString(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
+
+// logText formats a line as kafka.log does: "time LEVEL msg".
+func logText(level, msg string) string {
+	return fmt.Sprintf("%s %s %s\n", time.Now().UTC().Format(time.RFC3339), strings.ToUpper(level), msg)
+}
+
+// escapeLine keeps a progress line on one line: it names topics and
+// partitions that come from the cluster.
+func escapeLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// logLine writes a kafka.log-style line to stderr from inside a call,
+// first erasing a progress line on a terminal.
+func (c *Call) logLine(level, msg string) {
+	if p := c.progress; p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.clear()
+	}
+	_, _ = io.WriteString(c.rt.opts.Stderr, logText(level, escapeLine(msg)))
+}
+
+// progressCtx gives ctx the call's progress function, if it has one.
+func (c *Call) progressCtx(ctx context.Context) context.Context {
+	if c.progress == nil {
+		return ctx
+	}
+	return engine.WithProgress(ctx, c.progress.set)
+}
+
+// runReported runs the call with progress reports on stderr, stopped
+// before it returns (or raises).
+func (r *Runtime) runReported(c *Call) (any, error) {
+	defer r.startProgress(c)()
+	return c.Fn.Run(c)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
