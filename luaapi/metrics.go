@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -34,8 +35,8 @@ const ReservedMetricPrefix = "kadmin_lua_"
 const maxMetricSeries = 100_000
 
 var (
-	metricNameRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-	labelNameRE  = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+	metricNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`) })
+	labelNameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`) })
 )
 
 func init() {
@@ -59,7 +60,7 @@ kafka.metric("kafka_consumergroup_lag", 42, {group = "billing", topic = "payment
 // metricName is an OpenMetrics metric name outside kadmin-lua's own prefix.
 var metricName = NonEmptyStr().MaxLen(200).Checked("metric name", func(s string) error {
 	switch {
-	case !metricNameRE.MatchString(s):
+	case !metricNameRE().MatchString(s):
 		return fmt.Errorf("must be a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), got %q", s)
 	case strings.HasPrefix(s, ReservedMetricPrefix):
 		return fmt.Errorf("%q starts with %s, which is kept for kadmin-lua's own figures", s, ReservedMetricPrefix)
@@ -87,7 +88,7 @@ var metricHelp = Str().MaxLen(1024).Checked("help text", func(s string) error {
 
 var labelName = NonEmptyStr().MaxLen(200).Checked("label name", func(s string) error {
 	switch {
-	case !labelNameRE.MatchString(s):
+	case !labelNameRE().MatchString(s):
 		return fmt.Errorf("must be a label name ([a-zA-Z_][a-zA-Z0-9_]*), got %q", s)
 	case strings.HasPrefix(s, "__"):
 		return fmt.Errorf("%q starts with __, which Prometheus keeps for itself", s)

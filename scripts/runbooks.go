@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -46,15 +47,15 @@ func Get(name string) (Runbook, bool) {
 	r := Runbook{Name: strings.TrimSuffix(file, ".lua"), Header: h}
 	first, _, _ := strings.Cut(h, "\n")
 	r.Summary = strings.TrimSpace(strings.TrimPrefix(first, file+":"))
-	if m := usageLine.FindStringSubmatch(h); m != nil {
+	if m := usageLine().FindStringSubmatch(h); m != nil {
 		r.Args = strings.TrimSpace(m[1])
 	}
 	return r, true
 }
 
 var (
-	commentPrefix = regexp.MustCompile(`^-+ ?`)
-	usageLine     = regexp.MustCompile(`(?m)^Usage:\s+kadmin-lua run \S+\.lua(.*)$`)
+	commentPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-+ ?`) })
+	usageLine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Usage:\s+kadmin-lua run \S+\.lua(.*)$`) })
 )
 
 // Header is the comment block at the top of a script without its "-- "
@@ -67,7 +68,7 @@ func Header(src string) string {
 		switch {
 		case i == 0 && strings.HasPrefix(line, "#!"):
 		case strings.HasPrefix(line, "--"):
-			lines = append(lines, commentPrefix.ReplaceAllString(line, ""))
+			lines = append(lines, commentPrefix().ReplaceAllString(line, ""))
 		default:
 			return strings.Join(lines, "\n")
 		}

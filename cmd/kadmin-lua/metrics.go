@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -62,8 +63,8 @@ func openMetricsFile(path, script string) (*metricsFile, error) {
 }
 
 var (
-	lastSuccessLine = regexp.MustCompile(`^` + metricLastSuccess + `\{(.*)\} (\S+)$`)
-	labelPair       = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+	lastSuccessLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + metricLastSuccess + `\{(.*)\} (\S+)$`) })
+	labelPair       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`) })
 )
 
 // readLastSuccess reads this script's last success times from the file as
@@ -76,7 +77,7 @@ func (m *metricsFile) readLastSuccess() {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		g := lastSuccessLine.FindStringSubmatch(sc.Text())
+		g := lastSuccessLine().FindStringSubmatch(sc.Text())
 		if g == nil {
 			continue
 		}
@@ -85,7 +86,7 @@ func (m *metricsFile) readLastSuccess() {
 			continue
 		}
 		labels := map[string]string{}
-		for _, p := range labelPair.FindAllStringSubmatch(g[1], -1) {
+		for _, p := range labelPair().FindAllStringSubmatch(g[1], -1) {
 			labels[p[1]] = unescapeLabel(p[2])
 		}
 		if labels["script"] == m.script {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
@@ -22,13 +23,13 @@ type jaas struct {
 	options map[string]string // in file order is not kept; keys are case-sensitive
 }
 
-var jaasOption = regexp.MustCompile(`([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`)
+var jaasOption = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`) })
 
 func parseJAAS(s string) jaas {
 	s = strings.TrimSpace(s)
 	module, rest, _ := strings.Cut(s, " ")
 	j := jaas{module: strings.TrimSuffix(module, ";"), options: map[string]string{}}
-	for _, m := range jaasOption.FindAllStringSubmatch(rest, -1) {
+	for _, m := range jaasOption().FindAllStringSubmatch(rest, -1) {
 		val := m[3]
 		if m[3] == "" {
 			val = unescapeJAAS(m[2])
