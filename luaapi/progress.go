@@ -36,16 +36,19 @@ type progress struct {
 	every    time.Duration // between log lines
 	terminal bool
 
-	mu     sync.Mutex
-	status string
-	shown  bool // terminal: the progress line is on screen
-	quit   chan struct{}
-	ended  chan struct{}
+	mu      sync.Mutex
+	status  string
+	shown   bool // terminal: the progress line is on screen
+	timer   *time.Timer
+	tick    time.Duration // between reports after the first
+	stopped bool
 }
 
 // startProgress starts reporting c while it runs; the returned func stops
 // it (and erases the line on a terminal) before the call's results are
-// printed.
+// printed. Nothing runs until the first report is due: a call costs a
+// timer, not a goroutine started and joined (a runbook making 500 quick
+// calls paid that on each).
 func (r *Runtime) startProgress(c *Call) func() {
 	every := r.opts.ProgressEvery
 	if every == 0 {
@@ -54,11 +57,28 @@ func (r *Runtime) startProgress(c *Call) func() {
 	if every < 0 {
 		return func() {}
 	}
-	p := &progress{w: r.opts.Stderr, name: c.Fn.Name, start: time.Now(), every: every,
-		terminal: stderrIsTerminal(r.opts.Stderr), quit: make(chan struct{}), ended: make(chan struct{})}
+	p := &progress{w: r.opts.Stderr, name: c.Fn.Name, start: time.Now(), every: every, terminal: r.stderrTerminal()}
 	c.progress = p
-	go p.run()
+	first, tick := p.every, p.every // log lines: after one interval, then each interval
+	if p.terminal {
+		first, tick = min(2*time.Second, p.every), min(time.Second, p.every)
+	}
+	p.mu.Lock()
+	p.tick = tick
+	p.timer = time.AfterFunc(first, p.fire)
+	p.mu.Unlock()
 	return p.stop
+}
+
+// stderrTerminal is stderrIsTerminal of the runtime's stderr, asked once.
+func (r *Runtime) stderrTerminal() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stderrTerm == nil {
+		t := stderrIsTerminal(r.opts.Stderr)
+		r.stderrTerm = &t
+	}
+	return *r.stderrTerm
 }
 
 // set records what the call waits for now (engine.WithProgress).
@@ -68,28 +88,19 @@ func (p *progress) set(status string) {
 	p.mu.Unlock()
 }
 
-func (p *progress) run() {
-	defer close(p.ended)
-	first, tick := p.every, p.every // log lines: after one interval, then each interval
-	if p.terminal {
-		first, tick = min(2*time.Second, p.every), min(time.Second, p.every)
-	}
-	t := time.NewTimer(first)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.quit:
-			return
-		case <-t.C:
-			p.report()
-			t.Reset(tick)
-		}
-	}
-}
-
-func (p *progress) report() {
+// fire reports, then waits for the next report, until stopped.
+func (p *progress) fire() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.report()
+	p.timer.Reset(p.tick)
+}
+
+// report writes the report (p.mu held).
+func (p *progress) report() {
 	status := p.status
 	if status == "" {
 		status = "waiting for the cluster"
@@ -103,12 +114,14 @@ func (p *progress) report() {
 	_, _ = io.WriteString(p.w, logText("info", escapeLine(msg)))
 }
 
-// stop ends the reports; on a terminal the line is erased.
+// stop ends the reports; on a terminal the line is erased. A report
+// being written finishes first (it holds p.mu); one due later sees
+// stopped.
 func (p *progress) stop() {
-	close(p.quit)
-	<-p.ended
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.stopped = true
+	p.timer.Stop()
 	p.clear()
 }
 

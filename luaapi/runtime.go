@@ -83,6 +83,8 @@ type Runtime struct {
 	objects   map[*lua.LTable]*clientHandle // client objects, for NamesOf (names.go)
 	mutations atomic.Int64                  // calls of mutating functions (Mutations)
 	ran       bool                          // a chunk has been called
+	// stderrTerm: whether Stderr is a terminal (progress.go), asked once.
+	stderrTerm *bool
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
