@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // What create_topics, delete_topics and create_partitions look at: the
@@ -26,24 +27,45 @@ type topicState struct {
 // topicStates is the before-state of the topic mutations: name -> state.
 type topicStates map[string]topicState
 
-// topicStates looks the named topics up (fresh metadata).
+// topicStates looks the named topics up (fresh metadata). It reads the
+// Metadata response as it is: converting it to kadm's maps, partition by
+// partition, was a sixth of the CPU of deleting 5,000 topics.
 func (c *Client) topicStates(ctx context.Context, names []string) (topicStates, error) {
-	m, err := c.metadata(ctx, names)
-	if err != nil {
+	var resp *kmsg.MetadataResponse
+	if err := retryCall(ctx, "", func(ctx context.Context) error {
+		var err error
+		resp, err = c.rawMetadata(ctx, names...)
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	out := topicStates{}
+	byName := make(map[string]*kmsg.MetadataResponseTopic, len(resp.Topics))
+	for i := range resp.Topics {
+		if t := &resp.Topics[i]; t.Topic != nil {
+			byName[*t.Topic] = t
+		}
+	}
+	out := make(topicStates, len(names))
 	for _, n := range names {
-		t, ok := m.Topics[n]
-		if !ok || t.Err == kerr.UnknownTopicOrPartition || t.Err == kerr.UnknownTopicID {
+		t, ok := byName[n]
+		var terr error
+		if ok {
+			terr = kerr.ErrorForCode(t.ErrorCode)
+		}
+		if !ok || terr == kerr.UnknownTopicOrPartition || terr == kerr.UnknownTopicID {
 			out[n] = topicState{}
 			continue
 		}
-		if t.Err != nil && !AsError(t.Err, n).Retriable {
-			return nil, AsError(t.Err, n) // TOPIC_AUTHORIZATION_FAILED...: cannot tell
+		if terr != nil && !AsError(terr, n).Retriable {
+			return nil, AsError(terr, n) // TOPIC_AUTHORIZATION_FAILED...: cannot tell
 		}
-		ct := summarizeCreated(n, t.ID, t.Partitions)
-		out[n] = topicState{Exists: true, ID: ct.ID, Partitions: ct.Partitions, ReplicationFactor: ct.ReplicationFactor}
+		rf := 0
+		for _, p := range t.Partitions {
+			if p.Partition == 0 {
+				rf = len(p.Replicas)
+			}
+		}
+		out[n] = topicState{Exists: true, ID: FormatTopicID(t.TopicID), Partitions: len(t.Partitions), ReplicationFactor: rf}
 	}
 	return out, nil
 }
