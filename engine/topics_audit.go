@@ -167,69 +167,72 @@ func looked(e *Error, what string) *Error {
 	return &c
 }
 
+// lookTopics reads fresh metadata for the topics whose outcome is unknown
+// and lets decide settle each such item (there: the topic exists now). It
+// returns what was found per topic; nothing when the cluster cannot be read
+// (the items stay unknown).
+func lookTopics[T any](ctx context.Context, c *Client, unknown map[string]bool, res []T, name func(T) string,
+	decide func(r *T, t kadm.TopicDetail, there bool) string) map[string]string {
+	found := map[string]string{}
+	m, err := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
+	if err != nil {
+		return found
+	}
+	for i := range res {
+		n := name(res[i])
+		if !unknown[n] {
+			continue
+		}
+		t, ok := m.Topics[n]
+		found[n] = decide(&res[i], t, ok && t.Err == nil)
+	}
+	return found
+}
+
 // lookCreatedTopics resolves creates whose outcome stayed unknown.
 func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, topicStates, []CreatedTopic, error, map[string]bool) ([]CreatedTopic, error, map[string]string) {
 	return func(ctx context.Context, before topicStates, res []CreatedTopic, err error, unknown map[string]bool) ([]CreatedTopic, error, map[string]string) {
-		found := map[string]string{}
-		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
-		if merr != nil {
-			return res, err, found
-		}
-		for i, r := range res {
-			if !unknown[r.Name] {
-				continue
-			}
-			t, ok := m.Topics[r.Name]
-			if !ok || t.Err != nil {
-				found[r.Name] = FoundNotApplied
-				res[i].Err = looked(r.Err, "the topic does not exist")
-				continue
-			}
-			ct, ours := createdByUs(r.Name, t, before, true)
-			switch {
-			case ours:
-				found[r.Name], res[i] = FoundApplied, ct
-			case o.IfNotExists:
-				ct.Existed = true
-				found[r.Name], res[i] = FoundNotApplied, ct
-			default:
-				found[r.Name], res[i].Err = FoundNotApplied, existedBefore(r.Name, before)
-			}
-		}
-		return res, err, found
+		return res, err, lookTopics(ctx, c, unknown, res, func(r CreatedTopic) string { return r.Name },
+			func(r *CreatedTopic, t kadm.TopicDetail, there bool) string {
+				if !there {
+					r.Err = looked(r.Err, "the topic does not exist")
+					return FoundNotApplied
+				}
+				ct, ours := createdByUs(r.Name, t, before, true)
+				switch {
+				case ours:
+					*r = ct
+					return FoundApplied
+				case o.IfNotExists:
+					ct.Existed = true
+					*r = ct
+				default:
+					r.Err = existedBefore(r.Name, before)
+				}
+				return FoundNotApplied
+			})
 	}
 }
 
 // lookDeletedTopics resolves deletes whose outcome stayed unknown.
 func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, topicStates, []DeletedTopic, error, map[string]bool) ([]DeletedTopic, error, map[string]string) {
 	return func(ctx context.Context, before topicStates, res []DeletedTopic, err error, unknown map[string]bool) ([]DeletedTopic, error, map[string]string) {
-		found := map[string]string{}
-		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
-		if merr != nil {
-			return res, err, found
-		}
-		for i, r := range res {
-			if !unknown[r.Name] {
-				continue
-			}
-			b := before[r.Name]
-			t, ok := m.Topics[r.Name]
-			there := ok && t.Err == nil
-			switch {
-			case b.Exists && (!there || (b.ID != "" && FormatTopicID(t.ID) != b.ID)):
-				found[r.Name], res[i].Err = FoundApplied, nil
-			case !b.Exists && !there:
-				found[r.Name] = FoundNotApplied
-				if o.IfExists {
-					res[i].Err, res[i].Missing = nil, true
-				} else {
-					res[i].Err = looked(r.Err, "the topic did not exist before this call")
+		return res, err, lookTopics(ctx, c, unknown, res, func(r DeletedTopic) string { return r.Name },
+			func(r *DeletedTopic, t kadm.TopicDetail, there bool) string {
+				b := before[r.Name]
+				switch {
+				case b.Exists && (!there || (b.ID != "" && FormatTopicID(t.ID) != b.ID)):
+					r.Err = nil
+					return FoundApplied
+				case !b.Exists && !there && o.IfExists:
+					r.Err, r.Missing = nil, true
+				case !b.Exists && !there:
+					r.Err = looked(r.Err, "the topic did not exist before this call")
+				default:
+					r.Err = looked(r.Err, "the topic still exists")
 				}
-			default:
-				found[r.Name], res[i].Err = FoundNotApplied, looked(r.Err, "the topic still exists")
-			}
-		}
-		return res, err, found
+				return FoundNotApplied
+			})
 	}
 }
 
@@ -237,30 +240,23 @@ func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, 
 // unknown.
 func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Context, topicStates, []CreatedPartitions, error, map[string]bool) ([]CreatedPartitions, error, map[string]string) {
 	return func(ctx context.Context, before topicStates, res []CreatedPartitions, err error, unknown map[string]bool) ([]CreatedPartitions, error, map[string]string) {
-		found := map[string]string{}
-		m, merr := c.freshMetadata(ctx, slices.Sorted(maps.Keys(unknown))...)
-		if merr != nil {
-			return res, err, found
-		}
-		for i, r := range res {
-			if !unknown[r.Name] {
-				continue
-			}
-			t, ok := m.Topics[r.Name]
-			n := 0
-			if ok && t.Err == nil {
-				n = len(t.Partitions)
-			}
-			switch e := raisedByUs(r.Name, totals[r.Name], before); {
-			case n >= int(totals[r.Name]) && e == nil:
-				found[r.Name], res[i].Err, res[i].Partitions = FoundApplied, nil, int(totals[r.Name])
-			case e != nil:
-				found[r.Name], res[i].Err = FoundNotApplied, e
-			default:
-				found[r.Name], res[i].Err = FoundNotApplied, looked(r.Err, fmt.Sprintf("the topic has %d partitions", n))
-			}
-		}
-		return res, err, found
+		return res, err, lookTopics(ctx, c, unknown, res, func(r CreatedPartitions) string { return r.Name },
+			func(r *CreatedPartitions, t kadm.TopicDetail, there bool) string {
+				n := 0
+				if there {
+					n = len(t.Partitions)
+				}
+				switch e := raisedByUs(r.Name, totals[r.Name], before); {
+				case n >= int(totals[r.Name]) && e == nil:
+					r.Err, r.Partitions = nil, int(totals[r.Name])
+					return FoundApplied
+				case e != nil:
+					r.Err = e
+				default:
+					r.Err = looked(r.Err, fmt.Sprintf("the topic has %d partitions", n))
+				}
+				return FoundNotApplied
+			})
 	}
 }
 
