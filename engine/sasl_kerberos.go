@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"net"
 	"strings"
 	"sync"
+	"time"
 
 	krbclient "github.com/jcmturner/gokrb5/v8/client"
 	krbconfig "github.com/jcmturner/gokrb5/v8/config"
@@ -66,21 +69,27 @@ func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 		}
 		var once sync.Once
 		var cl *krbclient.Client
-		return kerberos.Kerberos(func(context.Context) (kerberos.Auth, error) {
+		return newGSSAPI(svc, kerberos.Kerberos(func(context.Context) (kerberos.Auth, error) {
 			once.Do(func() { cl = krbclient.NewWithKeytab(user, realm, kt, conf, settings...) })
 			if err := cl.AffirmLogin(); err != nil {
 				return kerberos.Auth{}, authErr("GSSAPI", "logging in as %s with keytab %s: %v", k.Principal, k.Keytab, err)
 			}
 			return kerberos.Auth{Client: cl, Service: svc, PersistAfterAuth: true}, nil
-		}), nil
+		})), nil
 	}
 	if k.CCache == "" {
 		return nil, Errorf(CodeInvalidArgument, "", "SASL GSSAPI needs a keytab or a credential cache (KRB5CCNAME, or run kinit)")
 	}
-	if _, err := k.loadCCache(conf, settings); err != nil {
-		return nil, Errorf(CodeInvalidArgument, k.CCache, "%s", err.Message)
+	// A cache that cannot be read is a setting to fix, as a missing keytab
+	// is; one holding another principal or no usable ticket is a wrong
+	// credential, refused as a login is (AUTH, naming GSSAPI).
+	if _, err := credentials.LoadCCache(strings.TrimPrefix(k.CCache, "FILE:")); err != nil {
+		return nil, Errorf(CodeInvalidArgument, k.CCache, "GSSAPI: reading credential cache %s: %v (run kinit, or use a keytab)", k.CCache, err)
 	}
-	return kerberos.Kerberos(func(context.Context) (kerberos.Auth, error) {
+	if _, err := k.loadCCache(conf, settings); err != nil {
+		return nil, err
+	}
+	return newGSSAPI(svc, kerberos.Kerberos(func(context.Context) (kerberos.Auth, error) {
 		cl, err := k.loadCCache(conf, settings)
 		if err != nil {
 			return kerberos.Auth{}, err
@@ -88,7 +97,88 @@ func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 		// Not persisted: each login reads the cache again, and the
 		// mechanism destroys this client after it.
 		return kerberos.Auth{Client: cl, Service: svc}, nil
-	}), nil
+	})), nil
+}
+
+// gssapiMech is franz-go's GSSAPI mechanism as Kafka's Java client uses it
+// (SaslChannelBuilder): the service ticket is for service/<host>, where
+// host is the broker's host name as given, but an IP address is first
+// resolved back to its host name (InetAddress.getHostName). So a broker
+// listed as 127.0.0.1 is asked for as kafka/localhost, the principal a
+// Java client asks for from the same client.properties. It also makes every
+// failure of the login an AUTH error naming GSSAPI (a KDC that knows no
+// such service, a broker reply that does not verify), never an unknown
+// error.
+type gssapiMech struct {
+	service  string
+	inner    sasl.Mechanism
+	resolver hostResolver
+}
+
+// hostResolver is net.Resolver's part serviceHost uses; tests fake it.
+type hostResolver interface {
+	LookupAddr(ctx context.Context, addr string) ([]string, error)
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+func newGSSAPI(service string, inner sasl.Mechanism) *gssapiMech {
+	return &gssapiMech{service: service, inner: inner, resolver: net.DefaultResolver}
+}
+
+func (g *gssapiMech) Name() string { return "GSSAPI" }
+
+func (g *gssapiMech) Authenticate(ctx context.Context, addr string) (sasl.Session, []byte, error) {
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		addr = net.JoinHostPort(serviceHost(ctx, g.resolver, host), port)
+	}
+	s, first, err := g.inner.Authenticate(ctx, addr)
+	if err != nil {
+		if e := (*Error)(nil); errors.As(err, &e) {
+			return nil, nil, err // the login's own error (authErr)
+		}
+		host, _, _ := net.SplitHostPort(addr)
+		return nil, nil, authErr("GSSAPI", "getting a ticket for %s/%s: %v", g.service, host, err)
+	}
+	return gssapiSession{s}, first, nil
+}
+
+type gssapiSession struct{ sasl.Session }
+
+func (s gssapiSession) Challenge(resp []byte) (bool, []byte, error) {
+	done, out, err := s.Session.Challenge(resp)
+	if err != nil {
+		return false, nil, authErr("GSSAPI", "the broker's reply does not verify: %v", err)
+	}
+	return done, out, nil
+}
+
+// serviceHost is the host of the broker's service principal for a broker
+// at host, as Java's InetAddress.getHostName finds it: a host name as it
+// is; an IP address resolved to its first name, kept only when that name
+// resolves back to the address (else, or when nothing answers within 5 s,
+// the address itself).
+func serviceHost(ctx context.Context, r hostResolver, host string) string {
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	names, err := r.LookupAddr(ctx, host)
+	if err != nil || len(names) == 0 {
+		return host
+	}
+	name := strings.TrimSuffix(names[0], ".")
+	addrs, err := r.LookupIPAddr(ctx, name)
+	if err != nil {
+		return host
+	}
+	for _, a := range addrs {
+		if a.IP.Equal(ip) {
+			return name
+		}
+	}
+	return host
 }
 
 func (k *KerberosConfig) loadCCache(conf *krbconfig.Config, settings []func(*krbclient.Settings)) (*krbclient.Client, *Error) {

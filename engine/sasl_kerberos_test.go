@@ -2,13 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,106 +22,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/testkdc"
 )
-
-const testRealm = "KADMIN.TEST"
-
-// testKDC is an MIT KDC (Debian's krb5-kdc) on a loopback port, with the
-// principals admin and kafka/127.0.0.1 and a keytab for each.
-type testKDC struct {
-	dir, krb5Conf, adminKeytab, kafkaKeytab string
-	env                                     []string
-	tools                                   map[string]string // name -> path
-}
-
-func newTestKDC(t *testing.T) *testKDC {
-	t.Helper()
-	tools := map[string]string{}
-	for _, tool := range []string{"krb5kdc", "kdb5_util", "kadmin.local", "kinit"} {
-		path, err := exec.LookPath(tool)
-		if err != nil {
-			path = "/usr/sbin/" + tool
-			if _, err := os.Stat(path); err != nil {
-				msg := fmt.Sprintf("%s is not installed (Debian packages krb5-kdc, krb5-admin-server, krb5-user): the KDC test needs it", tool)
-				if os.Getenv("CI") != "" {
-					t.Fatal(msg + "; .ci/run installs them") // CI must not pass by skipping
-				}
-				t.Skip(msg)
-			}
-		}
-		tools[tool] = path
-	}
-	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	k := &testKDC{dir: dir, krb5Conf: filepath.Join(dir, "krb5.conf"),
-		adminKeytab: filepath.Join(dir, "admin.keytab"), kafkaKeytab: filepath.Join(dir, "kafka.keytab"), tools: tools}
-	write := func(name, content string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
-	}
-	write("krb5.conf", fmt.Sprintf(`[libdefaults]
-  default_realm = %[1]s
-  dns_lookup_kdc = false
-  dns_lookup_realm = false
-  udp_preference_limit = 1
-  default_tkt_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
-  default_tgs_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
-  permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
-[realms]
-  %[1]s = {
-    kdc = 127.0.0.1:%[2]d
-  }
-`, testRealm, port))
-	write("kdc.conf", fmt.Sprintf(`[kdcdefaults]
-  kdc_ports = %[2]d
-  kdc_tcp_ports = %[2]d
-[realms]
-  %[1]s = {
-    database_name = %[3]s/principal
-    key_stash_file = %[3]s/stash
-    acl_file = %[3]s/kadm5.acl
-    supported_enctypes = aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal
-    max_life = 1h
-  }
-[logging]
-  kdc = FILE:%[3]s/kdc.log
-`, testRealm, port, dir))
-	write("kadm5.acl", "")
-	k.env = append(os.Environ(), "KRB5_CONFIG="+k.krb5Conf, "KRB5_KDC_PROFILE="+filepath.Join(dir, "kdc.conf"))
-	run := func(name string, args ...string) {
-		cmd := exec.Command(tools[name], args...)
-		cmd.Env = k.env
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s %v: %s", name, args, out)
-	}
-	run("kdb5_util", "-r", testRealm, "-P", "master-pw", "create", "-s")
-	for _, q := range []string{"addprinc -randkey admin", "addprinc -randkey kafka/127.0.0.1",
-		"ktadd -k " + k.adminKeytab + " admin", "ktadd -k " + k.kafkaKeytab + " kafka/127.0.0.1"} {
-		run("kadmin.local", "-r", testRealm, "-q", q)
-	}
-	kdc := exec.Command(tools["krb5kdc"], "-n", "-r", testRealm)
-	kdc.Env = k.env
-	var kdcOut bytes.Buffer
-	kdc.Stdout, kdc.Stderr = &kdcOut, &kdcOut
-	require.NoError(t, kdc.Start())
-	t.Cleanup(func() { _ = kdc.Process.Kill(); _ = kdc.Wait() })
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 10*time.Second, 20*time.Millisecond, "krb5kdc did not listen: %s", &kdcOut)
-	return k
-}
 
 // gssapiBroker makes a kfake broker accept GSSAPI as Kafka does: it
 // verifies the client's AP-REQ with the service keytab, sends a wrap token
 // sealed with the ticket's session key, and takes the client's wrap token
-// back (RFC 4752). It records the principals that logged in.
-func gssapiBroker(t *testing.T, serviceKeytab string) (*kfake.Cluster, func() []string) {
+// back (RFC 4752). It records who logged in to which service principal
+// ("admin@REALM to kafka/localhost"). While *forge is set it seals its
+// wrap token with a key of its own instead of the session key.
+func gssapiBroker(t *testing.T, serviceKeytab string, forge *atomic.Bool) (*kfake.Cluster, func() []string) {
 	kt, err := keytab.Load(serviceKeytab)
 	require.NoError(t, err)
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "krb"))
@@ -167,6 +77,9 @@ func gssapiBroker(t *testing.T, serviceKeytab string) (*kfake.Cluster, func() []
 			return fail(fmt.Errorf("AP-REQ refused: %v", err))
 		}
 		key := apreq.Ticket.DecryptedEncPart.Key
+		if forge.Load() {
+			key.KeyValue = bytes.Repeat([]byte{7}, len(key.KeyValue))
+		}
 		et, err := crypto.GetEtype(key.KeyType)
 		if err != nil {
 			return fail(err)
@@ -180,7 +93,7 @@ func gssapiBroker(t *testing.T, serviceKeytab string) (*kfake.Cluster, func() []
 			return fail(err)
 		}
 		mu.Lock()
-		who = append(who, creds.UserName()+"@"+creds.Domain())
+		who = append(who, creds.UserName()+"@"+creds.Domain()+" to "+apreq.Ticket.SName.PrincipalNameString())
 		mu.Unlock()
 		resp.SASLAuthBytes = out
 		return resp, nil, true
@@ -188,43 +101,123 @@ func gssapiBroker(t *testing.T, serviceKeytab string) (*kfake.Cluster, func() []
 	return c, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), who...) }
 }
 
+// TestKerberosAgainstAnMITKDC: the service ticket is for the broker's host
+// name as a Java client finds it (serviceHost: 127.0.0.1 is asked for by
+// its name, kafka/localhost on most machines), and every failure is an AUTH
+// error naming GSSAPI.
 func TestKerberosAgainstAnMITKDC(t *testing.T) {
-	kdc := newTestKDC(t)
-	broker, who := gssapiBroker(t, kdc.kafkaKeytab)
+	kdc := testkdc.New(t)
+	adminKeytab := kdc.AddPrincipal(t, "admin")
+	host := serviceHost(context.Background(), net.DefaultResolver, "127.0.0.1")
+	t.Logf("127.0.0.1 is asked for as kafka/%s", host)
+	var forge atomic.Bool
+	broker, who := gssapiBroker(t, kdc.AddPrincipal(t, "kafka/"+host), &forge)
 	connect := func(k *KerberosConfig) error {
-		k.Krb5Conf = kdc.krb5Conf
+		k.Krb5Conf = kdc.Krb5Conf
 		return listTopicsWith(t, Config{Brokers: broker.ListenAddrs(), Timeout: 5 * time.Second,
 			SASL: &SASLConfig{Mechanism: "GSSAPI", Kerberos: k}})
 	}
-
-	t.Run("keytab", func(t *testing.T) {
-		require.NoError(t, connect(&KerberosConfig{Principal: "admin", Keytab: kdc.adminKeytab}))
-		assert.Contains(t, who(), "admin@"+testRealm)
-	})
-	t.Run("ticket cache filled by kinit", func(t *testing.T) {
-		cache := filepath.Join(kdc.dir, "ccache")
-		kinit := exec.Command(kdc.tools["kinit"], "-k", "-t", kdc.adminKeytab, "-c", "FILE:"+cache, "admin@"+testRealm)
-		kinit.Env = kdc.env
-		out, err := kinit.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.NoError(t, connect(&KerberosConfig{CCache: cache}))
-		require.NoError(t, connect(&KerberosConfig{CCache: "FILE:" + cache, Principal: "admin@" + testRealm}))
-		err = connect(&KerberosConfig{CCache: cache, Principal: "someone-else"})
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "holds admin@"+testRealm+", not someone-else")
-	})
-	t.Run("a keytab that is not the principal's", func(t *testing.T) {
-		err := connect(&KerberosConfig{Principal: "nobody", Keytab: kdc.adminKeytab})
+	// authFailure checks err is an AUTH error whose message (after the
+	// mechanism, as the CLI and Lua show it) starts with want.
+	authFailure := func(t *testing.T, err error, want string) {
+		t.Helper()
 		require.Error(t, err)
 		e := AsError(err, "")
 		assert.Equal(t, CodeAuth, e.Code, "%v", err)
-		assert.True(t, strings.HasPrefix(e.Message, "GSSAPI: logging in as nobody with keytab"), e.Message)
+		assert.False(t, e.Retriable)
+		assert.True(t, strings.HasPrefix(e.Message, "GSSAPI: "+want), e.Message)
 		// As the CLI and Lua show it: the mechanism once, after the code.
 		named := WithMechanism(err, "GSSAPI").Error()
-		assert.True(t, strings.HasPrefix(named, "AUTH (GSSAPI): logging in as nobody with keytab"), named)
+		assert.True(t, strings.HasPrefix(named, "AUTH (GSSAPI): "+want), named)
+	}
+
+	t.Run("keytab", func(t *testing.T) {
+		require.NoError(t, connect(&KerberosConfig{Principal: "admin", Keytab: adminKeytab}))
+		assert.Contains(t, who(), "admin@"+testkdc.Realm+" to kafka/"+host)
+	})
+	t.Run("ticket cache filled by kinit", func(t *testing.T) {
+		cache := kdc.Kinit(t, "admin", adminKeytab)
+		require.NoError(t, connect(&KerberosConfig{CCache: cache}))
+		require.NoError(t, connect(&KerberosConfig{CCache: "FILE:" + cache, Principal: "admin@" + testkdc.Realm}))
+		// A cache for someone else is a wrong credential, refused before
+		// any broker is dialed.
+		err := connect(&KerberosConfig{CCache: cache, Principal: "someone-else"})
+		authFailure(t, err, "credential cache "+cache+" holds admin@"+testkdc.Realm+", not someone-else")
+	})
+	t.Run("a keytab that is not the principal's", func(t *testing.T) {
+		authFailure(t, connect(&KerberosConfig{Principal: "nobody", Keytab: adminKeytab}), "logging in as nobody with keytab")
 	})
 	t.Run("another service name", func(t *testing.T) {
-		err := connect(&KerberosConfig{Principal: "admin", Keytab: kdc.adminKeytab, ServiceName: "kafka-other"})
-		require.Error(t, err, "the KDC knows no kafka-other/127.0.0.1")
+		// The KDC knows no kafka-other/<host>: refused at the KDC, before
+		// the broker is asked.
+		err := connect(&KerberosConfig{Principal: "admin", Keytab: adminKeytab, ServiceName: "kafka-other"})
+		authFailure(t, err, "getting a ticket for kafka-other/"+host+": ")
+		assert.Contains(t, err.Error(), "KDC_ERR_S_PRINCIPAL_UNKNOWN")
 	})
+	t.Run("a broker whose reply does not verify", func(t *testing.T) {
+		forge.Store(true)
+		defer forge.Store(false)
+		authFailure(t, connect(&KerberosConfig{Principal: "admin", Keytab: adminKeytab}), "the broker's reply does not verify")
+	})
+}
+
+// fakeResolver answers reverse lookups from names and forward ones from
+// addrs; anything else is not found.
+type fakeResolver struct {
+	names map[string][]string
+	addrs map[string][]string
+}
+
+func (f fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, error) {
+	if n, ok := f.names[addr]; ok {
+		return n, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
+}
+
+func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	a, ok := f.addrs[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	var out []net.IPAddr
+	for _, s := range a {
+		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
+	}
+	return out, nil
+}
+
+// As Java's InetAddress.getHostName: names stay, addresses become the name
+// they resolve back to when that name resolves to them.
+func TestKerberosServiceHost(t *testing.T) {
+	r := fakeResolver{
+		names: map[string][]string{
+			"127.0.0.1": {"localhost", "vm"},
+			"10.0.0.5":  {"kafka-1.example.com."}, // DNS answers end with a dot
+			"10.0.0.6":  {"spoofed.example.com."}, // a name that does not resolve back
+			"10.0.0.7":  {},
+			"::1":       {"ip6-localhost"},
+			"10.0.0.8":  {"gone.example.com."},
+		},
+		addrs: map[string][]string{
+			"localhost":           {"::1", "127.0.0.1"},
+			"kafka-1.example.com": {"10.0.0.5"},
+			"spoofed.example.com": {"10.9.9.9"},
+			"ip6-localhost":       {"::1"},
+			"kafka-2.example.com": {"10.0.0.9"},
+		},
+	}
+	for host, want := range map[string]string{
+		"127.0.0.1":           "localhost",
+		"10.0.0.5":            "kafka-1.example.com",
+		"10.0.0.6":            "10.0.0.6", // not confirmed: the address, as Java does
+		"10.0.0.7":            "10.0.0.7",
+		"10.0.0.8":            "10.0.0.8", // the name does not resolve
+		"10.0.0.99":           "10.0.0.99",
+		"::1":                 "ip6-localhost",
+		"kafka-2.example.com": "kafka-2.example.com", // a name is never looked up
+		"localhost":           "localhost",
+	} {
+		assert.Equal(t, want, serviceHost(context.Background(), r, host), host)
+	}
 }
