@@ -68,6 +68,7 @@ type node struct {
 	port, cport int
 	sport       int    // the SSL listener's port (Extra.TLS), or 0
 	oport       int    // the JWKS-validating OAUTHBEARER listener's port (Extra.JWKS), or 0
+	kport       int    // the GSSAPI listener's port (Extra.Kerberos), or 0
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -97,6 +98,30 @@ type TLSListener struct {
 	TrustStore, TrustStoreType, TrustStorePassword string
 }
 
+// KerberosListener is the GSSAPI client listener of StartSingleWith: the
+// broker logs in to the KDC with its service principal's keytab, as Kafka's
+// documentation sets it up.
+type KerberosListener struct {
+	// Krb5Conf is the krb5.conf naming the KDC, the broker JVM's (and
+	// RunJava's) -Djava.security.krb5.conf.
+	Krb5Conf string
+	// Principal is the broker's service principal, service/host@REALM:
+	// clients ask the KDC for a ticket to service/<the broker's host name>
+	// (Kafka's Java client reverse-resolves an IP address to its host
+	// name, so for 127.0.0.1 that is kafka/localhost). Its service part is
+	// sasl.kerberos.service.name.
+	Principal string
+	// Keytab holds Principal's key.
+	Keytab string
+	// SuperUsers, when set, turn on the StandardAuthorizer on the node,
+	// with these users (Kerberos principals map to their first component,
+	// Kafka's DEFAULT sasl.kerberos.principal.to.local.rules, when in the
+	// krb5.conf's default realm) and ANONYMOUS (the PLAINTEXT listeners'
+	// clients) as super users; other principals have no rights until
+	// given ACLs.
+	SuperUsers []string
+}
+
 // Extra are the client listeners StartSingleWith adds.
 type Extra struct {
 	// TLS: an SSL listener with client authentication required
@@ -111,6 +136,9 @@ type Extra struct {
 	// AllowURLs are more OAuth URLs for that system property, such as a
 	// token endpoint for the Java clients RunJava starts.
 	AllowURLs []string
+	// Kerberos: a SASL_PLAINTEXT listener for GSSAPI alone, advertised as
+	// 127.0.0.1. KerberosBootstrap is its address.
+	Kerberos *KerberosListener
 }
 
 // StartSingleWith starts one node with a PLAINTEXT client listener (as
@@ -142,6 +170,18 @@ func (c *Cluster) TLSBootstrap() string {
 	for _, n := range c.nodes {
 		if n.sport != 0 {
 			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.sport)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// KerberosBootstrap is the address of the GSSAPI listener (Extra.Kerberos),
+// or "".
+func (c *Cluster) KerberosBootstrap() string {
+	var out []string
+	for _, n := range c.nodes {
+		if n.kport != 0 {
+			out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(n.kport)))
 		}
 	}
 	return strings.Join(out, ",")
@@ -216,17 +256,21 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 			c.Close()
 		}
 	}()
-	ports, err := freePorts(4 * size)
+	const perNode = 5
+	ports, err := freePorts(perNode * size)
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < size; i++ {
-		n := &node{id: int32(i + 1), port: ports[4*i], cport: ports[4*i+1]}
+		n := &node{id: int32(i + 1), port: ports[perNode*i], cport: ports[perNode*i+1]}
 		if x.TLS != nil {
-			n.sport = ports[4*i+2]
+			n.sport = ports[perNode*i+2]
 		}
 		if x.JWKS != "" {
-			n.oport = ports[4*i+3]
+			n.oport = ports[perNode*i+3]
+		}
+		if x.Kerberos != nil {
+			n.kport = ports[perNode*i+4]
 		}
 		n.dir = filepath.Join(dir, fmt.Sprintf("node%d", n.id))
 		n.cfg = filepath.Join(n.dir, "server.properties")
@@ -361,6 +405,10 @@ func (c *Cluster) serverProperties(n *node) string {
 		ssl += fmt.Sprintf(",OAUTH://127.0.0.1:%d", n.oport)
 		sslMap += ",OAUTH:SASL_PLAINTEXT"
 	}
+	if c.extra.Kerberos != nil {
+		ssl += fmt.Sprintf(",KERBEROS://127.0.0.1:%d", n.kport)
+		sslMap += ",KERBEROS:SASL_PLAINTEXT"
+	}
 	props := [][2]string{
 		{"process.roles", "broker,controller"},
 		{"node.id", strconv.Itoa(int(n.id))},
@@ -428,6 +476,27 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"listener.name.oauth.connections.max.reauth.ms", "3000"},
 		}...)
 	}
+	if k := c.extra.Kerberos; k != nil {
+		service, _, _ := strings.Cut(k.Principal, "/")
+		props = append(props, [][2]string{
+			{"listener.name.kerberos.sasl.enabled.mechanisms", "GSSAPI"},
+			{"sasl.kerberos.service.name", service},
+			{"listener.name.kerberos.gssapi.sasl.jaas.config", fmt.Sprintf(
+				`com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="%s" principal="%s";`,
+				k.Keytab, k.Principal)},
+			{"sasl.kerberos.principal.to.local.rules", "DEFAULT"},
+		}...)
+		if len(k.SuperUsers) > 0 && c.Protocol != ProtoSASL {
+			supers := []string{"User:ANONYMOUS"}
+			for _, u := range k.SuperUsers {
+				supers = append(supers, "User:"+u)
+			}
+			props = append(props, [][2]string{
+				{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+				{"super.users", strings.Join(supers, ";")},
+			}...)
+		}
+	}
 	if l := c.extra.TLS; l != nil {
 		props = append(props, [][2]string{
 			{"listener.name.ssl.ssl.keystore.location", l.KeyStore},
@@ -453,6 +522,9 @@ func (c *Cluster) jvmArgs(heap string) []string {
 	if c.extra.JWKS != "" {
 		args = append(args, "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+
 			strings.Join(append([]string{c.extra.JWKS}, c.extra.AllowURLs...), ","))
+	}
+	if k := c.extra.Kerberos; k != nil {
+		args = append(args, "-Djava.security.krb5.conf="+k.Krb5Conf)
 	}
 	args = append(args, strings.Fields(os.Getenv(EnvJVMOpts))...)
 	return append(args,

@@ -10,6 +10,10 @@
 //     super user admin/admin-secret and ordinary user alice/alice-secret.
 //   - Three / StartThree: three nodes, PLAINTEXT, replication factor 3,
 //     min.insync.replicas 2, with KillNode, StopNode and StartNode.
+//   - StartSingleWith: one PLAINTEXT node with more client listeners
+//     (Extra): SSL with client certificates, OAUTHBEARER checking signed
+//     JWTs against a JWKS endpoint, GSSAPI against a KDC (with
+//     internal/testkdc).
 //
 // In a test:
 //

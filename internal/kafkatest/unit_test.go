@@ -66,6 +66,25 @@ func TestServerPropertiesThree(t *testing.T) {
 	}
 }
 
+func TestServerPropertiesKerberos(t *testing.T) {
+	c := testCluster(1, false)
+	c.extra = Extra{Kerberos: &KerberosListener{Krb5Conf: "/k/krb5.conf", Principal: "kafka/localhost@R.TEST",
+		Keytab: "/k/kafka.keytab", SuperUsers: []string{"kadmin"}}}
+	c.nodes[0].kport = 40009
+	p := props(t, c.serverProperties(c.nodes[0]))
+	require.Equal(t, "PLAINTEXT://127.0.0.1:40000,CONTROLLER://127.0.0.1:40001,KERBEROS://127.0.0.1:40009", p["listeners"])
+	require.Equal(t, "PLAINTEXT://127.0.0.1:40000,KERBEROS://127.0.0.1:40009", p["advertised.listeners"])
+	require.Equal(t, "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,KERBEROS:SASL_PLAINTEXT", p["listener.security.protocol.map"])
+	require.Equal(t, "GSSAPI", p["listener.name.kerberos.sasl.enabled.mechanisms"])
+	require.Equal(t, "kafka", p["sasl.kerberos.service.name"])
+	require.Equal(t, `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="/k/kafka.keytab" principal="kafka/localhost@R.TEST";`,
+		p["listener.name.kerberos.gssapi.sasl.jaas.config"])
+	require.Equal(t, "org.apache.kafka.metadata.authorizer.StandardAuthorizer", p["authorizer.class.name"])
+	require.Equal(t, "User:ANONYMOUS;User:kadmin", p["super.users"])
+	require.Contains(t, c.jvmArgs(heapOpt), "-Djava.security.krb5.conf=/k/krb5.conf")
+	require.Equal(t, "127.0.0.1:40009", c.KerberosBootstrap())
+}
+
 func TestFreePortsAndClusterID(t *testing.T) {
 	ports, err := freePorts(6)
 	require.NoError(t, err)
