@@ -84,12 +84,19 @@ const gone = -1
 // moment later, so a check through another client must wait for it.
 func waitTopic(t *testing.T, topic string, partitions int) {
 	t.Helper()
+	waitTopicIn(t, cluster, topic, partitions)
+}
+
+// waitTopicIn is waitTopic for the node c (one a test started itself),
+// through its admin client.
+func waitTopicIn(t *testing.T, c *kafkatest.Cluster, topic string, partitions int) {
+	t.Helper()
 	what := fmt.Sprintf("%s in the broker's metadata with partitions: %d", topic, partitions)
 	if partitions == gone {
 		what = topic + " gone from the broker's metadata"
 	}
 	kafkatest.WaitFor(t, what, 20*time.Second, func() (bool, string) {
-		adm, err := cluster.Admin()
+		adm, err := c.Admin()
 		if err != nil {
 			return false, err.Error()
 		}
