@@ -103,7 +103,7 @@ sasl.oauthbearer.token.endpoint.url=file://%s
 	assert.Contains(t, c.stderr.String(), "sasl_oauth_token_command")
 }
 
-func TestAWSMSKIAMFromCommandConfig(t *testing.T) {
+func TestAWSMSKIAMFromCommandConfigAndTheFlag(t *testing.T) {
 	for _, k := range []string{"AWS_PROFILE", "AWS_SESSION_TOKEN"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
@@ -140,6 +140,13 @@ sasl.client.callback.handler.class=software.amazon.msk.auth.iam.IAMClientCallbac
 	require.Equal(t, ExitOK, cli.run("--command-config", props, "-e", `return #list_topics()`), cli.stderr.String())
 	assert.Contains(t, string(got), `"x-amz-credential":"AKIDTEST/`)
 	assert.NotContains(t, string(got), "aws-secret-value", "only the signature goes out")
+
+	// The same login from the flag (case-insensitive), with no file.
+	got = nil
+	cli = newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--sasl-mechanism", "aws_msk_iam", "-e", `return #list_topics()`), cli.stderr.String())
+	assert.Equal(t, "1\n", cli.stdout.String())
+	assert.Contains(t, string(got), `"x-amz-credential":"AKIDTEST/`)
 
 	// Refused: exit 3, the mechanism named, the secret nowhere.
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDREFUSED")
