@@ -329,7 +329,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		list, err := c.listReassignments(pollCtx, o.Topics)
 		cancel()
 		if err != nil {
-			if ctx.Err() != nil {
+			if waitEnded(ctx) {
 				return nil, c.waitTimeout(ctx, moving)
 			}
 			return nil, err
@@ -434,8 +434,24 @@ func sortedCopy(s []int32) []int32 {
 	return out
 }
 
+// waitEnded says whether the wait itself is over: cancelled, or past its
+// deadline. The poll's own context shares that deadline on a timer of its
+// own, so a poll can fail with DeadlineExceeded a moment before ctx.Err()
+// says so; that is still the wait's timeout, not a failed listing.
+func waitEnded(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}
+
 func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error {
-	e := AsError(ctx.Err(), "")
+	cause := ctx.Err()
+	if cause == nil { // past the deadline, its timer not yet fired
+		cause = context.DeadlineExceeded
+	}
+	e := AsError(cause, "")
 	if e.Code != CodeTimeout {
 		return e
 	}

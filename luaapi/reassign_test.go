@@ -183,7 +183,9 @@ func TestWaitReassignmentsReturnsFinished(t *testing.T) {
 func TestWaitReassignmentsTimeoutNamesWhatMoves(t *testing.T) {
 	e := newEnv(t)
 	craftListing(e, -1, moving("orders", 4, []int32{0, 1}, []int32{1}, nil))
-	re := e.runErr(`wait_reassignments{interval_ms = 20, timeout = 200}`)
+	// A second, not less: under a loaded -race run the first listing alone
+	// has taken more than 200 ms, and the message then names nothing.
+	re := e.runErr(`wait_reassignments{interval_ms = 20, timeout = 1000}`)
 	assert.Equal(t, "TIMEOUT", re.Code)
 	assert.Contains(t, re.Message, "wait_reassignments: TIMEOUT: reassignments still in progress after the timeout: orders[4]")
 	re = e.runErr(`wait_reassignments{timeout = "soon"}`)
