@@ -12,7 +12,7 @@ func init() {
 		&Func{Name: "describe_acls", Area: "acls",
 			Params: []Param{{Name: "filter", Type: aclFilter(false), Optional: true,
 				Doc: "the ACLs to list; a field left out matches anything (every ACL when left out)"}},
-			Returns: "{{principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=}...}",
+			Returns: "{{principal=string, host=string, operation=string, permission=string, resource_type=string, resource_name=string, pattern_type=string}...}",
 			Summary: "List ACLs matching a filter (all ACLs without one).",
 			Doc: `filter = {principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=}; a missing field matches anything.
 Names are case-insensitive and come back lower-case: operation "read", "write", "create", "delete", "alter", "describe", "cluster_action", "describe_configs", "alter_configs", "idempotent_write", "create_tokens", "describe_tokens", "all"; permission "allow" or "deny"; resource_type "topic", "group", "cluster", "transactional_id", "delegation_token", "user"; pattern_type "literal", "prefixed", "any" (the default) or "match" (every literal, prefixed and wildcard ACL that applies to resource_name).
@@ -23,7 +23,7 @@ for _, a in ipairs(describe_acls{principal = "User:alice"}) do print(a.operation
 		&Func{Name: "create_acls", Area: "acls", Mutating: true, Batch: true,
 			Params: []Param{{Name: "rows", Type: List[engine.ACL](aclRow).Items("row").NonEmpty(),
 				Doc: "the ACLs to create"}},
-			Returns: "{{principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=, error=}...}",
+			Returns: "{{principal=string, host=string, operation=string, permission=string, resource_type=string, resource_name=string, pattern_type=string, error=error?}...}",
 			Summary: "Create ACLs, one per row.",
 			Doc: `rows is one row or an array of rows {principal=, operation=, resource_type=, resource_name=, [permission=], [host=], [pattern_type=]}; principal is TYPE:NAME ("User:alice").
 Defaults, as kafka-acls: permission "allow", host "*", pattern_type "literal" (or "prefixed"), and resource_name "kafka-cluster" for resource_type "cluster". Names are case-insensitive (see describe_acls).
@@ -36,7 +36,7 @@ Creating an ACL that already exists changes nothing and is not an error. Kafka h
 		&Func{Name: "delete_acls", Area: "acls", Mutating: true, Destructive: true, Batch: true,
 			Params: []Param{{Name: "filters", Type: List[engine.ACLFilter](aclFilter(true)).Items("filter").NonEmpty(),
 				Doc: "filters shaped as describe_acls', each with a field set: every ACL a filter matches is deleted"}},
-			Returns: "{{filter={...}, deleted={{principal=, host=, operation=, permission=, resource_type=, resource_name=, pattern_type=}...}, error=}...}",
+			Returns: "{{filter={principal=string?, host=string?, operation=string?, permission=string?, resource_type=string?, resource_name=string?, pattern_type=string?}, deleted={{principal=string, host=string, operation=string, permission=string, resource_type=string, resource_name=string, pattern_type=string}...}, error=error?}...}",
 			Summary: "Delete every ACL matching each filter, and say which were deleted.",
 			Doc: `filters is one filter or an array of them, shaped as describe_acls' filter: a missing field matches anything, so {principal="User:bob"} deletes all of bob's ACLs. A filter must set at least one field; to delete every ACL say so: {resource_type="any"}.
 Each result lists the ACLs its filter deleted (none is not an error). Under --dry-run nothing is deleted and deleted lists what would be.`,

@@ -138,21 +138,48 @@ func TestResultShapesParse(t *testing.T) {
 
 	s := ResultShape("describe_topics")
 	require.NotNil(t, s)
-	assert.Equal(t, []string{"name", "id", "internal", "partitions"}, s.Elem().Keys())
-	assert.Equal(t, []string{"partition", "leader", "leader_epoch", "replicas", "isr", "offline_replicas"},
+	assert.Equal(t, KindList, s.Kind)
+	assert.Equal(t, []string{"name", "id", "internal", "partitions", "error"}, s.Elem().Keys())
+	assert.Equal(t, []string{"partition", "leader", "leader_epoch", "replicas", "isr", "offline_replicas", "error"},
 		s.Elem().Field("partitions").Elem().Keys())
-	assert.Nil(t, s.Elem().Field("name"), "a scalar")
-	assert.Nil(t, s.Field("name"), "an array has no named fields")
+	assert.Equal(t, KindString, s.Elem().Field("name").Kind, "a scalar")
+	assert.Equal(t, KindInt, s.Elem().Field("partitions").Elem().Field("replicas").Elem().Kind)
+	assert.True(t, s.Elem().Field("error").Optional)
+	assert.Nil(t, s.Field("name"), "a list has no named fields")
 	cfg := ResultShape("c:describe_configs").Elem().Field("configs")
+	assert.Equal(t, KindMap, cfg.Kind)
 	assert.Empty(t, cfg.Keys())
-	assert.Equal(t, []string{"value", "source", "sensitive", "read_only"}, cfg.Elem().Keys())
+	assert.Equal(t, []string{"value", "source", "sensitive", "read_only", "synonyms"}, cfg.Elem().Keys())
 	assert.Equal(t, []string{"leader", "epoch", "high_watermark", "voters", "observers"}, ResultShape("describe_quorum").Keys())
-	assert.NotNil(t, ResultShape("describe_quorum").Field("observers"), "a table whose structure is not said")
+	assert.Equal(t, KindTime, ResultShape("describe_quorum").Field("observers").Elem().Field("last_fetch_timestamp").Kind)
+	assert.Equal(t, []string{"name", "missing", "error", "dry_run"}, ResultShape("delete_topics").Elem().Keys(),
+		"a mutating function's rows declare dry_run")
 	assert.Nil(t, ResultShape("kafka.json.encode"))
 	assert.Nil(t, ResultShape("no_such_function"))
 	assert.Nil(t, (*Shape)(nil).Field("x"))
+	// Plugins may leave fields untyped.
+	untyped, err := parseShape("{{name=, size=}...}")
+	require.NoError(t, err)
+	assert.Equal(t, KindAny, untyped.Elem().Field("size").Kind)
 
-	for _, bad := range []string{"{", "{a=", "{a=, b}", "{{a=}}", "{[k]", "{a=}x", "{{a=}...", ""} {
+	// Every admin function declares every field's type.
+	for _, f := range adminFuncs() {
+		var walk func(path string, s *Shape)
+		walk = func(path string, s *Shape) {
+			assert.NotEqual(t, KindAny, s.Kind, "%s: %s has no declared type", f.Name, path)
+			for _, k := range s.Keys() {
+				walk(path+"."+k, s.Field(k))
+			}
+			if s.Elem() != nil {
+				walk(path+"[]", s.Elem())
+			}
+		}
+		require.NotNil(t, f.resultShape(), f.Name)
+		walk(f.Name+"()", f.resultShape())
+	}
+
+	for _, bad := range []string{"{", "{a=", "{a=, b}", "{{a=}}", "{[k]", "{a=}x", "{{a=}...", "", "{a=integer}",
+		"{[int]=string}", "{a=int, a=int}", "{a=int}?", "{int}"} {
 		_, err := parseShape(bad)
 		assert.Error(t, err, bad)
 	}

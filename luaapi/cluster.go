@@ -3,7 +3,7 @@ package luaapi
 func init() {
 	register(
 		&Func{Name: "describe_cluster", Area: "cluster", NoArgs: true,
-			Returns: "{cluster_id=, controller=, brokers={{id=, host=, port=, rack=}...}}",
+			Returns: "{cluster_id=string, controller=int, brokers={{id=int, host=string, port=int, rack=string?}...}}",
 			Summary: "Describe the cluster: its id, the controller and the brokers.",
 			Doc: `Brokers are sorted by id; rack is nil for a broker without broker.rack.
 The answer comes from a fresh Metadata request. In a KRaft cluster Kafka reports a broker as the controller (clients cannot reach the quorum's controllers); -1 means unknown.`,

@@ -5,7 +5,7 @@ func init() {
 		&Func{Name: "list_config_resources", Area: "configresources",
 			Params: []Param{{Name: "types", Optional: true, Doc: "the resource types to list (every type when left out)",
 				Type: List[string](Enum("topic", "broker", "broker_logger", "client_metrics", "group"))}},
-			Returns: "{{type=, name=}...}",
+			Returns: "{{type=string, name=string}...}",
 			Summary: "List the resources that have configs: topics, brokers, broker loggers, client metrics, groups.",
 			Doc: `types is a type or an array of types among "topic", "broker", "broker_logger", "client_metrics", "group"; none means every type. Rows are sorted by type then name; the names feed describe_configs.
 Brokers before Kafka 4.1 only list client_metrics resources (the API was ListClientMetricsResources).`,

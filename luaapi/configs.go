@@ -20,7 +20,7 @@ func init() {
 				{Name: "keys", Type: List[string](NonEmptyStr()), Doc: "only these configs (a name or an array of names)"},
 				{Name: "dynamic", Type: Bool(), Doc: "only the values set on the resource itself, as kafka-configs --describe shows them"},
 			},
-			Returns: "{{type=, name=, configs={[key]={value=, source=, sensitive=, read_only=}}}...}",
+			Returns: "{{type=string, name=string, configs={[string]={value=string?, source=string, sensitive=bool, read_only=bool, synonyms={{name=string, value=string?, source=string}...}?}}, error=error?}...}",
 			Summary: "Describe the configs of topics, brokers, broker loggers, groups or client-metrics subscriptions.",
 			Doc: `A resource is {topic="t"}, {broker=1}, {broker="default"} (the cluster-wide dynamic broker default), {broker_logger=1}, {group="g"} or {client_metrics="name"}; resources is one resource or an array of them.
 Each result has type (the resource's key: "topic", "broker", ...), name (the topic, group or subscription name; the broker id as a string, "" for the broker default) and configs keyed by config name.
@@ -39,7 +39,7 @@ print("broker " .. b.name .. ": " .. n .. " configs")`,
 		&Func{Name: "alter_configs", Area: "configs", Mutating: true, Batch: true, ValidateOnly: true,
 			Params: []Param{{Name: "resources", Type: configResources(true),
 				Doc: "the resources (as for describe_configs), each with its changes: set, delete, append, subtract"}},
-			Returns: "{{type=, name=, error=}...}",
+			Returns: "{{type=string, name=string, error=error?}...}",
 			Summary: "Change configs incrementally: set, delete (back to default), append to or subtract from lists.",
 			Doc: `A resource is {topic="t", set={k=v}, delete={"k"}, append={k=v}, subtract={k=v}}, with broker=, broker_logger=, group= or client_metrics= in place of topic= (as for describe_configs); resources is one resource or an array of them.
 This is Kafka's IncrementalAlterConfigs: configs not named keep their values (unlike the legacy AlterConfigs, which reset them). Values may be strings, numbers or booleans; for list configs (cleanup.policy, leader.replication.throttled.replicas, ...) a value may also be an array of strings, sent comma-separated. append adds values not already in the list; subtract removes them.

@@ -55,6 +55,7 @@ func (r *Runtime) dispatch(c *Call) int {
 		raise(L, f.Name, c.withMechanism(err), nil)
 	}
 	lv := r.conv.toLua(res)
+	r.tagResult(f, lv)
 	items := asItems(res)
 	if f.Mutating && c.DryRun() {
 		markDryRun(lv)

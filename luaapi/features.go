@@ -7,7 +7,7 @@ import (
 func init() {
 	register(
 		&Func{Name: "api_versions", Area: "features", NoArgs: true,
-			Returns: "{{broker=, api=, name=, min_version=, max_version=}...}",
+			Returns: "{{broker=int, api=int, name=string, min_version=int, max_version=int, error=error?}...}",
 			Summary: "The API versions each broker supports: a row per broker and API key.",
 			Doc: `Rows are sorted by broker then API key; name is Kafka's request name, as kafka-broker-api-versions prints it ("Produce", "SaslHandshake", "InitProducerId", "AlterPartitionReassignments", ...). One row per broker and key keeps it greppable and easy to compare across brokers during a rolling upgrade.
 A broker that cannot be asked gets one row with api -1 and its error.`,
@@ -22,7 +22,7 @@ end`,
 				return cl.APIVersions(c.Ctx())
 			}},
 		&Func{Name: "describe_features", Area: "features", NoArgs: true,
-			Returns: "{{feature=, finalized_level=, supported_min=, supported_max=, epoch=}...}",
+			Returns: "{{feature=string, finalized_level=int, supported_min=int, supported_max=int, epoch=int}...}",
 			Summary: "The cluster's features (KIP-584): finalized level and supported range, a row per feature.",
 			Doc:     `feature is e.g. "metadata.version", "kraft.version", "transaction.version", "group.version". finalized_level is the level in force (0 when not finalized); supported_min/supported_max the range the brokers support; epoch the finalized features' epoch (the same on every row). Read from a broker's ApiVersions answer, as the Java admin client does.`,
 			Example: `for _, f in ipairs(describe_features()) do print(f.feature, f.finalized_level, f.supported_max) end`,
@@ -36,7 +36,7 @@ end`,
 		&Func{Name: "update_features", Area: "features", Mutating: true, Destructive: true, Batch: true, ValidateOnly: true,
 			Params: []Param{{Name: "updates", Type: featureUpdates,
 				Doc: "the features and their new levels"}},
-			Returns: "{{feature=, max_version_level=, error=}...}",
+			Returns: "{{feature=string, max_version_level=int, error=error?}...}",
 			Summary: "Change finalized feature levels (upgrade metadata.version, ...).",
 			Doc: `updates is one update or an array of updates {feature=, max_version_level=, [upgrade_type=]}; upgrade_type is "upgrade" (the default), "safe_downgrade" or "unsafe_downgrade" (lossy). max_version_level 0 removes the feature.
 Declared destructive: an upgrade of metadata.version cannot be undone without a lossy downgrade, so the REPL asks first unless --yes. validate_only=true (and --dry-run) asks the controller to check without changing anything. Brokers answering UpdateFeatures v2 give one error for the whole request: every feature then carries it.`,

@@ -2,28 +2,48 @@ package luaapi
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
+// Outputs are the formats --output and kafka.pp print in.
+var Outputs = []string{"table", "json", "ndjson", "yaml"}
+
+// noRows is what a table prints for an empty array: a result with no rows.
+const noRows = "(no rows)"
+
 // printOne writes one value the way --output asks: "json" as indented
-// JSON, "table" as an aligned table for arrays of records and as indented
-// Lua otherwise (print.go: Format, Print).
+// JSON, "ndjson" as a compact JSON line per element of an array, "yaml" as
+// YAML, "table" as an aligned table for arrays of records and as indented
+// Lua otherwise (print.go: Format, Print). A function's result is printed
+// with its declared shape (shapeOf): times in tables, nulls in JSON.
 func (r *Runtime) printOne(out *printBuf, v lua.LValue, output string) error {
-	if output == "json" {
-		return writeJSON(out, v, r.null(), "  ")
+	switch output {
+	case "json":
+		return writeJSONShaped(out, v, shapeOf(v), r.null(), "  ")
+	case "ndjson":
+		return writeNDJSON(out, v, shapeOf(v), r.null())
+	case "yaml":
+		return writeYAML(out, v, shapeOf(v), r.null())
 	}
 	if t, ok := v.(*lua.LTable); ok {
 		if _, isErr := isErrorValue(r.L, t); isErr {
 			out.WriteString(TerminalText(errorText(t)))
 			return nil
 		}
+		shape := shapeOf(t)
+		if isArray(t) && t.Len() == 0 {
+			out.WriteString(noRows)
+			return nil
+		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(out, rows, cols, "", newGuard("value"))
+			return renderTable(out, rows, cols, "", newGuard("value"), shape.rows())
 		}
 		// One result record (describe_cluster, plan_reassignment, ...):
 		// a one-row table, its arrays of records as sub-tables.
@@ -31,7 +51,7 @@ func (r *Runtime) printOne(out *printBuf, v lua.LValue, output string) error {
 			wrapped := &lua.LTable{}
 			wrapped.Append(t)
 			if rows, cols, ok := recordRows(wrapped); ok {
-				return renderTable(out, rows, cols, "", newGuard("value"))
+				return renderTable(out, rows, cols, "", newGuard("value"), shape.rows())
 			}
 		}
 		return r.writeLuaLiteral(out, v)
@@ -159,10 +179,12 @@ func keyRank(k string) int {
 // records (a topic's partitions, a group's members or lag per partition) is
 // not squeezed into a cell: each row is followed by that array as an
 // indented sub-table, the way kafka-consumer-groups --describe reads.
+// rs is the rows' declared shape (nil: none): a time column prints as RFC
+// 3339.
 //
 // It goes over the rows twice: once for the columns' widths (and the
 // guard's counts), then to print. No cell is kept in between.
-func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *valueGuard) error {
+func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *valueGuard, rs *Shape) error {
 	var flat, nested []string
 	for _, c := range cols {
 		// One level of sub-tables; deeper ones are summarized in a cell.
@@ -177,9 +199,11 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 	}
 	keys := make([]lua.LValue, len(flat))
 	width := make([]int, len(flat))
+	shapes := make([]*Shape, len(flat))
 	for j, c := range flat {
 		keys[j] = lua.LString(c)
 		width[j] = utf8.RuneCountInString(strings.ToUpper(cellText(c)))
+		shapes[j] = rs.Field(c)
 	}
 	var buf []byte
 	var err error
@@ -189,7 +213,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 			return err
 		}
 		for j := range flat {
-			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j])); err != nil {
+			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j]), shapes[j]); err != nil {
 				return err
 			}
 			width[j] = max(width[j], utf8.RuneCount(buf))
@@ -215,7 +239,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 		row := set.row(i)
 		line = append(line, indent...)
 		for j := range flat {
-			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j])); err != nil {
+			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j]), shapes[j]); err != nil {
 				return err
 			}
 			line = appendPadded(line, string(buf), width[j], j < len(flat)-1)
@@ -234,7 +258,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 					return err
 				}
 				g.quiet--
-				err := renderTable(out, subRows, subCols, indent+"  ", g)
+				err := renderTable(out, subRows, subCols, indent+"  ", g, rs.Field(c).Elem())
 				g.quiet++
 				if err != nil {
 					return err
@@ -359,10 +383,10 @@ func topicPartitionsCell(t *lua.LTable) string {
 }
 
 // appendCell appends the cell of one value, found under key, to dst:
-// scalars as escaped text, errors by code, arrays of scalars joined, bigger
-// things summarized. g counts what it writes: a row can refer to one big
-// string many times.
-func appendCell(dst []byte, g *valueGuard, key, v lua.LValue) ([]byte, error) {
+// scalars as escaped text, a declared time (fs) as RFC 3339, errors by
+// code, arrays of scalars joined, records and maps as key=value. g counts
+// what it writes: a row can refer to one big string many times.
+func appendCell(dst []byte, g *valueGuard, key, v lua.LValue, fs *Shape) ([]byte, error) {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		return dst, g.str(key, "")
@@ -373,13 +397,17 @@ func appendCell(dst []byte, g *valueGuard, key, v lua.LValue) ([]byte, error) {
 		return append(dst, cellText(string(v))...), nil
 	case lua.LNumber:
 		start := len(dst)
-		dst = appendLuaNumber(dst, v)
+		if fs.Is(KindTime) {
+			dst = appendTime(dst, v)
+		} else {
+			dst = appendLuaNumber(dst, v)
+		}
 		return dst, g.count(key, len(dst)-start)
 	case lua.LBool:
 		s := strconv.FormatBool(bool(v))
 		return append(dst, s...), g.str(key, s)
 	}
-	s, err := cell(g, key, v)
+	s, err := cell(g, key, v, fs, false)
 	return append(dst, s...), err
 }
 
@@ -391,8 +419,25 @@ func appendLuaNumber(dst []byte, n lua.LNumber) []byte {
 	return strconv.AppendFloat(dst, float64(n), 'g', -1, 64)
 }
 
-// cell renders one value, found under key, inside a table (see appendCell).
-func cell(g *valueGuard, key, v lua.LValue) (string, error) {
+// appendTime appends epoch milliseconds as RFC 3339 in UTC with
+// milliseconds (2026-12-01T03:58:14.123Z), the same width on every row. A
+// negative value (Kafka's -1: unknown, none) or one that is not an integer
+// stays a number.
+func appendTime(dst []byte, n lua.LNumber) []byte {
+	f := float64(n)
+	if f < 0 || f != math.Trunc(f) || f > maxTimeMillis {
+		return appendLuaNumber(dst, n)
+	}
+	return time.UnixMilli(int64(f)).UTC().AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")
+}
+
+// maxTimeMillis is the end of year 9999, past which RFC 3339 has no form.
+const maxTimeMillis = 253402300799999
+
+// cell renders one value, found under key, inside a table (see
+// appendCell); fs is its declared shape, or nil. nested: the value is
+// inside another cell, where a record or map is braced.
+func cell(g *valueGuard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
 	var s string
 	switch v := v.(type) {
 	case *lua.LNilType:
@@ -402,7 +447,11 @@ func cell(g *valueGuard, key, v lua.LValue) (string, error) {
 		}
 		return cellText(string(v)), nil
 	case lua.LNumber:
-		s = v.String()
+		if fs.Is(KindTime) {
+			s = string(appendTime(nil, v))
+		} else {
+			s = v.String()
+		}
 	case lua.LBool:
 		s = strconv.FormatBool(bool(v))
 	case *lua.LTable:
@@ -414,11 +463,11 @@ func cell(g *valueGuard, key, v lua.LValue) (string, error) {
 			s = topicPartitionsCell(v)
 			break
 		}
+		if err := g.enter(key, v); err != nil {
+			return "", err
+		}
+		defer g.leave(v)
 		if isArray(v) {
-			if err := g.enter(key, v); err != nil {
-				return "", err
-			}
-			defer g.leave(v)
 			var parts []string
 			for i := 1; i <= v.Len(); i++ {
 				e := v.RawGetInt(i)
@@ -428,7 +477,7 @@ func cell(g *valueGuard, key, v lua.LValue) (string, error) {
 					}
 					return fmt.Sprintf("[%d items]", v.Len()), nil
 				}
-				p, err := cell(g, lua.LNumber(i), e)
+				p, err := cell(g, lua.LNumber(i), e, fs.Elem(), true)
 				if err != nil {
 					return "", err
 				}
@@ -437,11 +486,43 @@ func cell(g *valueGuard, key, v lua.LValue) (string, error) {
 			s = strings.Join(parts, ",")
 			break
 		}
-		n := 0
-		v.ForEach(func(_, _ lua.LValue) { n++ })
-		s = fmt.Sprintf("{%d keys}", n)
+		var err error
+		if s, err = keyValueCell(g, v, fs); err != nil {
+			return "", err
+		}
+		if nested {
+			s = "{" + s + "}"
+		}
 	default:
 		s = v.String()
 	}
 	return s, g.str(key, s)
+}
+
+// keyValueCell renders a record or a map as `key=value` pairs in key
+// order, separated by spaces, as kafka.log writes fields: a quota entity
+// reads `client_id=app user=alice`, a filter `operation=write
+// principal=User:bob`. Keys are escaped like any cell text.
+func keyValueCell(g *valueGuard, t *lua.LTable, fs *Shape) (string, error) {
+	var keys []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	slices.SortFunc(keys, func(a, b lua.LValue) int { return strings.Compare(a.String(), b.String()) })
+	var b strings.Builder
+	for i, k := range keys {
+		vs := fs.Elem() // a map's values
+		if ks, ok := k.(lua.LString); ok && fs.Is(KindRecord) {
+			vs = fs.Field(string(ks))
+		}
+		p, err := cell(g, k, t.RawGet(k), vs, true)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(cellText(k.String()))
+		b.WriteByte('=')
+		b.WriteString(p)
+	}
+	return b.String(), nil
 }

@@ -13,7 +13,7 @@ func init() {
 				{Name: "group", Type: groupID, Doc: "the group"},
 				{Name: "members", Type: memberRefs, Optional: true, Doc: "the members to remove (default: every current member)"},
 			},
-			Returns: "{{group=, member_id=, instance_id=, error=}...}",
+			Returns: "{{group=string, member_id=string, instance_id=string?, error=error?}...}",
 			Summary: "Remove members from a group (LeaveGroup on their behalf), or all of them.",
 			Doc: `members is an array of {instance_id=} (static members, KIP-345) and/or {member_id=} (dynamic members, as describe_groups shows them; Kafka 2.6+), or one such record. Without members, every current member is removed, each by its instance_id when it has one and by its member_id otherwise, as the Java Admin's removeMembersFromConsumerGroup does; a group without members gives an empty result.
 A removed member's consumer, if it is still running, rejoins at once with a new member_id: this is for members that are gone but not yet expired (a crashed consumer, a static member within session.timeout.ms), or to force a rebalance. A member that is not in the group fails with UNKNOWN_MEMBER_ID (the others are still removed: see err.results, or pass {partial=true}); a group that does not exist fails with GROUP_ID_NOT_FOUND.
@@ -29,7 +29,7 @@ end`,
 				{Name: "group", Type: groupID, Doc: "the group whose commits are deleted"},
 				{Name: "topics", Type: topicScopeType, Doc: "whole topics (by name) and single partitions ({topic=, partition=})"},
 			},
-			Returns: "{{topic=, partition=, error=}...}",
+			Returns: "{{topic=string, partition=int, error=error?}...}",
 			Summary: "Delete a group's committed offsets for topics (or single partitions).",
 			Doc: `topics is a topic name, or an array of names (all their partitions) and/or {topic=, partition=} records. Kafka (OffsetDelete, 2.4+) drops the group's commits there, so its lag no longer counts topics it stopped reading; a partition without a commit succeeds too.
 A group still consuming a topic keeps those offsets: each of its partitions fails with GROUP_SUBSCRIBED_TO_TOPIC (the others are still deleted: see err.results, or pass {partial=true}). A group with live members that is not a consumer group fails as a whole with NON_EMPTY_GROUP; a group that does not exist with GROUP_ID_NOT_FOUND. A named topic that does not exist gets one result with partition=-1 and UNKNOWN_TOPIC_OR_PARTITION; a {topic=, partition=} that does not exist fails the call before anything is deleted.

@@ -15,7 +15,7 @@ func init() {
 				{Name: "states", Type: List[string](Enum(engine.GroupStates...)), Doc: "keep groups in these states (case-insensitive)"},
 				{Name: "types", Type: List[string](Enum(engine.GroupTypes...)), Doc: "keep groups of these types (case-insensitive)"},
 			},
-			Returns: "{{group=, state=, protocol_type=, type=, coordinator=}...}",
+			Returns: "{{group=string, state=string, protocol_type=string, type=string, coordinator=int}...}",
 			Summary: "List consumer groups (and share/streams groups), sorted by name.",
 			Doc: `states keeps groups in those states (Stable, Empty, PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling, NotReady); types keeps groups of those types (classic, consumer for KIP-848 groups, share, streams). Names are case-insensitive: "stable" is "Stable".
 type is "classic" on brokers older than Kafka 3.8, which do not report it. coordinator is the id of the broker coordinating the group.`,
@@ -23,7 +23,7 @@ type is "classic" on brokers older than Kafka 3.8, which do not report it. coord
 			Run:     listGroups},
 		&Func{Name: "describe_groups", Area: "groups", Aliases: []string{"describe_consumer_groups"}, Batch: true,
 			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the groups to describe"}},
-			Returns: "{{group=, state=, protocol_type=, protocol=, coordinator=, members={{member_id=, instance_id=, client_id=, host=, assignment={{topic=, partition=}...}}...}}...}",
+			Returns: "{{group=string, state=string, protocol_type=string, protocol=string, coordinator=int, members={{member_id=string, instance_id=string?, client_id=string, host=string, assignment={{topic=string, partition=int}...}}...}, error=error?}...}",
 			Summary: "Describe groups: state, assignor, members and their assigned partitions.",
 			Doc: `groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).`,
@@ -35,7 +35,7 @@ print(g.group, g.state, #g.members)`,
 				{Name: "group", Type: groupID, Doc: "the group whose commits are read"},
 				{Name: "topics", Type: topicNames, Optional: true, Doc: "every partition of these topics, committed or not (default: the partitions the group committed to)"},
 			},
-			Returns: "{{topic=, partition=, offset=, leader_epoch=, metadata=}...}",
+			Returns: "{{topic=string, partition=int, offset=int, leader_epoch=int, metadata=string, error=error?}...}",
 			Summary: "A group's committed offsets, sorted by topic and partition.",
 			Doc: `Without topics: every partition the group has committed to. With topics (a name or an array): every partition of those topics, offset -1 (and leader_epoch -1) where the group has no commit; a missing topic fails with UNKNOWN_TOPIC_OR_PARTITION.
 A group that does not exist has no commits: the result is empty, as Kafka answers. COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE are retried until the deadline.`,
@@ -46,7 +46,7 @@ A group that does not exist has no commits: the result is empty, as Kafka answer
 				{Name: "group", Type: groupID, Doc: "the group to commit for (created if it does not exist)"},
 				{Name: "offsets", Type: offsetCommits, Doc: "one record per partition, each partition once"},
 			},
-			Returns: "{{topic=, partition=, error=}...}",
+			Returns: "{{topic=string, partition=int, error=error?}...}",
 			Summary: "Commit offsets for a group (rewind or skip ahead an idle group).",
 			Doc: `offset is the next offset the group will read. Kafka only accepts an admin commit to a group without live members: stop the consumers first, or the commit fails with UNKNOWN_MEMBER_ID. Committing to a group that does not exist creates it (Kafka's semantics).
 Under --dry-run nothing is committed: the group is checked to have no live members and each partition to exist.`,
@@ -56,7 +56,7 @@ print(fetch_offsets("orders-replay")[1].offset)`,
 		&Func{Name: "delete_groups", Area: "groups", Mutating: true, Destructive: true, Batch: true,
 			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the groups to delete"}},
 			Options: []Field{{Name: "if_exists", Type: Bool(), Doc: "a missing group is a success (missing=true)"}},
-			Returns: "{{group=, error=}...}",
+			Returns: "{{group=string, missing=bool?, error=error?}...}",
 			Summary: "Delete groups and their committed offsets.",
 			Doc: `A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
 Under --dry-run nothing is deleted: each group is checked to exist and to have no members.`,
@@ -65,7 +65,7 @@ delete_groups("scratch-group")`,
 			Run: deleteGroups},
 		&Func{Name: "lag", Area: "groups", Batch: true,
 			Params:  []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer group)"}},
-			Returns: "{{group=, state=, total_lag=, partitions={{topic=, partition=, committed=, end_offset=, lag=, member_id=, client_id=}...}}...}",
+			Returns: "{{group=string, state=string, total_lag=int, partitions={{topic=string, partition=int, committed=int, end_offset=int, lag=int, member_id=string?, client_id=string?, error=error?}...}, error=error?}...}",
 			Summary: "Consumer lag per group and partition.",
 			Doc: `Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
 committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read). lag is end_offset - committed, never below 0; total_lag sums the group's lags.

@@ -32,8 +32,36 @@ func encodeJSON(v lua.LValue, null lua.LValue, indent string) (string, error) {
 // writeJSON writes v as JSON to out, as it goes: a million rows need no
 // more memory than one.
 func writeJSON(out *printBuf, v lua.LValue, null lua.LValue, indent string) error {
+	return writeJSONShaped(out, v, nil, null, indent)
+}
+
+// writeJSONShaped writes v as JSON with its declared shape s (nil: none):
+// a record's declared fields that a row lacks are written as null, so
+// that every row has the same keys. The Lua value is not changed.
+func writeJSONShaped(out *printBuf, v lua.LValue, s *Shape, null lua.LValue, indent string) error {
 	w := &jsonWriter{out: out, null: null, indent: indent, g: newGuard("value")}
-	return w.value(lua.LNil, 0, v, 0)
+	return w.value(lua.LNil, 0, v, 0, s)
+}
+
+// writeNDJSON writes an array as one compact JSON value per line (nothing
+// for an empty one), any other value as one line.
+func writeNDJSON(out *printBuf, v lua.LValue, s *Shape, null lua.LValue) error {
+	t, ok := v.(*lua.LTable)
+	if !ok || !isArray(t) {
+		return writeJSONShaped(out, v, s, null, "")
+	}
+	w := &jsonWriter{out: out, null: null, g: newGuard("value")}
+	if err := w.g.enter(lua.LNil, t); err != nil {
+		return err
+	}
+	for i := 1; i <= t.Len(); i++ {
+		if err := w.value(nil, i, t.RawGetInt(i), 0, s.Elem()); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+	}
+	w.g.leave(t)
+	return out.err
 }
 
 type jsonWriter struct {
@@ -47,14 +75,16 @@ type jsonWriter struct {
 }
 
 type jsonPair struct {
-	key  string
-	lkey lua.LValue // the key as the table has it, for paths in errors
-	val  lua.LValue
+	key   string
+	lkey  lua.LValue // the key as the table has it, for paths in errors
+	val   lua.LValue
+	shape *Shape // the value's declared shape, or nil
 }
 
 // value writes v, found under key (under index idx of an array when key
-// is nil: an index is boxed only for a message), at nesting depth.
-func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int) error {
+// is nil: an index is boxed only for a message), at nesting depth; s is
+// its declared shape, or nil.
+func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int, s *Shape) error {
 	b := w.out
 	size := b.Len()
 	if s, ok := v.(lua.LString); ok {
@@ -100,7 +130,7 @@ func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int) err
 		if err != nil {
 			return err
 		}
-		if err := w.table(v, depth); err != nil {
+		if err := w.table(v, depth, s); err != nil {
 			return err
 		}
 		w.g.leave(v)
@@ -129,7 +159,7 @@ func (w *jsonWriter) newline(depth int) {
 	w.out.WriteString(w.pads[depth])
 }
 
-func (w *jsonWriter) table(t *lua.LTable, depth int) error {
+func (w *jsonWriter) table(t *lua.LTable, depth int, s *Shape) error {
 	b := w.out
 	if isArray(t) {
 		n := t.Len()
@@ -143,7 +173,7 @@ func (w *jsonWriter) table(t *lua.LTable, depth int) error {
 				b.WriteByte(',')
 			}
 			w.newline(depth + 1)
-			if err := w.value(nil, i, t.RawGetInt(i), depth+1); err != nil {
+			if err := w.value(nil, i, t.RawGetInt(i), depth+1, s.Elem()); err != nil {
 				return err
 			}
 		}
@@ -154,29 +184,15 @@ func (w *jsonWriter) table(t *lua.LTable, depth int) error {
 	for len(w.keys) <= depth {
 		w.keys = append(w.keys, nil)
 	}
-	pairs := w.keys[depth][:0]
-	var kerr error
-	for k, val := t.Next(lua.LNil); k != lua.LNil; k, val = t.Next(k) {
-		switch kk := k.(type) { // k itself is kept: boxing kk again would allocate
-		case lua.LString:
-			pairs = append(pairs, jsonPair{string(kk), k, val})
-		case lua.LNumber:
-			pairs = append(pairs, jsonPair{kk.String(), k, val})
-		default:
-			if kerr == nil {
-				kerr = w.g.errorAt(k, "JSON cannot hold a %s key", k.Type())
-			}
-		}
-	}
+	pairs, err := objectPairs(w.keys[depth][:0], t, s, w.g, "JSON")
 	w.keys[depth] = pairs
-	if kerr != nil {
-		return kerr
+	if err != nil {
+		return err
 	}
 	if len(pairs) == 0 {
 		b.WriteString("{}")
 		return nil
 	}
-	slices.SortFunc(pairs, func(a, b jsonPair) int { return strings.Compare(a.key, b.key) })
 	b.WriteByte('{')
 	for i := range pairs {
 		// Read from w.keys each time: a nested object at depth+1 may
@@ -191,11 +207,66 @@ func (w *jsonWriter) table(t *lua.LTable, depth int) error {
 		if w.indent != "" {
 			b.WriteByte(' ')
 		}
-		if err := w.value(p.lkey, 0, p.val, depth+1); err != nil {
+		if err := w.value(p.lkey, 0, p.val, depth+1, p.shape); err != nil {
 			return err
 		}
 	}
 	w.newline(depth)
 	b.WriteByte('}')
 	return nil
+}
+
+// objectPairs appends t's keys and values to dst, sorted by key, with
+// their declared shapes and the declared fields t lacks (withDeclared). A
+// key that is neither a string nor a number is an error: format (JSON,
+// YAML) cannot hold it.
+func objectPairs(dst []jsonPair, t *lua.LTable, s *Shape, g *valueGuard, format string) ([]jsonPair, error) {
+	var kerr error
+	for k, val := t.Next(lua.LNil); k != lua.LNil; k, val = t.Next(k) {
+		switch kk := k.(type) { // k itself is kept: boxing kk again would allocate
+		case lua.LString:
+			dst = append(dst, jsonPair{string(kk), k, val, nil})
+		case lua.LNumber:
+			dst = append(dst, jsonPair{kk.String(), k, val, nil})
+		default:
+			if kerr == nil {
+				kerr = g.errorAt(k, "%s cannot hold a %s key", format, k.Type())
+			}
+		}
+	}
+	if kerr != nil {
+		return dst, kerr
+	}
+	slices.SortFunc(dst, func(a, b jsonPair) int { return strings.Compare(a.key, b.key) })
+	return withDeclared(dst, s), nil
+}
+
+// withDeclared gives sorted pairs their declared shapes: a map's values
+// its element shape, a record's fields theirs, and a null pair for each
+// declared field missing (both lists are sorted: one merge, no lookups).
+func withDeclared(pairs []jsonPair, s *Shape) []jsonPair {
+	switch {
+	case s.Is(KindMap):
+		for i := range pairs {
+			pairs[i].shape = s.elem
+		}
+		return pairs
+	case !s.Is(KindRecord):
+		return pairs
+	}
+	n, i := len(pairs), 0
+	for j, k := range s.sorted {
+		for i < n && pairs[i].key < k {
+			i++
+		}
+		if i < n && pairs[i].key == k {
+			pairs[i].shape = s.sortedShapes[j]
+			continue
+		}
+		pairs = append(pairs, jsonPair{k, s.sortedKeys[j], lua.LNil, s.sortedShapes[j]})
+	}
+	if len(pairs) > n {
+		slices.SortFunc(pairs, func(a, b jsonPair) int { return strings.Compare(a.key, b.key) })
+	}
+	return pairs
 }

@@ -15,7 +15,7 @@ func init() {
 			).Then(func(rec Rec, _ string) (any, error) {
 				return engine.LogDirsQuery{Brokers: get[[]int32](rec, "brokers"), Topics: get[[]string](rec, "topics")}, nil
 			})}},
-			Returns: "{{broker=, dir=, total_bytes=, usable_bytes=, partitions={{topic=, partition=, size=, offset_lag=, is_future=}...}, error=}...}",
+			Returns: "{{broker=int, dir=string, total_bytes=int, usable_bytes=int, partitions={{topic=string, partition=int, size=int, offset_lag=int, is_future=bool}...}, error=error?}...}",
 			Summary: "Describe brokers' log directories and the replicas in them: a row per broker and dir.",
 			Doc: `brokers (an id or array of ids) defaults to every broker, topics (a name or array: all their partitions) to every partition. Rows are sorted by broker then dir, partitions by topic then partition.
 size is in bytes; offset_lag is how far a replica is behind its log end (for a future replica: behind the replica it replaces); is_future marks a replica being moved into this dir by alter_replica_log_dirs. total_bytes and usable_bytes are -1 from brokers older than Kafka 3.3.
@@ -24,7 +24,7 @@ A broker that fails (or is not in the cluster: BROKER_NOT_AVAILABLE) gets a row 
 			Run:     describeLogDirs},
 		&Func{Name: "alter_replica_log_dirs", Area: "logdirs", Mutating: true, Destructive: true, Batch: true,
 			Params:  []Param{{Name: "moves", Doc: "the replicas to move", Type: logDirMoves}},
-			Returns: "{{topic=, partition=, broker=, dir=, error=}...}",
+			Returns: "{{topic=string, partition=int, broker=int, dir=string, error=error?}...}",
 			Summary: "Move replicas between log directories of their brokers (JBOD).",
 			Doc: `moves is one move or an array of moves {topic=, partition=, broker=, dir=}: broker moves its replica of topic[partition] into dir, an absolute path among its log.dirs. The broker copies in the background; describe_log_dirs shows the copy as is_future until it takes over.
 Declared destructive: it moves data and loads the broker's disks. Kafka has no validate-only mode: under --dry-run each move is checked (the broker exists and has that dir) and nothing moves.`,

@@ -11,7 +11,7 @@ func init() {
 				{Name: "topics", Type: topicNames.NonEmpty(), Doc: "every partition of these topics"},
 				{Name: "at", Type: offsetAtType, Optional: true, Doc: `which offset (default "latest"; see below)`},
 			},
-			Returns: "{{topic=, partition=, offset=, timestamp=, leader_epoch=}...}",
+			Returns: "{{topic=string, partition=int, offset=int, timestamp=time, leader_epoch=int, error=error?}...}",
 			Summary: "List an offset of every partition of topics: earliest, latest, at a time, ...",
 			Doc: `topics is a topic name or an array of names. at is one of:
   "latest" (default): the high watermark, the offset the next record will get;

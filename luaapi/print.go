@@ -100,7 +100,9 @@ func (r *Runtime) Print(w io.Writer, values []lua.LValue, output string) error {
 		if err != nil {
 			return err
 		}
-		if out.Len() == start || out.lastByte() != '\n' {
+		// One line block per value; an empty array under ndjson is no
+		// line at all.
+		if (out.Len() == start && output != "ndjson") || (out.Len() > start && out.lastByte() != '\n') {
 			out.WriteByte('\n')
 		}
 	}
@@ -124,12 +126,42 @@ func (p *printBuf) lastByte() byte {
 	return p.buf[len(p.buf)-1]
 }
 
-// Format renders values the way --output asks: "json" as indented JSON
-// (arrays stay arrays, [] for empty), "table" as an aligned table for arrays
-// of records and as indented Lua otherwise. One value per line block.
+// Format renders values the way --output asks (Outputs; printOne): "json"
+// as indented JSON (arrays stay arrays, [] for empty), "ndjson" a line per
+// element, "yaml", "table" as an aligned table for arrays of records and as
+// indented Lua otherwise. One value per line block.
 func (r *Runtime) Format(values []lua.LValue, output string) (string, error) {
 	var b strings.Builder
 	if err := r.Print(&b, values, output); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// FormatGo renders a Go value (structs with json tags, slices, maps) as
+// "json", "ndjson" or "yaml" output does a function's result: the same
+// conversion, keys, quoting and escaping. For commands that print data
+// without a runtime (version, undo, runbooks).
+func FormatGo(v any, output string) (string, error) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	lv := newConverter(L).toLua(v)
+	var b strings.Builder
+	out := newPrintBuf(&b, 0)
+	var err error
+	switch output {
+	case "ndjson":
+		err = writeNDJSON(out, lv, nil, nil)
+	case "yaml":
+		err = writeYAML(out, lv, nil, nil)
+	default:
+		err = writeJSONShaped(out, lv, nil, nil, "  ")
+		out.WriteByte('\n')
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := out.Flush(); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -43,7 +43,7 @@ func TestPrintStreamsInBoundedMemory(t *testing.T) {
 		end
 		return rows`)
 	require.NoError(t, err)
-	for _, output := range []string{"json", "table"} {
+	for _, output := range Outputs {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -62,7 +62,7 @@ func TestPrintIsFormat(t *testing.T) {
 		for i = 1, 3000 do rows[i] = {name = "n" .. i, n = i / 3, ok = i % 2 == 0, tags = {"a", i}} end
 		return rows, {a = {1, 2, {b = "x\27"}}}, "text", 42, nil`)
 	require.NoError(t, err)
-	for _, output := range []string{"json", "table"} {
+	for _, output := range Outputs {
 		want, err := e.rt.Format(vals, output)
 		require.NoError(t, err)
 		var b bytes.Buffer

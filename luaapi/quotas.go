@@ -14,7 +14,7 @@ func init() {
 			Params: []Param{{Name: "entities", Type: quotaFilters, Optional: true,
 				Doc: "the entities to describe (every one when left out)"}},
 			Options: []Field{{Name: "strict", Type: Bool(), Doc: "leave out entities with types the filter does not name"}},
-			Returns: "{{entity={user=, client_id=, ip=}, quotas={key=number}}...}",
+			Returns: "{{entity={[string]=string}, quotas={[string]=number}}...}",
 			Summary: "Describe client quotas (all of them without entities).",
 			Doc: `entities is one entity filter or an array of them; each is {user=, client_id=, ip=} where a name matches that entity exactly, "<default>" (or "" or kafka.json.null) matches the type's default entity, and true matches every named entity of the type. A type left out is not constrained, unless strict=true (then entities with other types are left out).
 Results cover the entities matching any filter, sorted by entity; an entity's default parts read "<default>". Quota values are numbers (producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate, connection_creation_rate, ...).`,
@@ -24,7 +24,7 @@ for _, q in ipairs(describe_client_quotas{user = "alice"}) do print(q.entity.use
 		&Func{Name: "alter_client_quotas", Area: "quotas", Mutating: true, Batch: true, ValidateOnly: true,
 			Params: []Param{{Name: "entries", Type: quotaAlterations,
 				Doc: "the entities and their quota changes"}},
-			Returns: "{{entity={...}, error=}...}",
+			Returns: "{{entity={[string]=string}, error=error?}...}",
 			Summary: "Set and remove client quotas.",
 			Doc: `entries is one entry or an array of entries {entity={user=, client_id=, ip=}, set={key=number}, remove={"key"}}. An entity name "<default>" (or "" or kafka.json.null) means the type's default entity: {user="<default>"} is the quota every user without its own gets.
 Removing a quota an entity does not have is not an error. validate_only=true (and --dry-run) asks the broker to check without changing anything.`,

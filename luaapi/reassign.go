@@ -13,7 +13,7 @@ func init() {
 	register(
 		&Func{Name: "list_partition_reassignments", Area: "reassign",
 			Params:  []Param{{Name: "topics", Type: topicNames, Optional: true, Doc: "only these topics; every reassignment in the cluster when left out"}},
-			Returns: "{{topic=, partition=, replicas=, adding_replicas=, removing_replicas=}...}",
+			Returns: "{{topic=string, partition=int, replicas={int...}, adding_replicas={int...}, removing_replicas={int...}}...}",
 			Summary: "List the partition reassignments in progress.",
 			Doc:     "topics (a name or an array) keeps only those topics; without it every reassignment in the cluster is listed. replicas is the union of the old and new replicas while data moves.",
 			Example: `for _, r in ipairs(list_partition_reassignments()) do print(r.topic, r.partition, #r.adding_replicas) end`,
@@ -22,7 +22,7 @@ func init() {
 			Params: []Param{{Name: "rows", Type: reassignRows, Doc: "the partitions to move and their new replicas, or a plan from plan_reassignment"}},
 			Options: []Field{{Name: "throttle", Type: Int64(1).Named("bytes per second"),
 				Doc: "limit the replication of the moving replicas to this many bytes per second per broker (kafka-reassign-partitions --throttle)"}},
-			Returns: "{{topic=, partition=, replicas=, error=}...}",
+			Returns: "{{topic=string, partition=int, replicas={int...}?, error=error?}...}",
 			Summary: "Move partitions to new replicas (data is copied to the new brokers).",
 			Doc: `A row is {topic=, partition=, replicas={broker ids}}; the first replica is the preferred leader. A plan from plan_reassignment (or its partitions) is accepted as is: its rows' target is the new replicas.
 The call returns once Kafka has accepted the reassignments; the data moves in the background (see list_partition_reassignments and wait_reassignments). Under --dry-run nothing moves: each partition is checked to exist and each broker to be in the cluster.
@@ -33,7 +33,7 @@ wait_reassignments{topics = {"orders"}}`,
 			Run: alterReassignments},
 		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
 			Params:  []Param{{Name: "rows", Type: cancelRows, Doc: "the partitions whose reassignment to cancel"}},
-			Returns: "{{topic=, partition=, error=}...}",
+			Returns: "{{topic=string, partition=int, error=error?}...}",
 			Summary: "Cancel reassignments in progress: partitions go back to their original replicas.",
 			Doc:     "A row is {topic=, partition=}. A partition that is not being reassigned fails with NO_REASSIGNMENT_IN_PROGRESS.",
 			Example: `local ok, err = pcall(cancel_partition_reassignments, {{topic = "orders", partition = 0}})
@@ -45,7 +45,7 @@ print(ok or err.code)`,
 				{Name: "brokers", Type: brokerIDList.NonEmpty(), Doc: "the brokers to spread over (default: every broker)"},
 				{Name: "racks", Type: rackMap, Doc: "each broker's rack (default: the cluster's broker racks)"},
 			},
-			Returns: "{moves=, leader_changes=, partitions={{topic=, partition=, current=, target=, moves=}...}}",
+			Returns: "{moves=int, leader_changes=int, partitions={{topic=string, partition=int, current={int...}, target={int...}, moves=int}...}}",
 			Summary: "Plan a balanced, rack-aware reassignment that moves the fewest replicas.",
 			Doc: `Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
 moves counts replicas copied to a broker that did not hold them; partitions lists only the partitions that change (replicas or preferred leader), so the plan can be passed straight to alter_partition_reassignments. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.`,
@@ -60,7 +60,7 @@ for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(
 				{Name: "interval_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("poll interval in ms"), Doc: "time between polls (default 1000)"},
 				{Name: "keep_throttles", Type: Bool(), Doc: "leave the replication throttles in place (kafka-reassign-partitions --preserve-throttles)"},
 			},
-			Returns: "{{topic=, partition=, replicas=}...}",
+			Returns: "{{topic=string, partition=int, replicas={int...}}...}",
 			Summary: "Wait until no partition reassignment is in progress, then remove the replication throttles.",
 			Doc: `Polls list_partition_reassignments (every interval_ms, default 1000) until none is in progress (of topics, when given) and returns the partitions that finished meanwhile, with their final replicas. timeout is milliseconds or a duration string like "30m" (default 30m); when it passes first the call raises TIMEOUT naming the partitions still moving.
 While it waits, progress goes to stderr: a kafka.log-style line every 10 s when stderr is not a terminal (a cron log shows a move of hours going on), a line kept up to date in place on a terminal.

@@ -10,7 +10,7 @@ func init() {
 	register(
 		&Func{Name: "delete_records", Area: "records", Mutating: true, Destructive: true, Batch: true,
 			Params:  []Param{{Name: "deletions", Type: recordsDeletions, Doc: "each partition and the offset below which its records go"}},
-			Returns: "{{topic=, partition=, low_watermark=, error=}...}",
+			Returns: "{{topic=string, partition=int, low_watermark=int, error=error?}...}",
 			Summary: "Delete a partition's records below an offset (move its log start offset).",
 			Doc: `Each entry deletes the records of one partition below offset; offset=-1 means below the high watermark (everything written so far), as in Kafka. A single entry table is accepted without the outer array.
 low_watermark is the partition's new log start offset. An offset above the high watermark fails with OFFSET_OUT_OF_RANGE; a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION. Results are sorted by topic then partition; if any partition fails the call raises after deleting the others (err.results).

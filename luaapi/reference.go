@@ -11,18 +11,22 @@ import (
 // FuncDoc is one function's documentation as `kadmin-lua doc --json`
 // gives it.
 type FuncDoc struct {
-	Name        string   `json:"name"`
-	Area        string   `json:"area"`
-	Args        string   `json:"args"`
-	Returns     string   `json:"returns"`
-	Summary     string   `json:"summary"`
-	Doc         string   `json:"doc"`
-	Example     string   `json:"example"`
-	Mutating    bool     `json:"mutating"`
-	Destructive bool     `json:"destructive"`
-	Aliases     []string `json:"aliases"` // never null: [] when none
-	Params      []ArgDoc `json:"params"`  // positional arguments, in order; [] when none
-	Options     []ArgDoc `json:"options"` // keys of the options table; [] when none
+	Name    string `json:"name"`
+	Area    string `json:"area"`
+	Args    string `json:"args"`
+	Returns string `json:"returns"`
+	// Result is Returns as data: the declared shape, fields with their
+	// types (a mutating function's rows also declare dry_run); null when
+	// the function returns no table.
+	Result      *ShapeDoc `json:"result"`
+	Summary     string    `json:"summary"`
+	Doc         string    `json:"doc"`
+	Example     string    `json:"example"`
+	Mutating    bool      `json:"mutating"`
+	Destructive bool      `json:"destructive"`
+	Aliases     []string  `json:"aliases"` // never null: [] when none
+	Params      []ArgDoc  `json:"params"`  // positional arguments, in order; [] when none
+	Options     []ArgDoc  `json:"options"` // keys of the options table; [] when none
 }
 
 // ArgDoc documents one positional argument or option, from its declaration.
@@ -84,7 +88,7 @@ func DocOf(f *Func) FuncDoc {
 	aliases := append([]string{}, f.Aliases...)
 	slices.Sort(aliases)
 	params, options := argDocs(f)
-	return FuncDoc{Name: f.Name, Area: f.Area, Args: signature(f), Returns: f.Returns, Summary: f.Summary,
+	return FuncDoc{Name: f.Name, Area: f.Area, Args: signature(f), Returns: f.Returns, Result: f.resultShape().Doc(), Summary: f.Summary,
 		Doc: f.Doc, Example: f.Example, Mutating: f.Mutating, Destructive: f.Destructive, Aliases: aliases,
 		Params: params, Options: options}
 }
@@ -134,7 +138,12 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
   INVALID_ARGUMENT error naming the function and the argument:
   ` + "`create_topics: spec #2: partitions must be a positive integer, got \"x\"`" + `.
 - **Results** are plain Lua tables: arrays of records with snake_case keys, sorted (by topic name, then
-  partition). Empty results are empty tables (` + "`[]`" + ` in JSON).
+  partition). Empty results are empty tables (` + "`[]`" + ` in JSON, ` + "`(no rows)`" + ` in a table).
+  Each function declares its result's shape with types: ` + "`string`" + `, ` + "`int`" + `, ` + "`number`" + `, ` + "`bool`" + `,
+  ` + "`time`" + ` (milliseconds since the epoch; RFC 3339 in tables), ` + "`error`" + ` (an error value, below),
+  ` + "`{k=T, ...}`" + ` a record, ` + "`{T...}`" + ` a list, ` + "`{[string]=T}`" + ` a map, and ` + "`T?`" + ` a field that may be absent
+  (nil). A field absent from a row is ` + "`null`" + ` in JSON and YAML output; ` + "`kadmin-lua doc --json`" + ` gives the
+  shape as data (` + "`result`" + `). A mutating function's rows may also hold ` + "`dry_run`" + ` (below).
 - **Numbers** are Lua numbers (doubles): offsets, timestamps (milliseconds since the epoch) and counts are
   exact below 2^53 (9007199254740992), which every real offset is.
 - **Errors are raised**, never returned. The error value is a table with the fields ` + "`code`" + ` (a Kafka

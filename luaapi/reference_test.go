@@ -119,7 +119,7 @@ func TestReferenceJSON(t *testing.T) {
 	var docs []map[string]any
 	require.NoError(t, json.Unmarshal(raw, &docs))
 	require.Len(t, docs, len(Funcs()))
-	keys := []string{"name", "area", "args", "returns", "summary", "doc", "example", "mutating", "destructive", "aliases", "params", "options"}
+	keys := []string{"name", "area", "args", "returns", "result", "summary", "doc", "example", "mutating", "destructive", "aliases", "params", "options"}
 	prev := ""
 	for _, d := range docs {
 		for _, k := range keys {
@@ -144,6 +144,16 @@ func TestReferenceJSON(t *testing.T) {
 	assert.Equal(t, true, dt["destructive"])
 	assert.Equal(t, Lookup("delete_topics").Example, dt["example"])
 	assert.Equal(t, false, byName["list_topics"]["mutating"])
+	// The result's shape as data: fields in declared order, with types.
+	assert.Equal(t, map[string]any{"type": "record", "fields": []any{
+		map[string]any{"name": "name", "type": "string"},
+		map[string]any{"name": "missing", "type": "bool", "optional": true},
+		map[string]any{"name": "error", "type": "error", "optional": true},
+		map[string]any{"name": "dry_run", "type": "bool", "optional": true},
+	}}, dt["result"].(map[string]any)["items"])
+	quotas := byName["describe_client_quotas"]["result"].(map[string]any)["items"].(map[string]any)["fields"].([]any)[1]
+	assert.Equal(t, map[string]any{"name": "quotas", "type": "map", "keys": "string", "values": map[string]any{"type": "number"}}, quotas)
+	assert.Nil(t, byName["kafka.sleep"]["result"], "no table, no shape")
 	// Not HTML-escaped: shapes keep their < > & as written.
 	assert.NotContains(t, string(raw), `\u003c`)
 }

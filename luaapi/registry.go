@@ -3,6 +3,7 @@ package luaapi
 import (
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -36,7 +37,7 @@ type Func struct {
 	// function takes {validate_only=} and --dry-run uses it.
 	ValidateOnly bool
 	Args         string   // transitional: the call's shape for undeclared functions (plugins)
-	Returns      string   // the result's shape
+	Returns      string   // the result's shape, typed (results.go: Shape)
 	Summary      string   // one line
 	Doc          string   // paragraphs, plain text
 	Example      string   // Lua that runs against the demo cluster (tested)
@@ -59,6 +60,9 @@ type Func struct {
 	Native func(r *Runtime, c *Call) int
 
 	opts atomic.Pointer[funcOptions] // options(), worked out once (params.go)
+
+	shapeOnce sync.Once // resultShape(), parsed once (results.go)
+	shape     *Shape
 }
 
 // IsAdmin reports whether f is an admin function (a global and a client

@@ -16,7 +16,7 @@ func init() {
 				{Name: "dry_run", Type: Bool(), Doc: "return the plan and commit nothing"},
 				{Name: "force", Type: Bool(), Doc: "remove the group's members first (see below)"},
 			},
-			Returns: "{{topic=, partition=, current=, target=, clamped=, error=}...}",
+			Returns: "{{topic=string, partition=int, current=int, target=int, clamped=bool?, error=error?}...}",
 			Summary: "Reset a group's offsets: to earliest, latest, an offset, a shift, a time, another group's, a file's.",
 			Doc: `to is one of:
   "earliest": the log start offset; "latest": the end (high watermark);

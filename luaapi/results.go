@@ -2,19 +2,65 @@ package luaapi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Shape is the structure of a function's result as its declaration says
-// (Func.Returns, "{{name=, partitions={{partition=, leader=}...}}...}"):
-// the keys of its records, its arrays' elements, its maps' values. The REPL
-// completes `list_topics()[1].` from it without calling the function (a
-// call from completion could change the cluster).
+// (Func.Returns): "{{name=string, partitions={{partition=int, leader=int,
+// replicas={int...}}...}, error=error?}...}". One declaration feeds help,
+// `doc --json` (its "result"), docs/api.md, the REPL's completion of
+// `list_topics()[1].` (without calling: a call from completion could change
+// the cluster) and the printers: a time column prints as RFC 3339 in tables,
+// a declared field a row lacks is null in JSON.
+//
+// The notation:
+//
+//	string int number bool time error   scalars; time is epoch milliseconds
+//	{k=T, k2=T}                         a record, fields in declared order
+//	{T...}                              a list of T
+//	{[string]=T}                        a map from strings to T
+//	T?                                  an optional field: absent (nil) in some rows
+//
+// A field left untyped (`k=`, as plugins may write) or `{...}` is "any".
 type Shape struct {
-	keys   []string          // a record's keys, in declared order
-	fields map[string]*Shape // their shapes (nil: a scalar, or not said)
-	elem   *Shape            // an array's elements, a map's values
+	Kind     ShapeKind
+	Optional bool              // a record field that may be absent
+	keys     []string          // a record's keys, in declared order
+	sorted   []string          // the same, sorted (JSON writes keys sorted)
+	fields   map[string]*Shape // their shapes
+	// sortedKeys and sortedShapes go with sorted: each key boxed once,
+	// its shape (the JSON writer merges them with a row's sorted keys).
+	sortedKeys   []lua.LValue
+	sortedShapes []*Shape
+	elem         *Shape // a list's elements, a map's values
 }
+
+// ShapeKind is a value's declared type.
+type ShapeKind string
+
+// The kinds of values a result holds.
+const (
+	KindAny    ShapeKind = "any"
+	KindString ShapeKind = "string"
+	KindInt    ShapeKind = "int"
+	KindNumber ShapeKind = "number"
+	KindBool   ShapeKind = "bool"
+	// KindTime is epoch milliseconds: a number in Lua, JSON and YAML, RFC
+	// 3339 (UTC, milliseconds) in tables; a negative value (-1: unknown)
+	// prints as the number.
+	KindTime ShapeKind = "time"
+	// KindError is an error value ({code=, message=, retriable=, ...}):
+	// a batch item's failure.
+	KindError  ShapeKind = "error"
+	KindList   ShapeKind = "list"
+	KindMap    ShapeKind = "map"
+	KindRecord ShapeKind = "record"
+)
+
+var scalarKinds = []ShapeKind{KindString, KindInt, KindNumber, KindBool, KindTime, KindError}
 
 // ResultShape is the shape of what the function named name returns (a
 // method name or dotted library name, as ArgKeys takes), or nil when its
@@ -24,14 +70,36 @@ func ResultShape(name string) *Shape {
 		name = name[i+1:]
 	}
 	f := Lookup(name)
-	if f == nil || !strings.HasPrefix(f.Returns, "{") {
+	if f == nil {
 		return nil
 	}
-	s, err := parseShape(f.Returns)
-	if err != nil {
-		return nil
-	}
-	return s
+	return f.resultShape()
+}
+
+// resultShape is f's declared result, parsed once; nil when Returns says
+// no structure. A mutating function's rows also say dry_run=true under a
+// dry run (the dispatcher marks them), so its shape declares dry_run=bool?.
+func (f *Func) resultShape() *Shape {
+	f.shapeOnce.Do(func() {
+		if !strings.HasPrefix(f.Returns, "{") {
+			return
+		}
+		s, err := parseShape(f.Returns)
+		if err != nil {
+			return
+		}
+		if f.Mutating {
+			row := s
+			if s.Kind == KindList {
+				row = s.elem
+			}
+			if row != nil && row.Kind == KindRecord && row.fields["dry_run"] == nil {
+				row.addField("dry_run", &Shape{Kind: KindBool, Optional: true})
+			}
+		}
+		f.shape = s
+	})
+	return f.shape
 }
 
 // Field is the shape of a record's key; nil when s has no such key.
@@ -42,7 +110,7 @@ func (s *Shape) Field(key string) *Shape {
 	return s.fields[key]
 }
 
-// Elem is the shape of an array's elements (or a map's values).
+// Elem is the shape of a list's elements (or a map's values).
 func (s *Shape) Elem() *Shape {
 	if s == nil {
 		return nil
@@ -58,9 +126,68 @@ func (s *Shape) Keys() []string {
 	return s.keys
 }
 
-// parseShape reads the Returns notation: {k=, k2={...}} a record,
-// {{...}...} an array of them, {[key]={...}} a map, {...} a table whose
-// structure is not said, a bare word (number) a scalar.
+// Is reports whether s is of kind k (false for a nil s).
+func (s *Shape) Is(k ShapeKind) bool { return s != nil && s.Kind == k }
+
+// rows is the shape of the rows a table printer shows for a value of shape
+// s: a list's records, or the record itself (one result record).
+func (s *Shape) rows() *Shape {
+	if s.Is(KindList) {
+		return s.elem
+	}
+	return s
+}
+
+func (s *Shape) addField(key string, v *Shape) {
+	s.keys = append(s.keys, key)
+	s.fields[key] = v
+	s.sorted = slices.Sorted(slices.Values(s.keys))
+	s.sortedKeys, s.sortedShapes = nil, nil
+	for _, k := range s.sorted {
+		s.sortedKeys = append(s.sortedKeys, lua.LString(k))
+		s.sortedShapes = append(s.sortedShapes, s.fields[k])
+	}
+}
+
+// ShapeDoc is a shape as data, for `doc --json`: a JSON-schema-like
+// object. A record lists its fields in declared order, each with its name;
+// a list has items, a map keys (their type) and values.
+type ShapeDoc struct {
+	Type     ShapeKind  `json:"type"`
+	Optional bool       `json:"optional,omitempty"`
+	Fields   []FieldDoc `json:"fields,omitempty"`
+	Items    *ShapeDoc  `json:"items,omitempty"`
+	Keys     ShapeKind  `json:"keys,omitempty"`
+	Values   *ShapeDoc  `json:"values,omitempty"`
+}
+
+// FieldDoc is one field of a record in a ShapeDoc.
+type FieldDoc struct {
+	Name string `json:"name"`
+	ShapeDoc
+}
+
+// Doc is s as data; nil for a nil s.
+func (s *Shape) Doc() *ShapeDoc {
+	if s == nil {
+		return nil
+	}
+	d := &ShapeDoc{Type: s.Kind, Optional: s.Optional}
+	switch s.Kind {
+	case KindRecord:
+		d.Fields = []FieldDoc{}
+		for _, k := range s.keys {
+			d.Fields = append(d.Fields, FieldDoc{Name: k, ShapeDoc: *s.fields[k].Doc()})
+		}
+	case KindList:
+		d.Items = s.elem.Doc()
+	case KindMap:
+		d.Keys, d.Values = KindString, s.elem.Doc()
+	}
+	return d
+}
+
+// parseShape reads the Returns notation (see Shape).
 func parseShape(src string) (*Shape, error) {
 	p := &shapeParser{s: src}
 	s, err := p.value()
@@ -69,6 +196,9 @@ func parseShape(src string) (*Shape, error) {
 	}
 	if p.skip(); p.i != len(p.s) {
 		return nil, p.errorf("trailing text")
+	}
+	if s.Optional {
+		return nil, p.errorf("a result cannot be optional")
 	}
 	return s, nil
 }
@@ -97,79 +227,98 @@ func (p *shapeParser) eat(tok string) bool {
 	return false
 }
 
-// value reads a table or a bare word (nil shape).
-func (p *shapeParser) value() (*Shape, error) {
+func (p *shapeParser) word() string {
 	p.skip()
+	start := p.i
+	for p.i < len(p.s) && (isLetter(p.s[p.i]) || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
+// value reads a type, then a `?` making it optional.
+func (p *shapeParser) value() (*Shape, error) {
+	s, err := p.typ()
+	if err != nil {
+		return nil, err
+	}
+	if p.eat("?") {
+		s.Optional = true
+	}
+	return s, nil
+}
+
+func (p *shapeParser) typ() (*Shape, error) {
 	if !p.eat("{") {
-		start := p.i
-		for p.i < len(p.s) && !strings.ContainsRune(",}", rune(p.s[p.i])) {
-			p.i++
-		}
-		if p.i == start {
+		w := p.word()
+		if w == "" {
 			return nil, p.errorf("a value is missing")
 		}
-		return nil, nil
+		if !slices.Contains(scalarKinds, ShapeKind(w)) {
+			return nil, p.errorf("unknown type %q (want one of %v, or a table)", w, scalarKinds)
+		}
+		return &Shape{Kind: ShapeKind(w)}, nil
 	}
 	switch {
 	case p.eat("..."): // structure not said
 		if !p.eat("}") {
 			return nil, p.errorf("want }")
 		}
-		return &Shape{}, nil
-	case p.eat("}"):
-		return &Shape{}, nil
-	case strings.HasPrefix(p.s[p.i:], "{"): // an array
-		elem, err := p.value()
+		return &Shape{Kind: KindAny}, nil
+	case p.eat("["): // {[string]=T}: a map
+		if k := p.word(); k != string(KindString) {
+			return nil, p.errorf("map keys must be string, got %q", k)
+		}
+		if !p.eat("]") || !p.eat("=") {
+			return nil, p.errorf("want ]=")
+		}
+		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		if !p.eat("...") || !p.eat("}") {
-			return nil, p.errorf("want ...}")
+		if !p.eat("}") {
+			return nil, p.errorf("want }")
 		}
-		return &Shape{elem: elem}, nil
+		return &Shape{Kind: KindMap, elem: v}, nil
 	}
-	return p.record()
+	// A list {T...} or a record {k=T, ...}: a record's first key is a word
+	// followed by =.
+	save := p.i
+	if w := p.word(); w != "" && p.eat("=") {
+		p.i = save
+		return p.record()
+	}
+	p.i = save
+	elem, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	if !p.eat("...") || !p.eat("}") {
+		return nil, p.errorf("want ...}")
+	}
+	return &Shape{Kind: KindList, elem: elem}, nil
 }
 
-// record reads `k=, k2=value, [key]=value}` after the opening brace.
+// record reads `k=T, k2=T}` after the opening brace.
 func (p *shapeParser) record() (*Shape, error) {
-	s := &Shape{fields: map[string]*Shape{}}
+	s := &Shape{Kind: KindRecord, fields: map[string]*Shape{}}
 	for {
+		key := p.word()
+		if key == "" || !p.eat("=") {
+			return nil, p.errorf("want key=")
+		}
+		if s.fields[key] != nil {
+			return nil, p.errorf("%s declared twice", key)
+		}
 		p.skip()
-		if p.eat("[") { // {[key]=value}: a map
-			end := strings.IndexByte(p.s[p.i:], ']')
-			if end < 0 {
-				return nil, p.errorf("want ]")
-			}
-			p.i += end + 1
-			if !p.eat("=") {
-				return nil, p.errorf("want =")
-			}
-			v, err := p.value()
-			if err != nil {
+		v := &Shape{Kind: KindAny} // untyped: `k=,`
+		if p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != '}' {
+			var err error
+			if v, err = p.value(); err != nil {
 				return nil, err
 			}
-			s.elem = v
-		} else {
-			start := p.i
-			for p.i < len(p.s) && (isLetter(p.s[p.i]) || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
-				p.i++
-			}
-			key := p.s[start:p.i]
-			if key == "" || !p.eat("=") {
-				return nil, p.errorf("want key=")
-			}
-			p.skip()
-			var v *Shape
-			if p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != '}' {
-				var err error
-				if v, err = p.value(); err != nil {
-					return nil, err
-				}
-			}
-			s.keys = append(s.keys, key)
-			s.fields[key] = v
 		}
+		s.addField(key, v)
 		if p.eat("}") {
 			return s, nil
 		}
@@ -180,3 +329,57 @@ func (p *shapeParser) record() (*Shape, error) {
 }
 
 func isLetter(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// A function's result carries its name in its metatable (__result), so
+// that printing it later (`return lag()`, `t = lag()` then `t` in the REPL,
+// kafka.pp(t)) finds its declared shape. Only the result itself is marked:
+// a part of it (`lag()[1].partitions`) or a table built from it prints
+// without a shape, as any table does (times as numbers, no nulls).
+type resultMetaKey struct {
+	f    *Func
+	orig lua.LValue
+}
+
+// tagResult marks lv, f's converted result, with f's name. A record keeps
+// what its own metatable says (columns, object): the mark goes on a copy,
+// one per function and record type.
+func (r *Runtime) tagResult(f *Func, lv lua.LValue) {
+	t, ok := lv.(*lua.LTable)
+	if !ok || f.resultShape() == nil {
+		return
+	}
+	key := resultMetaKey{f, t.Metatable}
+	mt := r.resultMetas[key]
+	if mt == nil {
+		mt = r.L.NewTable()
+		if orig, ok := t.Metatable.(*lua.LTable); ok {
+			orig.ForEach(func(k, v lua.LValue) { mt.RawSet(k, v) })
+		}
+		mt.RawSetString("__result", lua.LString(f.Name))
+		if r.resultMetas == nil {
+			r.resultMetas = map[resultMetaKey]*lua.LTable{}
+		}
+		r.resultMetas[key] = mt
+	}
+	t.Metatable = mt
+}
+
+// shapeOf is the declared shape of a value a function returned, or nil.
+func shapeOf(v lua.LValue) *Shape {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	mt, ok := t.Metatable.(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	name, ok := mt.RawGetString("__result").(lua.LString)
+	if !ok {
+		return nil
+	}
+	if f := Lookup(string(name)); f != nil {
+		return f.resultShape()
+	}
+	return nil
+}

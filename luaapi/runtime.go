@@ -38,7 +38,7 @@ type Options struct {
 	Audit *engine.AuditLog
 
 	PluginPath []string // directories searched by require, before the script's own
-	Output     string   // "table" or "json", for kafka.pp and returned values
+	Output     string   // Outputs: "table" (default), "json", "ndjson", "yaml"; for kafka.pp and returned values
 
 	// MaxMemory stops a chunk whose heap passes this many bytes with a
 	// MEMORY error, and caps string.rep and table.concat; 0: no limit.
@@ -80,9 +80,12 @@ type Runtime struct {
 	plug     *pluginState             // what LoadPlugins installed; nil before
 	metrics  *metricSet               // kafka.metric's figures; nil before the first
 
-	objects   map[*lua.LTable]*clientHandle // client objects, for NamesOf (names.go)
-	mutations atomic.Int64                  // calls of mutating functions (Mutations)
-	ran       bool                          // a chunk has been called
+	objects map[*lua.LTable]*clientHandle // client objects, for NamesOf (names.go)
+	// resultMetas are the metatables naming a function's result (results.go:
+	// tagResult), one per function and original metatable.
+	resultMetas map[resultMetaKey]*lua.LTable
+	mutations   atomic.Int64 // calls of mutating functions (Mutations)
+	ran         bool         // a chunk has been called
 	// stderrTerm: whether Stderr is a terminal (progress.go), asked once.
 	stderrTerm *bool
 }

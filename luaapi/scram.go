@@ -14,7 +14,7 @@ func init() {
 		&Func{Name: "describe_user_scram_credentials", Area: "scram", Batch: true,
 			Params: []Param{{Name: "users", Type: List[string](NonEmptyStr()), Optional: true,
 				Doc: "a user name or an array of them (every user when left out)"}},
-			Returns: "{{user=, mechanism=, iterations=}...}",
+			Returns: "{{user=string, mechanism=string?, iterations=int?, error=error?}...}",
 			Summary: "Describe users' SCRAM credentials: a row per user and mechanism (every user's without users).",
 			Doc: `users is a user name or an array of names. Rows are sorted by user then mechanism ("SCRAM-SHA-256", "SCRAM-SHA-512"); Kafka never returns passwords or salts.
 A named user without any SCRAM credential fails with RESOURCE_NOT_FOUND (the other users are still described: see err.results, or pass {partial=true}).`,
@@ -24,7 +24,7 @@ for _, c in ipairs(describe_user_scram_credentials("alice")) do print(c.user, c.
 		&Func{Name: "alter_user_scram_credentials", Area: "scram", Mutating: true, Batch: true,
 			Params: []Param{{Name: "changes", Type: scramChanges,
 				Doc: "credentials to upsert, {user=, password=, [mechanism=], [iterations=]}, and to delete, {user=, [mechanism=]}"}},
-			Returns: "{{user=, error=}...}",
+			Returns: "{{user=string, error=error?}...}",
 			Summary: "Create, change or delete users' SCRAM credentials.",
 			Doc: `mechanism is "SCRAM-SHA-256" (the default) or "SCRAM-SHA-512"; iterations defaults to 4096 and must be 4096..16384. The password is salted on this side and never printed, logged, put in errors, in --dry-run plans or in the audit log (keys containing "password" are redacted).
 Kafka answers per user: a user with several changes gets one result. Deleting a credential the user does not have fails with RESOURCE_NOT_FOUND. Kafka has no validate-only mode here: under --dry-run the arguments are checked and nothing changes.`,

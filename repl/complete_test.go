@@ -149,7 +149,7 @@ func TestCompleteFieldsOfIndexedValues(t *testing.T) {
 		{`describe_cluster().brokers[1].`, []string{"host", "id", "port", "rack"}},
 		{`kafka.default:describe_cluster().cl`, []string{"cluster_id"}},
 		{`lag("g")[1].partitions[1].end`, []string{"end_offset"}},
-		{`describe_configs{topic = "orders"}[1].configs["retention.ms"].`, []string{"read_only", "sensitive", "source", "value"}},
+		{`describe_configs{topic = "orders"}[1].configs["retention.ms"].`, []string{"read_only", "sensitive", "source", "synonyms", "value"}},
 		{`kafka.json.`, []string{"decode", "encode", "null"}},
 	} {
 		got, n := complete(e, tc.line)

@@ -65,6 +65,7 @@ command names after run (and .lua files), and function names after doc.
 // tree: call it once every command is added.
 func (a *app) registerCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(luaapi.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", cobra.FixedCompletions(
 		[]string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("plugin-path")

@@ -324,7 +324,7 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 // format turns the returned values into output while their Lua state is
 // alive: text per --output, or for a fleet's JSON a compact value.
 func (l *loop) format(rt *luaapi.Runtime, vals []lua.LValue, o *outcome) error {
-	if l.fleet && l.a.flags.output == "json" {
+	if l.fleet && l.a.flags.jsonLines() {
 		b, err := compactJSON(rt, vals)
 		if err != nil {
 			return exitf(ExitScript, "printing the result: %v", err)
@@ -348,7 +348,7 @@ func (l *loop) report(o *outcome) {
 	switch {
 	case !l.fleet:
 		_, _ = io.WriteString(w, o.values)
-	case l.a.flags.output == "json":
+	case l.a.flags.jsonLines():
 		_, _ = w.Write(append(fleetJSON(o, l.sc.every > 0), '\n'))
 	default:
 		var b strings.Builder

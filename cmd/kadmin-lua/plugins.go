@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -107,12 +106,8 @@ $XDG_CONFIG_HOME/kadmin-lua/plugins (else ~/.config/kadmin-lua/plugins).
 			if dirs == nil {
 				dirs = []string{}
 			}
-			if a.flags.output == "json" {
-				b, err := json.MarshalIndent(map[string]any{"directories": dirs, "plugins": plugins}, "", "  ")
-				if err != nil {
-					return exitf(ExitScript, "plugins: %v", err)
-				}
-				return writeText(a.st.Stdout, string(b)+"\n")
+			if ok, err := a.printData("plugins", map[string]any{"directories": dirs, "plugins": plugins}); ok {
+				return err
 			}
 			return writeText(a.st.Stdout, pluginsText(plugins, dirs))
 		},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,8 +136,8 @@ func (a *app) rootCmd() *cobra.Command {
 			DisableDefaultCmd: true,
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if f.output != "table" && f.output != "json" {
-				return usageErr(fmt.Errorf("--output must be table or json, got %q", f.output))
+			if !slices.Contains(luaapi.Outputs, f.output) {
+				return usageErr(fmt.Errorf("--output must be one of %s, got %q", strings.Join(luaapi.Outputs, ", "), f.output))
 			}
 			return nil
 		},
@@ -162,7 +163,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.StringVar(&f.tlsKey, "tls-key", "", "PEM client key file")
 	pf.StringVar(&f.tlsServer, "tls-server-name", "", "server name to verify broker certificates against")
 	pf.BoolVar(&f.tlsInsecure, "tls-insecure-skip-verify", false, "do not verify broker certificates (unsafe)")
-	pf.StringVarP(&f.output, "output", "o", "table", "output format of returned values and kafka.pp: table or json")
+	pf.StringVarP(&f.output, "output", "o", "table", "output format of returned values and kafka.pp: table, json, ndjson (a line per row) or yaml")
 	pf.BoolVar(&f.dryRun, "dry-run", false, "mutations validate and print their plan to stderr but change nothing")
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")

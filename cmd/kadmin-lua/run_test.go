@@ -57,7 +57,7 @@ func TestExitUsageOnCommandLineMistakes(t *testing.T) {
 		"unknown flag":    {"--no-such-flag"},
 		"unknown command": {"frobnicate"},
 		"run no file":     {"run"},
-		"bad output":      {"-o", "yaml", "-e", "return 1"},
+		"bad output":      {"-o", "xml", "-e", "return 1"},
 		"bad timeout":     {"--timeout", "soon", "-e", "return 1"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -128,6 +128,36 @@ func TestJSONOutputArrayOfRecords(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, "a", got[0]["name"])
 	assert.Equal(t, float64(2), got[1]["partitions"])
+}
+
+// -o ndjson: a compact JSON line per row; -o yaml: YAML holding what the
+// JSON holds; both also for kafka.pp and for the commands' own data.
+func TestNDJSONAndYAMLOutput(t *testing.T) {
+	cl := newCluster(t)
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "-o", "ndjson", "-e",
+		`create_topics{{name="b", partitions=2}, {name="a", partitions=1}}; kafka.pp({x = 1}); return list_topics(), list_topics{match="none"}`), c.stderr.String())
+	lines := strings.Split(strings.TrimSuffix(c.stdout.String(), "\n"), "\n")
+	require.Len(t, lines, 3, c.stdout.String())
+	assert.Equal(t, `{"x":1}`, lines[0])
+	assert.Regexp(t, `^\{"id":"[^"]+","internal":false,"name":"a","partitions":1,"replication_factor":3\}$`, lines[1])
+	assert.Contains(t, lines[2], `"name":"b"`)
+
+	c = newCLI(t)
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "-o", "yaml", "-e", `return describe_topics("a"), list_topics{match="none"}`), c.stderr.String())
+	assert.Regexp(t, `^- error: null\n  id: \S+\n  internal: false\n  name: a\n  partitions:\n    - error: null\n      isr:\n        - \d\n`, c.stdout.String())
+	assert.True(t, strings.HasSuffix(c.stdout.String(), "\n[]\n"), c.stdout.String())
+
+	c = newCLI(t)
+	require.Equal(t, ExitOK, c.run("-o", "yaml", "version"), c.stderr.String())
+	assert.Regexp(t, `(?m)^franz_go: v\S+$`, c.stdout.String())
+	c = newCLI(t)
+	require.Equal(t, ExitOK, c.run("-o", "ndjson", "version"), c.stderr.String())
+	assert.Regexp(t, `^\{.*"franz_go":"v[^"]+".*\}\n$`, c.stdout.String())
+
+	c = newCLI(t)
+	assert.Equal(t, ExitUsage, c.run("-o", "xml", "-e", "return 1"))
+	assert.Contains(t, c.stderr.String(), `--output must be one of table, json, ndjson, yaml, got "xml"`)
 }
 
 func TestTableOutput(t *testing.T) {

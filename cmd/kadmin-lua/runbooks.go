@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -75,12 +74,8 @@ lists as JSON. Needs no cluster.`,
 			}
 			defer rt.Close()
 			runbooks, commands := runnables(rt)
-			if a.flags.output == "json" {
-				b, err := json.MarshalIndent(map[string]any{"runbooks": runbooks, "commands": commands}, "", "  ")
-				if err != nil {
-					return exitf(ExitScript, "runbooks: %v", err)
-				}
-				return writeText(a.st.Stdout, string(b))
+			if ok, err := a.printData("runbooks", map[string]any{"runbooks": runbooks, "commands": commands}); ok {
+				return err
 			}
 			return writeText(a.st.Stdout, runnablesText(runbooks, commands))
 		},

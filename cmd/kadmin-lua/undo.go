@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,12 +121,7 @@ func (a *app) printSteps(steps []engine.UndoStep) error {
 	if steps == nil {
 		steps = []engine.UndoStep{}
 	}
-	if a.flags.output == "json" {
-		b, err := json.MarshalIndent(steps, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(a.st.Stdout, "%s\n", b)
+	if ok, err := a.printData("undo", steps); ok {
 		return err
 	}
 	if len(steps) == 0 {

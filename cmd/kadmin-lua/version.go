@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -145,12 +144,8 @@ franz-go versions. The same as --version; -o json prints it as JSON.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			v := currentVersion()
-			if a.flags.output == "json" {
-				b, err := json.MarshalIndent(v, "", "  ")
-				if err != nil {
-					return exitf(ExitScript, "version: %v", err)
-				}
-				return writeText(a.st.Stdout, string(b))
+			if ok, err := a.printData("version", v); ok {
+				return err
 			}
 			return writeText(a.st.Stdout, v.Text())
 		},
