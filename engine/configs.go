@@ -92,6 +92,9 @@ func compareConfigResources(a, b ConfigResource) int {
 }
 
 func sortedResources(rs []ConfigResource) []ConfigResource {
+	if len(rs) == 1 {
+		return rs
+	}
 	out := slices.Clone(rs)
 	slices.SortFunc(out, compareConfigResources)
 	return slices.Compact(out)
@@ -233,6 +236,11 @@ func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResou
 // checkBrokers splits resources into those to ask and those naming a broker
 // that is not in the cluster (kgo would retry an unknown broker forever).
 func (c *Client) checkBrokers(ctx context.Context, resources []ConfigResource) ([]ConfigResource, map[ConfigResource]*Error, error) {
+	if !slices.ContainsFunc(resources, func(r ConfigResource) bool {
+		return (r.Type == ConfigBroker || r.Type == ConfigBrokerLogger) && r.Name != ""
+	}) {
+		return resources, nil, nil // no broker to look for
+	}
 	var ask []ConfigResource
 	missing := map[ConfigResource]*Error{}
 	var ids map[int32]bool
@@ -316,6 +324,9 @@ func (a ConfigAlteration) Check() *Error {
 	if err := a.Resource.validate(); err != nil {
 		return err
 	}
+	if a.fine() {
+		return nil
+	}
 	seen := map[string]string{}
 	add := func(op, k string) *Error {
 		if k == "" {
@@ -330,7 +341,7 @@ func (a ConfigAlteration) Check() *Error {
 	for _, ops := range []struct {
 		op   string
 		keys []string
-	}{{"set", slices.Sorted(maps.Keys(a.Set))}, {"delete", a.Delete}, {"append", slices.Sorted(maps.Keys(a.Append))}, {"subtract", slices.Sorted(maps.Keys(a.Subtract))}} {
+	}{{"set", sortedKeys(a.Set)}, {"delete", a.Delete}, {"append", sortedKeys(a.Append)}, {"subtract", sortedKeys(a.Subtract)}} {
 		for _, k := range ops.keys {
 			if err := add(ops.op, k); err != nil {
 				return err
@@ -343,6 +354,44 @@ func (a ConfigAlteration) Check() *Error {
 	return nil
 }
 
+// fine reports, without allocating, that Check has nothing to say about
+// the changes: some given, no empty name, no name in two operations. Check
+// runs on every alter_configs call (twice from Lua); sorting the keys to
+// say which one is wrong is left to the calls that have an error.
+func (a ConfigAlteration) fine() bool {
+	n := 0
+	clash := func(k string, later ...map[string]string) bool {
+		n++
+		for _, m := range later {
+			if _, dup := m[k]; dup {
+				return true
+			}
+		}
+		return k == ""
+	}
+	for k := range a.Set {
+		if clash(k, a.Append, a.Subtract) {
+			return false
+		}
+	}
+	for i, k := range a.Delete {
+		if clash(k, a.Set, a.Append, a.Subtract) || slices.Contains(a.Delete[:i], k) {
+			return false
+		}
+	}
+	for k := range a.Append {
+		if clash(k, a.Subtract) {
+			return false
+		}
+	}
+	for k := range a.Subtract {
+		if clash(k) {
+			return false
+		}
+	}
+	return n > 0
+}
+
 func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource {
 	rr := kmsg.NewIncrementalAlterConfigsRequestResource()
 	rr.ResourceType, rr.ResourceName = configTypeCodes[a.Resource.Type], a.Resource.Name
@@ -351,18 +400,19 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 		rc.Name, rc.Op, rc.Value = k, op, v
 		rr.Configs = append(rr.Configs, rc)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
+	rr.Configs = make([]kmsg.IncrementalAlterConfigsRequestResourceConfig, 0, len(a.Set)+len(a.Delete)+len(a.Append)+len(a.Subtract))
+	for _, k := range sortedKeys(a.Set) {
 		v := a.Set[k]
 		add(kmsg.IncrementalAlterConfigOpSet, k, &v)
 	}
 	for _, k := range a.Delete {
 		add(kmsg.IncrementalAlterConfigOpDelete, k, nil)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Append)) {
+	for _, k := range sortedKeys(a.Append) {
 		v := a.Append[k]
 		add(kmsg.IncrementalAlterConfigOpAppend, k, &v)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Subtract)) {
+	for _, k := range sortedKeys(a.Subtract) {
 		v := a.Subtract[k]
 		add(kmsg.IncrementalAlterConfigOpSubtract, k, &v)
 	}
@@ -380,8 +430,8 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o AlterConfigsOptions) ([]AlteredConfigs, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	byRes := map[ConfigResource]ConfigAlteration{}
-	var resources []ConfigResource
+	byRes := make(map[ConfigResource]ConfigAlteration, len(alts))
+	resources := make([]ConfigResource, 0, len(alts))
 	for _, a := range alts {
 		if err := a.Check(); err != nil {
 			return nil, err
