@@ -82,9 +82,23 @@ type parsedArgs struct {
 
 // parseArgs reads a call's Lua arguments (vals, the caller's values in
 // order) against f's declaration. Nothing is sent before this succeeds.
+// The arguments are read without building the paths of what is inside
+// them; only a call that fails is read again with paths, for its error.
 func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error) {
 	vals = trimNils(vals)
 	r := newReader(null)
+	r.unnamed = true
+	out, err := parseWith(r, f, vals)
+	if err == nil {
+		return out, nil
+	}
+	if _, named := parseWith(newReader(null), f, vals); named != nil {
+		return nil, named
+	}
+	return nil, err
+}
+
+func parseWith(r *reader, f *Func, vals []lua.LValue) (*parsedArgs, error) {
 	out := &parsedArgs{pos: make([]any, len(f.Params)), opts: Rec{}}
 	optsAt := len(f.Params) // index in vals of the options table
 	// An optional positional argument may be left out with the options

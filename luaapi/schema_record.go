@@ -151,7 +151,7 @@ func (t *RecordType) readFields(r *reader, tbl *lua.LTable, at string) (Rec, err
 			}
 			continue
 		}
-		x, err := f.Type.read(r, v, subPath(at, f.Name))
+		x, err := f.Type.read(r, v, r.sub(at, f.Name))
 		if err != nil {
 			return nil, err
 		}
