@@ -42,13 +42,21 @@ type progress struct {
 	timer   *time.Timer
 	tick    time.Duration // between reports after the first
 	stopped bool
+	fired   bool // a report was due (the timer ran): not reused
+
+	// Made once per progress: a call that reuses it allocates nothing.
+	rt         *Runtime
+	stopFn     func()
+	setFn      func(string)
+	ctx, ctxOf context.Context // ctxOf with setFn (progressCtx)
 }
 
 // startProgress starts reporting c while it runs; the returned func stops
 // it (and erases the line on a terminal) before the call's results are
 // printed. Nothing runs until the first report is due: a call costs a
 // timer, not a goroutine started and joined (a runbook making 500 quick
-// calls paid that on each).
+// calls paid that on each), and the timer is the last call's, reset, when
+// that call ended before its first report.
 func (r *Runtime) startProgress(c *Call) func() {
 	every := r.opts.ProgressEvery
 	if every == 0 {
@@ -57,17 +65,30 @@ func (r *Runtime) startProgress(c *Call) func() {
 	if every < 0 {
 		return func() {}
 	}
-	p := &progress{w: r.opts.Stderr, name: c.Fn.Name, start: time.Now(), every: every, terminal: r.stderrTerminal()}
-	c.progress = p
-	first, tick := p.every, p.every // log lines: after one interval, then each interval
-	if p.terminal {
-		first, tick = min(2*time.Second, p.every), min(time.Second, p.every)
+	terminal := r.stderrTerminal()
+	first, tick := every, every // log lines: after one interval, then each interval
+	if terminal {
+		first, tick = min(2*time.Second, every), min(time.Second, every)
+	}
+	r.mu.Lock()
+	p := r.idleProgress
+	r.idleProgress = nil
+	r.mu.Unlock()
+	if p == nil {
+		p = &progress{rt: r}
+		p.stopFn, p.setFn = p.stop, p.set
 	}
 	p.mu.Lock()
-	p.tick = tick
-	p.timer = time.AfterFunc(first, p.fire)
+	p.w, p.name, p.start, p.every, p.terminal = r.opts.Stderr, c.Fn.Name, time.Now(), every, terminal
+	p.status, p.shown, p.stopped, p.tick = "", false, false, tick
+	if p.timer == nil {
+		p.timer = time.AfterFunc(first, p.fire)
+	} else {
+		p.timer.Reset(first)
+	}
 	p.mu.Unlock()
-	return p.stop
+	c.progress = p
+	return p.stopFn
 }
 
 // stderrTerminal is stderrIsTerminal of the runtime's stderr, asked once.
@@ -92,6 +113,7 @@ func (p *progress) set(status string) {
 func (p *progress) fire() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.fired = true
 	if p.stopped {
 		return
 	}
@@ -119,10 +141,17 @@ func (p *progress) report() {
 // stopped.
 func (p *progress) stop() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.stopped = true
-	p.timer.Stop()
+	// Stop reports true only when the timer had not started its function:
+	// nothing of this call can run later, and the next call may reset it.
+	reuse := p.timer.Stop() && !p.fired
 	p.clear()
+	p.mu.Unlock()
+	if reuse {
+		p.rt.mu.Lock()
+		p.rt.idleProgress = p
+		p.rt.mu.Unlock()
+	}
 }
 
 // clear erases the progress line from the terminal (p.mu held).
@@ -160,12 +189,19 @@ func (c *Call) logLine(level, msg string) {
 	_, _ = io.WriteString(c.rt.opts.Stderr, logText(level, escapeLine(msg)))
 }
 
-// progressCtx gives ctx the call's progress function, if it has one.
+// progressCtx gives ctx the call's progress function, if it has one (the
+// context made for the last call, when it was made from the same ctx).
 func (c *Call) progressCtx(ctx context.Context) context.Context {
-	if c.progress == nil {
+	p := c.progress
+	if p == nil {
 		return ctx
 	}
-	return engine.WithProgress(ctx, c.progress.set)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctxOf != ctx || p.ctx == nil {
+		p.ctx, p.ctxOf = engine.WithProgress(ctx, p.setFn), ctx
+	}
+	return p.ctx
 }
 
 // runReported runs the call with progress reports on stderr, stopped

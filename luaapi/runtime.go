@@ -85,6 +85,8 @@ type Runtime struct {
 	ran       bool                          // a chunk has been called
 	// stderrTerm: whether Stderr is a terminal (progress.go), asked once.
 	stderrTerm *bool
+	// idleProgress: the last call's progress, for the next (progress.go).
+	idleProgress *progress
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
