@@ -35,10 +35,10 @@ func newSkimRequest(names []string) *skimRequest {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = make([]kmsg.MetadataRequestTopic, len(names))
 	want := make(map[string]int, len(names))
-	for i, n := range names {
+	for i := range names {
 		req.Topics[i] = kmsg.NewMetadataRequestTopic()
-		req.Topics[i].Topic = kmsg.StringPtr(n)
-		want[n] = i
+		req.Topics[i].Topic = &names[i] // the request only reads it
+		want[names[i]] = i
 	}
 	return &skimRequest{MetadataRequest: req, want: want}
 }

@@ -104,7 +104,7 @@ func existedBefore(n string, before topicStates) *Error {
 // are asked again: a topic there now is answered (created by this call, or
 // there before it); one still missing is sent again.
 func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, maybe map[string]bool, before topicStates, ifNotExists bool, results map[string]CreatedTopic) (map[string]*Error, error) {
-	answers := map[string]*Error{}
+	answers := make(map[string]*Error, len(pending))
 	var check []string
 	for _, n := range pending {
 		if maybe[n] {
