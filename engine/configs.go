@@ -34,10 +34,17 @@ var configTypeCodes = map[string]kmsg.ConfigResourceType{
 }
 
 func configTypeName(t kmsg.ConfigResourceType) string {
-	for n, c := range configTypeCodes {
-		if c == t {
-			return n
-		}
+	switch t { // not a walk of configTypeCodes: a map walk per resource answered
+	case kmsg.ConfigResourceTypeTopic:
+		return ConfigTopic
+	case kmsg.ConfigResourceTypeBroker:
+		return ConfigBroker
+	case kmsg.ConfigResourceTypeBrokerLogger:
+		return ConfigBrokerLogger
+	case kmsg.ConfigResourceTypeGroupConfig:
+		return ConfigGroup
+	case kmsg.ConfigResourceTypeClientMetrics:
+		return ConfigClientMetrics
 	}
 	return t.String()
 }
@@ -474,10 +481,11 @@ func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResour
 	errs := retryItems(ctx, ask, ConfigResource.String, func(ctx context.Context, pending []ConfigResource) (map[ConfigResource]*Error, error) {
 		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 		req.ValidateOnly = o.ValidateOnly
+		req.Resources = make([]kmsg.IncrementalAlterConfigsRequestResource, 0, len(pending))
 		for _, r := range pending {
 			req.Resources = append(req.Resources, byRes[r].request())
 		}
-		answers := map[ConfigResource]*Error{}
+		answers := make(map[ConfigResource]*Error, len(pending))
 		for _, shard := range c.kgo.RequestSharded(ctx, req) {
 			if shard.Err != nil {
 				for _, rr := range shard.Req.(*kmsg.IncrementalAlterConfigsRequest).Resources {
@@ -488,7 +496,10 @@ func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResour
 			}
 			for _, rr := range shard.Resp.(*kmsg.IncrementalAlterConfigsResponse).Resources {
 				r := ConfigResource{configTypeName(rr.ResourceType), rr.ResourceName}
-				answers[r] = kafkaErr(rr.ErrorCode, rr.ErrorMessage, r.String())
+				answers[r] = nil
+				if rr.ErrorCode != 0 { // r.String() allocates
+					answers[r] = kafkaErr(rr.ErrorCode, rr.ErrorMessage, r.String())
+				}
 			}
 		}
 		return answers, nil

@@ -99,7 +99,7 @@ func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error)
 }
 
 func parseWith(r *reader, f *Func, vals []lua.LValue) (*parsedArgs, error) {
-	out := &parsedArgs{pos: make([]any, len(f.Params)), opts: Rec{}}
+	out := &parsedArgs{pos: make([]any, len(f.Params))}
 	optsAt := len(f.Params) // index in vals of the options table
 	// An optional positional argument may be left out with the options
 	// table coming in its place: lag{partial=true}.
@@ -179,13 +179,16 @@ func parseVariadic(r *reader, f *Func, vals []lua.LValue, out *parsedArgs) (*par
 	return out, nil
 }
 
+// noOptions stands for an options table left out (it is only read).
+var noOptions = &lua.LTable{}
+
 // readOptions reads the options table at argument position n (1-based).
 func readOptions(r *reader, f *Func, v lua.LValue, n int) (Rec, error) {
 	rt := f.optionsRecord()
 	tbl, ok := v.(*lua.LTable)
 	switch {
 	case v == lua.LNil:
-		tbl = &lua.LTable{}
+		tbl = noOptions
 	case !ok && f.TableCall:
 		return nil, argErr("", "takes one table %s, got %s", rt.Doc(), describe(v))
 	case !ok && len(f.SecretArgs) > 0:

@@ -142,7 +142,7 @@ func (t *RecordType) readFields(r *reader, tbl *lua.LTable, at string) (Rec, err
 	if err := t.unknownKeys(tbl, at); err != nil {
 		return nil, err
 	}
-	rec := Rec{}
+	var rec Rec // made at the first key given: options are mostly left out
 	for _, f := range t.Fields {
 		v := tbl.RawGetString(f.Name)
 		if v == lua.LNil {
@@ -154,6 +154,9 @@ func (t *RecordType) readFields(r *reader, tbl *lua.LTable, at string) (Rec, err
 		x, err := f.Type.read(r, v, r.sub(at, f.Name))
 		if err != nil {
 			return nil, err
+		}
+		if rec == nil {
+			rec = Rec{}
 		}
 		rec[f.Name] = x
 	}
