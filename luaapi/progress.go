@@ -40,9 +40,10 @@ type progress struct {
 	status  string
 	shown   bool // terminal: the progress line is on screen
 	timer   *time.Timer
+	armedAt time.Time     // when the timer fires; zero: not armed
+	due     time.Time     // when the call's next report is due
 	tick    time.Duration // between reports after the first
 	stopped bool
-	fired   bool // a report was due (the timer ran): not reused
 
 	// Made once per progress: a call that reuses it allocates nothing.
 	rt         *Runtime
@@ -53,10 +54,12 @@ type progress struct {
 
 // startProgress starts reporting c while it runs; the returned func stops
 // it (and erases the line on a terminal) before the call's results are
-// printed. Nothing runs until the first report is due: a call costs a
-// timer, not a goroutine started and joined (a runbook making 500 quick
-// calls paid that on each), and the timer is the last call's, reset, when
-// that call ended before its first report.
+// printed. Nothing runs until the first report is due: a call costs no
+// goroutine started and joined (a runbook making 500 quick calls paid that
+// on each), and not even a timer of its own: the reporter, its timer and
+// its context are the last call's. The timer, still armed for the last
+// call's first report (earlier than this one's), finds that call over
+// when it fires and arms itself for this call's.
 func (r *Runtime) startProgress(c *Call) func() {
 	every := r.opts.ProgressEvery
 	if every == 0 {
@@ -79,12 +82,15 @@ func (r *Runtime) startProgress(c *Call) func() {
 		p.stopFn, p.setFn = p.stop, p.set
 	}
 	p.mu.Lock()
-	p.w, p.name, p.start, p.every, p.terminal = r.opts.Stderr, c.Fn.Name, time.Now(), every, terminal
-	p.status, p.shown, p.stopped, p.tick = "", false, false, tick
-	if p.timer == nil {
-		p.timer = time.AfterFunc(first, p.fire)
-	} else {
+	now := time.Now()
+	p.w, p.name, p.start, p.every, p.terminal = r.opts.Stderr, c.Fn.Name, now, every, terminal
+	p.status, p.shown, p.stopped, p.tick, p.due = "", false, false, tick, now.Add(first)
+	switch {
+	case p.timer == nil:
+		p.timer, p.armedAt = time.AfterFunc(first, p.fire), p.due
+	case p.armedAt.IsZero() || p.armedAt.After(p.due):
 		p.timer.Reset(first)
+		p.armedAt = p.due
 	}
 	p.mu.Unlock()
 	c.progress = p
@@ -113,12 +119,19 @@ func (p *progress) set(status string) {
 func (p *progress) fire() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.fired = true
+	p.armedAt = time.Time{}
 	if p.stopped {
+		return // the call it was armed for is over; the next arms it again
+	}
+	if now := time.Now(); now.Before(p.due) {
+		p.timer.Reset(p.due.Sub(now)) // armed for an earlier call
+		p.armedAt = p.due
 		return
 	}
 	p.report()
+	p.due = time.Now().Add(p.tick)
 	p.timer.Reset(p.tick)
+	p.armedAt = p.due
 }
 
 // report writes the report (p.mu held).
@@ -142,16 +155,19 @@ func (p *progress) report() {
 func (p *progress) stop() {
 	p.mu.Lock()
 	p.stopped = true
-	// Stop reports true only when the timer had not started its function:
-	// nothing of this call can run later, and the next call may reset it.
-	reuse := p.timer.Stop() && !p.fired
 	p.clear()
 	p.mu.Unlock()
-	if reuse {
-		p.rt.mu.Lock()
-		p.rt.idleProgress = p
-		p.rt.mu.Unlock()
-	}
+	p.rt.mu.Lock()
+	p.rt.idleProgress = p
+	p.rt.mu.Unlock()
+}
+
+// release stops the timer of a reporter no call will reuse.
+func (p *progress) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer.Stop()
+	p.armedAt = time.Time{}
 }
 
 // clear erases the progress line from the terminal (p.mu held).

@@ -136,6 +136,10 @@ func New(opts Options) *Runtime {
 func (r *Runtime) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if p := r.idleProgress; p != nil {
+		p.release() // its timer, left armed for reuse, would hold the runtime
+		r.idleProgress = nil
+	}
 	r.dflt.close()
 	for _, c := range r.clients {
 		c.close()
