@@ -69,7 +69,7 @@ func TestCallContextDeadlineAndCancel(t *testing.T) {
 	end3()
 	<-ctx.Done()
 	assert.Equal(t, context.Canceled, ctx.Err())
-	assert.Empty(t, ct.calls, "no call is left watched")
+	assert.Nil(t, ct.calls, "no call is left in flight")
 }
 
 // A stopped function is let go at once: kgo's hold a request's response,

@@ -34,10 +34,17 @@ var configTypeCodes = map[string]kmsg.ConfigResourceType{
 }
 
 func configTypeName(t kmsg.ConfigResourceType) string {
-	for n, c := range configTypeCodes {
-		if c == t {
-			return n
-		}
+	switch t { // not a walk of configTypeCodes: a map walk per resource answered
+	case kmsg.ConfigResourceTypeTopic:
+		return ConfigTopic
+	case kmsg.ConfigResourceTypeBroker:
+		return ConfigBroker
+	case kmsg.ConfigResourceTypeBrokerLogger:
+		return ConfigBrokerLogger
+	case kmsg.ConfigResourceTypeGroupConfig:
+		return ConfigGroup
+	case kmsg.ConfigResourceTypeClientMetrics:
+		return ConfigClientMetrics
 	}
 	return t.String()
 }
@@ -91,7 +98,30 @@ func compareConfigResources(a, b ConfigResource) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
+// compareExact orders as compareConfigResources, and tells apart the
+// names it reads as the same broker id ("1", "01").
+func compareExact(a, b ConfigResource) int {
+	return cmp.Or(compareConfigResources(a, b), strings.Compare(a.Name, b.Name))
+}
+
+// alterations are AlterConfigs' alterations sorted by resource
+// (compareExact), each resource once. A map of them was a twentieth of an
+// alter_configs call's CPU (hashing two strings to insert one entry).
+type alterations []ConfigAlteration
+
+// of is the alteration of r.
+func (as alterations) of(r ConfigResource) ConfigAlteration {
+	i, ok := slices.BinarySearchFunc(as, r, func(a ConfigAlteration, r ConfigResource) int { return compareExact(a.Resource, r) })
+	if !ok {
+		return ConfigAlteration{}
+	}
+	return as[i]
+}
+
 func sortedResources(rs []ConfigResource) []ConfigResource {
+	if len(rs) == 1 {
+		return rs
+	}
 	out := slices.Clone(rs)
 	slices.SortFunc(out, compareConfigResources)
 	return slices.Compact(out)
@@ -233,6 +263,11 @@ func describedConfigs(r ConfigResource, cfgs []kmsg.DescribeConfigsResponseResou
 // checkBrokers splits resources into those to ask and those naming a broker
 // that is not in the cluster (kgo would retry an unknown broker forever).
 func (c *Client) checkBrokers(ctx context.Context, resources []ConfigResource) ([]ConfigResource, map[ConfigResource]*Error, error) {
+	if !slices.ContainsFunc(resources, func(r ConfigResource) bool {
+		return (r.Type == ConfigBroker || r.Type == ConfigBrokerLogger) && r.Name != ""
+	}) {
+		return resources, nil, nil // no broker to look for
+	}
 	var ask []ConfigResource
 	missing := map[ConfigResource]*Error{}
 	var ids map[int32]bool
@@ -316,6 +351,9 @@ func (a ConfigAlteration) Check() *Error {
 	if err := a.Resource.validate(); err != nil {
 		return err
 	}
+	if a.fine() {
+		return nil
+	}
 	seen := map[string]string{}
 	add := func(op, k string) *Error {
 		if k == "" {
@@ -330,7 +368,7 @@ func (a ConfigAlteration) Check() *Error {
 	for _, ops := range []struct {
 		op   string
 		keys []string
-	}{{"set", slices.Sorted(maps.Keys(a.Set))}, {"delete", a.Delete}, {"append", slices.Sorted(maps.Keys(a.Append))}, {"subtract", slices.Sorted(maps.Keys(a.Subtract))}} {
+	}{{"set", sortedKeys(a.Set)}, {"delete", a.Delete}, {"append", sortedKeys(a.Append)}, {"subtract", sortedKeys(a.Subtract)}} {
 		for _, k := range ops.keys {
 			if err := add(ops.op, k); err != nil {
 				return err
@@ -343,6 +381,44 @@ func (a ConfigAlteration) Check() *Error {
 	return nil
 }
 
+// fine reports, without allocating, that Check has nothing to say about
+// the changes: some given, no empty name, no name in two operations. Check
+// runs on every alter_configs call (twice from Lua); sorting the keys to
+// say which one is wrong is left to the calls that have an error.
+func (a ConfigAlteration) fine() bool {
+	n := 0
+	clash := func(k string, later ...map[string]string) bool {
+		n++
+		for _, m := range later {
+			if _, dup := m[k]; dup {
+				return true
+			}
+		}
+		return k == ""
+	}
+	for k := range a.Set {
+		if clash(k, a.Append, a.Subtract) {
+			return false
+		}
+	}
+	for i, k := range a.Delete {
+		if clash(k, a.Set, a.Append, a.Subtract) || slices.Contains(a.Delete[:i], k) {
+			return false
+		}
+	}
+	for k := range a.Append {
+		if clash(k, a.Subtract) {
+			return false
+		}
+	}
+	for k := range a.Subtract {
+		if clash(k) {
+			return false
+		}
+	}
+	return n > 0
+}
+
 func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource {
 	rr := kmsg.NewIncrementalAlterConfigsRequestResource()
 	rr.ResourceType, rr.ResourceName = configTypeCodes[a.Resource.Type], a.Resource.Name
@@ -351,18 +427,19 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 		rc.Name, rc.Op, rc.Value = k, op, v
 		rr.Configs = append(rr.Configs, rc)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
+	rr.Configs = make([]kmsg.IncrementalAlterConfigsRequestResourceConfig, 0, len(a.Set)+len(a.Delete)+len(a.Append)+len(a.Subtract))
+	for _, k := range sortedKeys(a.Set) {
 		v := a.Set[k]
 		add(kmsg.IncrementalAlterConfigOpSet, k, &v)
 	}
 	for _, k := range a.Delete {
 		add(kmsg.IncrementalAlterConfigOpDelete, k, nil)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Append)) {
+	for _, k := range sortedKeys(a.Append) {
 		v := a.Append[k]
 		add(kmsg.IncrementalAlterConfigOpAppend, k, &v)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Subtract)) {
+	for _, k := range sortedKeys(a.Subtract) {
 		v := a.Subtract[k]
 		add(kmsg.IncrementalAlterConfigOpSubtract, k, &v)
 	}
@@ -380,27 +457,29 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o AlterConfigsOptions) ([]AlteredConfigs, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	byRes := map[ConfigResource]ConfigAlteration{}
-	var resources []ConfigResource
 	for _, a := range alts {
 		if err := a.Check(); err != nil {
 			return nil, err
 		}
-		if _, dup := byRes[a.Resource]; dup {
-			return nil, Errorf(CodeInvalidArgument, "", "%s given twice", a.Resource)
-		}
-		byRes[a.Resource] = a
-		resources = append(resources, a.Resource)
 	}
-	resources = sortedResources(resources)
+	sorted := alterations(alts)
+	if len(alts) > 1 {
+		sorted = slices.Clone(sorted)
+		slices.SortStableFunc(sorted, func(a, b ConfigAlteration) int { return compareExact(a.Resource, b.Resource) })
+		for i := 1; i < len(sorted); i++ {
+			if sorted[i].Resource == sorted[i-1].Resource {
+				return nil, Errorf(CodeInvalidArgument, "", "%s given twice", sorted[i].Resource)
+			}
+		}
+	}
+	resources := make([]ConfigResource, len(sorted))
+	keys := make([]string, len(sorted))
+	for i, a := range sorted {
+		resources[i], keys[i] = a.Resource, a.Resource.String()
+	}
 	ask, missing, err := c.checkBrokers(ctx, resources)
 	if err != nil {
 		return nil, err
-	}
-	keys := make([]string, len(resources))
-	sorted := make([]ConfigAlteration, len(resources))
-	for i, r := range resources {
-		keys[i], sorted[i] = r.String(), byRes[r]
 	}
 	return mutate(ctx, c, mutation[[]ConfigsBefore, []AlteredConfigs]{
 		op: "alter_configs", keys: keys, validateOnly: o.ValidateOnly,
@@ -410,24 +489,25 @@ func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o Al
 		}{sorted, o},
 		before: func(ctx context.Context) ([]ConfigsBefore, error) { return c.configsBefore(ctx, sorted) },
 		send: func(ctx context.Context, _ []ConfigsBefore) ([]AlteredConfigs, error) {
-			return c.alterConfigs(ctx, resources, ask, missing, byRes, o), nil
+			return c.alterConfigs(ctx, resources, ask, missing, sorted, o), nil
 		},
 		items: asItems[AlteredConfigs],
-		look:  c.lookAlteredConfigs(byRes),
+		look:  c.lookAlteredConfigs(sorted),
 		detail: func(before []ConfigsBefore, _ []AlteredConfigs, key string) any {
-			return configsAfter(before, byRes, key)
+			return configsAfter(before, sorted, key)
 		},
 	})
 }
 
-func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResource, missing map[ConfigResource]*Error, byRes map[ConfigResource]ConfigAlteration, o AlterConfigsOptions) []AlteredConfigs {
+func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResource, missing map[ConfigResource]*Error, alts alterations, o AlterConfigsOptions) []AlteredConfigs {
 	errs := retryItems(ctx, ask, ConfigResource.String, func(ctx context.Context, pending []ConfigResource) (map[ConfigResource]*Error, error) {
 		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 		req.ValidateOnly = o.ValidateOnly
+		req.Resources = make([]kmsg.IncrementalAlterConfigsRequestResource, 0, len(pending))
 		for _, r := range pending {
-			req.Resources = append(req.Resources, byRes[r].request())
+			req.Resources = append(req.Resources, alts.of(r).request())
 		}
-		answers := map[ConfigResource]*Error{}
+		answers := make(map[ConfigResource]*Error, len(pending))
 		for _, shard := range c.kgo.RequestSharded(ctx, req) {
 			if shard.Err != nil {
 				for _, rr := range shard.Req.(*kmsg.IncrementalAlterConfigsRequest).Resources {
@@ -438,7 +518,10 @@ func (c *Client) alterConfigs(ctx context.Context, resources, ask []ConfigResour
 			}
 			for _, rr := range shard.Resp.(*kmsg.IncrementalAlterConfigsResponse).Resources {
 				r := ConfigResource{configTypeName(rr.ResourceType), rr.ResourceName}
-				answers[r] = kafkaErr(rr.ErrorCode, rr.ErrorMessage, r.String())
+				answers[r] = nil
+				if rr.ErrorCode != 0 { // r.String() allocates
+					answers[r] = kafkaErr(rr.ErrorCode, rr.ErrorMessage, r.String())
+				}
 			}
 		}
 		return answers, nil

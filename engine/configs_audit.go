@@ -120,8 +120,9 @@ func (c *Client) configsBefore(ctx context.Context, alts []ConfigAlteration) ([]
 }
 
 // configsAfter is what the alteration of the resource named key leaves.
-func configsAfter(before []ConfigsBefore, byRes map[ConfigResource]ConfigAlteration, key string) ConfigsAfter {
-	for r, a := range byRes {
+func configsAfter(before []ConfigsBefore, alts alterations, key string) ConfigsAfter {
+	for _, a := range alts {
+		r := a.Resource
 		if r.String() != key {
 			continue
 		}
@@ -197,13 +198,13 @@ func sameConfig(a, b ConfigValue) bool {
 
 // lookAlteredConfigs resolves alterations whose outcome stayed unknown by
 // describing the configs again.
-func (c *Client) lookAlteredConfigs(byRes map[ConfigResource]ConfigAlteration) func(context.Context, []ConfigsBefore, []AlteredConfigs, error, map[string]bool) ([]AlteredConfigs, error, map[string]string) {
+func (c *Client) lookAlteredConfigs(alts alterations) func(context.Context, []ConfigsBefore, []AlteredConfigs, error, map[string]bool) ([]AlteredConfigs, error, map[string]string) {
 	return func(ctx context.Context, before []ConfigsBefore, res []AlteredConfigs, err error, unknown map[string]bool) ([]AlteredConfigs, error, map[string]string) {
 		found := map[string]string{}
 		var resources []ConfigResource
 		var keys []string
-		for r, a := range byRes {
-			if unknown[r.String()] {
+		for _, a := range alts {
+			if r := a.Resource; unknown[r.String()] {
 				resources = append(resources, r)
 				keys = append(keys, a.Touched()...)
 			}
@@ -217,7 +218,7 @@ func (c *Client) lookAlteredConfigs(byRes map[ConfigResource]ConfigAlteration) f
 			if !ok {
 				continue
 			}
-			after := configsAfter(before, byRes, r.String())
+			after := configsAfter(before, alts, r.String())
 			var old map[string]ConfigValue
 			for _, b := range before {
 				if b.Type == r.Type && b.Name == r.Name {

@@ -34,7 +34,23 @@ type contact struct {
 	mu       sync.Mutex
 	answered bool
 	failed   map[int]seedFailure // by seed index
-	calls    map[*callContext]struct{}
+	// The calls in flight, a list through callContext.prev and next. One
+	// timer ends them at their deadlines: it is armed for the earliest
+	// deadline (or an earlier one, of a call already over: it then arms
+	// itself again), so a call that ends before its deadline costs no
+	// timer of its own. watch follows the caller context the last calls
+	// came from, so that each call does not register with it anew.
+	calls   *callContext
+	timer   *time.Timer
+	timerAt time.Time // zero: not armed
+	watch   *parentWatch
+}
+
+// parentWatch ends the calls made under one caller context when it ends.
+type parentWatch struct {
+	done <-chan struct{} // the caller context's
+	stop func() bool
+	n    int // calls in flight under it
 }
 
 type seedFailure struct {
@@ -43,7 +59,7 @@ type seedFailure struct {
 }
 
 func newContact(seeds []string, verbose io.Writer) *contact {
-	return &contact{seeds: seeds, verbose: verbose, failed: map[int]seedFailure{}, calls: map[*callContext]struct{}{}}
+	return &contact{seeds: seeds, verbose: verbose, failed: map[int]seedFailure{}}
 }
 
 var (
@@ -99,7 +115,7 @@ func (ct *contact) OnBrokerConnect(meta kgo.BrokerMetadata, took time.Duration, 
 	reason, final := dialFailure(err)
 	ct.failed[i] = seedFailure{reason: reason, final: final}
 	if e := ct.unreachableLocked(); e != nil {
-		for c := range ct.calls {
+		for c := ct.calls; c != nil; c = c.next {
 			c.end(e)
 		}
 	}
@@ -217,6 +233,11 @@ type callContext struct {
 	mu     sync.Mutex
 	err    error
 	afters []*afterFunc
+
+	// contact.mu guards these: the list of calls in flight, and the watch
+	// of the caller's context.
+	prev, next *callContext
+	watch      *parentWatch
 }
 
 type afterFunc struct {
@@ -284,31 +305,103 @@ func (c *callContext) end(err error) {
 // earlier deadline): it ends when that passes, when parent ends, when the
 // returned function is called, or when the cluster turns out to be
 // unreachable (only asked while no broker has answered yet).
+//
+// A call costs no timer and no registration with parent of its own (a
+// runbook's 500 quick calls each armed and stopped a timer and hung a
+// function on the caller's context and took it off again): the contact's
+// one timer and one watch of the caller's context serve every call.
 func (ct *contact) begin(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	deadline := time.Now().Add(timeout)
 	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
 	c := &callContext{Context: parent, deadline: deadline, done: make(chan struct{})}
-	timer := time.AfterFunc(time.Until(deadline), func() { c.end(context.DeadlineExceeded) })
-	stopParent := func() bool { return false }
-	if parent.Done() != nil {
-		stopParent = context.AfterFunc(parent, func() { c.end(parent.Err()) })
-	}
 	ct.mu.Lock()
-	watched := !ct.answered
-	if watched {
-		ct.calls[c] = struct{}{}
+	if c.next = ct.calls; c.next != nil {
+		c.next.prev = c
+	}
+	ct.calls = c
+	switch {
+	case ct.timer == nil:
+		ct.timer, ct.timerAt = time.AfterFunc(time.Until(deadline), ct.expire), deadline
+	case ct.timerAt.IsZero() || deadline.Before(ct.timerAt):
+		ct.timer.Reset(time.Until(deadline))
+		ct.timerAt = deadline
+	}
+	if done := parent.Done(); done != nil {
+		w := ct.watch
+		if w == nil || w.done != done {
+			if w != nil && w.n == 0 {
+				w.stop() // the previous caller's context, no call of it in flight
+			}
+			w = &parentWatch{done: done}
+			w.stop = context.AfterFunc(parent, func() { ct.parentEnded(w, parent) })
+			ct.watch = w
+		}
+		w.n++
+		c.watch = w
 	}
 	ct.mu.Unlock()
 	return c, func() {
-		timer.Stop()
-		stopParent()
-		if watched {
-			ct.mu.Lock()
-			delete(ct.calls, c)
-			ct.mu.Unlock()
+		ct.mu.Lock()
+		if c.prev != nil {
+			c.prev.next = c.next
+		} else if ct.calls == c {
+			ct.calls = c.next
 		}
+		if c.next != nil {
+			c.next.prev = c.prev
+		}
+		c.prev, c.next = nil, nil
+		if w := c.watch; w != nil {
+			if w.n--; w.n == 0 && w != ct.watch {
+				w.stop()
+			}
+		}
+		ct.mu.Unlock()
 		c.end(context.Canceled)
+	}
+}
+
+// expire ends the calls whose deadline has passed and arms the timer for
+// the earliest deadline left.
+func (ct *contact) expire() {
+	var over []*callContext
+	ct.mu.Lock()
+	now := time.Now()
+	var next time.Time
+	for c := ct.calls; c != nil; c = c.next {
+		switch {
+		case !now.Before(c.deadline):
+			over = append(over, c)
+		case next.IsZero() || c.deadline.Before(next):
+			next = c.deadline
+		}
+	}
+	ct.timerAt = next
+	if !next.IsZero() {
+		ct.timer.Reset(next.Sub(now))
+	}
+	ct.mu.Unlock()
+	for _, c := range over {
+		c.end(context.DeadlineExceeded)
+	}
+}
+
+// parentEnded ends the calls made under w's caller context, which ended.
+func (ct *contact) parentEnded(w *parentWatch, parent context.Context) {
+	var under []*callContext
+	ct.mu.Lock()
+	if ct.watch == w {
+		ct.watch = nil
+	}
+	for c := ct.calls; c != nil; c = c.next {
+		if c.watch == w {
+			under = append(under, c)
+		}
+	}
+	ct.mu.Unlock()
+	for _, c := range under {
+		c.end(parent.Err())
 	}
 }

@@ -55,9 +55,18 @@ func (c *Client) rawMetadata(ctx context.Context, topics ...string) (*kmsg.Metad
 			req.Topics = append(req.Topics, rt)
 		}
 	}
+	resp, err := c.askAnyBroker(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.(*kmsg.MetadataResponse), nil
+}
+
+// askAnyBroker sends req to the first broker that answers.
+func (c *Client) askAnyBroker(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
 	var lastErr error
 	for _, b := range c.candidateBrokers() {
-		resp, err := req.RequestWith(ctx, b)
+		resp, err := b.Request(ctx, req)
 		if err != nil {
 			lastErr = err
 			if ctx.Err() != nil {
@@ -73,7 +82,6 @@ func (c *Client) rawMetadata(ctx context.Context, topics ...string) (*kmsg.Metad
 	return nil, lastErr
 }
 
-// candidateBrokers: the brokers the client knows, then the seeds.
 func (c *Client) candidateBrokers() []*kgo.Broker {
 	out := c.kgo.DiscoveredBrokers()
 	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })

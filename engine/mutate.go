@@ -101,7 +101,9 @@ func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, erro
 	} else {
 		res, err = m.send(ctx, before)
 	}
-	outs, unknown := outcomes(m, res, err)
+	// Without an audit log only the unknown outcomes are wanted: a call
+	// builds no outcome records to throw away.
+	outs, unknown := outcomes(m, res, err, log != nil)
 	if len(unknown) > 0 && m.look != nil {
 		// Looking needs a context of its own: the call's may be over.
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(c.cfg.timeout(), 10*time.Second))
@@ -144,23 +146,34 @@ func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, erro
 	return res, err
 }
 
-// outcomes turns a result into per-item audit outcomes, and the keys whose
-// outcome is unknown.
-func outcomes[B, R any](m mutation[B, R], res R, err error) ([]AuditItemOutcome, map[string]bool) {
+// outcomes turns a result into per-item audit outcomes (when all), and the
+// keys whose outcome is unknown (nil when none).
+func outcomes[B, R any](m mutation[B, R], res R, err error, all bool) ([]AuditItemOutcome, map[string]bool) {
 	var items []Item
 	if m.items != nil && err == nil {
 		items = m.items(res)
 	}
-	unknown := map[string]bool{}
+	var unknown map[string]bool
 	var outs []AuditItemOutcome
+	if all {
+		outs = make([]AuditItemOutcome, 0, max(len(items), len(m.keys)))
+	}
 	add := func(key string, f *Error) {
+		if f != nil && unknownOutcome(f) {
+			if unknown == nil {
+				unknown = map[string]bool{}
+			}
+			unknown[key] = true
+		}
+		if !all {
+			return
+		}
 		o := AuditItemOutcome{Key: key, Outcome: OutcomeOK}
 		if f != nil {
 			o.Outcome, o.Error = f.Code, f.Message
 			if unknownOutcome(f) {
 				o.Outcome = OutcomeUnknown
 				o.Error = f.Code + ": " + f.Message
-				unknown[key] = true
 			}
 		}
 		outs = append(outs, o)
@@ -173,7 +186,9 @@ func outcomes[B, R any](m mutation[B, R], res R, err error) ([]AuditItemOutcome,
 		return outs, unknown
 	}
 	for _, it := range items {
-		add(it.Key(), it.Failure())
+		if f := it.Failure(); f != nil || all {
+			add(it.Key(), f) // Key formats some names: only when wanted
+		}
 	}
 	return outs, unknown
 }
@@ -252,11 +267,15 @@ func (c *Client) ClusterID(ctx context.Context) (string, error) {
 	return c.auditClusterID(ctx)
 }
 
-// asItems is a batch result as Items.
-func asItems[T Item](rs []T) []Item {
+// asItems is a batch result as Items: pointers to its elements (an element
+// itself, boxed, would be a copy and an allocation each).
+func asItems[T any, P interface {
+	*T
+	Item
+}](rs []T) []Item {
 	out := make([]Item, len(rs))
-	for i, r := range rs {
-		out[i] = r
+	for i := range rs {
+		out[i] = P(&rs[i])
 	}
 	return out
 }

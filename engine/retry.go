@@ -1,11 +1,29 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
+
+// sortedKeys is m's keys in order: nil for an empty map, one allocation
+// otherwise (slices.Sorted(maps.Keys(m)) allocates its iterators and grows
+// its slice: a quarter of alter_configs' allocations went to sorting maps
+// of one key).
+func sortedKeys[M ~map[K]V, K cmp.Ordered, V any](m M) []K {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // backoff sleeps before attempt n+1 (100ms doubling to 1s, with jitter). It
 // returns false, without sleeping the whole time, when ctx ends first.

@@ -214,7 +214,7 @@ func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTo
 }
 
 func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[string]TopicSpec, o CreateTopicsOptions, before topicStates) []CreatedTopic {
-	results := map[string]CreatedTopic{}
+	results := make(map[string]CreatedTopic, len(names))
 	maybeCreated := map[string]bool{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		answers, err := c.settleUnknownCreates(ctx, pending, maybeCreated, before, o.IfNotExists, results)
@@ -224,6 +224,7 @@ func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[st
 		req := kmsg.NewPtrCreateTopicsRequest()
 		req.ValidateOnly = o.ValidateOnly
 		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
+		req.Topics = make([]kmsg.CreateTopicsRequestTopic, 0, len(pending))
 		for _, n := range pending {
 			if _, done := answers[n]; !done {
 				req.Topics = append(req.Topics, createTopicReq(bySpec[n]))
@@ -293,13 +294,13 @@ func createTopicReq(s TopicSpec) kmsg.CreateTopicsRequestTopic {
 	}
 	if len(s.Assignment) > 0 {
 		t.NumPartitions, t.ReplicationFactor = -1, -1
-		for _, p := range slices.Sorted(maps.Keys(s.Assignment)) {
+		for _, p := range sortedKeys(s.Assignment) {
 			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
 			a.Partition, a.Replicas = p, s.Assignment[p]
 			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Configs)) {
+	for _, k := range sortedKeys(s.Configs) {
 		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
 		v := s.Configs[k]
 		cfg.Name, cfg.Value = k, &v
@@ -362,8 +363,8 @@ func (c *Client) deleteTopics(ctx context.Context, names []string, o DeleteTopic
 		return &Error{Code: kerr.UnknownTopicOrPartition.Message, Message: kerr.UnknownTopicOrPartition.Description, Resource: n}
 	}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
-		answers := map[string]*Error{}
-		var ask []string
+		answers := make(map[string]*Error, len(pending))
+		ask := make([]string, 0, len(pending))
 		for _, n := range pending {
 			if maybeDeleted[n] {
 				m, err := c.freshMetadata(ctx, n)

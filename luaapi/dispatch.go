@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -92,10 +93,22 @@ func (r *Runtime) readArgs(c *Call) error {
 	return nil
 }
 
+// itemSlices caches, per result type, whether it is a slice of
+// engine.Item: Implements was a fortieth of an alter_configs call.
+var itemSlices sync.Map // reflect.Type -> bool
+
 // asItems returns res's elements when res is a slice of engine.Item.
 func asItems(res any) []engine.Item {
 	v := reflect.ValueOf(res)
-	if v.Kind() != reflect.Slice || !v.Type().Elem().Implements(itemType) {
+	if v.Kind() != reflect.Slice {
+		return nil
+	}
+	is, ok := itemSlices.Load(v.Type())
+	if !ok {
+		is = v.Type().Elem().Implements(itemType)
+		itemSlices.Store(v.Type(), is)
+	}
+	if !is.(bool) {
 		return nil
 	}
 	out := make([]engine.Item, v.Len())

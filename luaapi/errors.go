@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -104,6 +105,9 @@ func toEngineError(L *lua.LState, err error) *engine.Error {
 // items were applied and which failed. Under a dry run (or validate_only)
 // nothing was applied: it says which items would be and which were refused.
 func batchError(items []engine.Item, dryRun bool) *engine.Error {
+	if !slices.ContainsFunc(items, func(it engine.Item) bool { return it.Failure() != nil }) {
+		return nil // no key named (some are formatted) and no list built
+	}
 	var first *engine.Error
 	var ok, failed []string
 	for _, it := range items {

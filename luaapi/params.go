@@ -82,10 +82,24 @@ type parsedArgs struct {
 
 // parseArgs reads a call's Lua arguments (vals, the caller's values in
 // order) against f's declaration. Nothing is sent before this succeeds.
+// The arguments are read without building the paths of what is inside
+// them; only a call that fails is read again with paths, for its error.
 func parseArgs(f *Func, vals []lua.LValue, null lua.LValue) (*parsedArgs, error) {
 	vals = trimNils(vals)
 	r := newReader(null)
-	out := &parsedArgs{pos: make([]any, len(f.Params)), opts: Rec{}}
+	r.unnamed = true
+	out, err := parseWith(r, f, vals)
+	if err == nil {
+		return out, nil
+	}
+	if _, named := parseWith(newReader(null), f, vals); named != nil {
+		return nil, named
+	}
+	return nil, err
+}
+
+func parseWith(r *reader, f *Func, vals []lua.LValue) (*parsedArgs, error) {
+	out := &parsedArgs{pos: make([]any, len(f.Params))}
 	optsAt := len(f.Params) // index in vals of the options table
 	// An optional positional argument may be left out with the options
 	// table coming in its place: lag{partial=true}.
@@ -165,13 +179,16 @@ func parseVariadic(r *reader, f *Func, vals []lua.LValue, out *parsedArgs) (*par
 	return out, nil
 }
 
+// noOptions stands for an options table left out (it is only read).
+var noOptions = &lua.LTable{}
+
 // readOptions reads the options table at argument position n (1-based).
 func readOptions(r *reader, f *Func, v lua.LValue, n int) (Rec, error) {
 	rt := f.optionsRecord()
 	tbl, ok := v.(*lua.LTable)
 	switch {
 	case v == lua.LNil:
-		tbl = &lua.LTable{}
+		tbl = noOptions
 	case !ok && f.TableCall:
 		return nil, argErr("", "takes one table %s, got %s", rt.Doc(), describe(v))
 	case !ok && len(f.SecretArgs) > 0:

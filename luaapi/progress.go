@@ -40,15 +40,26 @@ type progress struct {
 	status  string
 	shown   bool // terminal: the progress line is on screen
 	timer   *time.Timer
+	armedAt time.Time     // when the timer fires; zero: not armed
+	due     time.Time     // when the call's next report is due
 	tick    time.Duration // between reports after the first
 	stopped bool
+
+	// Made once per progress: a call that reuses it allocates nothing.
+	rt         *Runtime
+	stopFn     func()
+	setFn      func(string)
+	ctx, ctxOf context.Context // ctxOf with setFn (progressCtx)
 }
 
 // startProgress starts reporting c while it runs; the returned func stops
 // it (and erases the line on a terminal) before the call's results are
-// printed. Nothing runs until the first report is due: a call costs a
-// timer, not a goroutine started and joined (a runbook making 500 quick
-// calls paid that on each).
+// printed. Nothing runs until the first report is due: a call costs no
+// goroutine started and joined (a runbook making 500 quick calls paid that
+// on each), and not even a timer of its own: the reporter, its timer and
+// its context are the last call's. The timer, still armed for the last
+// call's first report (earlier than this one's), finds that call over
+// when it fires and arms itself for this call's.
 func (r *Runtime) startProgress(c *Call) func() {
 	every := r.opts.ProgressEvery
 	if every == 0 {
@@ -57,17 +68,33 @@ func (r *Runtime) startProgress(c *Call) func() {
 	if every < 0 {
 		return func() {}
 	}
-	p := &progress{w: r.opts.Stderr, name: c.Fn.Name, start: time.Now(), every: every, terminal: r.stderrTerminal()}
-	c.progress = p
-	first, tick := p.every, p.every // log lines: after one interval, then each interval
-	if p.terminal {
-		first, tick = min(2*time.Second, p.every), min(time.Second, p.every)
+	terminal := r.stderrTerminal()
+	first, tick := every, every // log lines: after one interval, then each interval
+	if terminal {
+		first, tick = min(2*time.Second, every), min(time.Second, every)
+	}
+	r.mu.Lock()
+	p := r.idleProgress
+	r.idleProgress = nil
+	r.mu.Unlock()
+	if p == nil {
+		p = &progress{rt: r}
+		p.stopFn, p.setFn = p.stop, p.set
 	}
 	p.mu.Lock()
-	p.tick = tick
-	p.timer = time.AfterFunc(first, p.fire)
+	now := time.Now()
+	p.w, p.name, p.start, p.every, p.terminal = r.opts.Stderr, c.Fn.Name, now, every, terminal
+	p.status, p.shown, p.stopped, p.tick, p.due = "", false, false, tick, now.Add(first)
+	switch {
+	case p.timer == nil:
+		p.timer, p.armedAt = time.AfterFunc(first, p.fire), p.due
+	case p.armedAt.IsZero() || p.armedAt.After(p.due):
+		p.timer.Reset(first)
+		p.armedAt = p.due
+	}
 	p.mu.Unlock()
-	return p.stop
+	c.progress = p
+	return p.stopFn
 }
 
 // stderrTerminal is stderrIsTerminal of the runtime's stderr, asked once.
@@ -92,11 +119,19 @@ func (p *progress) set(status string) {
 func (p *progress) fire() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.armedAt = time.Time{}
 	if p.stopped {
+		return // the call it was armed for is over; the next arms it again
+	}
+	if now := time.Now(); now.Before(p.due) {
+		p.timer.Reset(p.due.Sub(now)) // armed for an earlier call
+		p.armedAt = p.due
 		return
 	}
 	p.report()
+	p.due = time.Now().Add(p.tick)
 	p.timer.Reset(p.tick)
+	p.armedAt = p.due
 }
 
 // report writes the report (p.mu held).
@@ -119,10 +154,20 @@ func (p *progress) report() {
 // stopped.
 func (p *progress) stop() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.stopped = true
-	p.timer.Stop()
 	p.clear()
+	p.mu.Unlock()
+	p.rt.mu.Lock()
+	p.rt.idleProgress = p
+	p.rt.mu.Unlock()
+}
+
+// release stops the timer of a reporter no call will reuse.
+func (p *progress) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer.Stop()
+	p.armedAt = time.Time{}
 }
 
 // clear erases the progress line from the terminal (p.mu held).
@@ -160,12 +205,19 @@ func (c *Call) logLine(level, msg string) {
 	_, _ = io.WriteString(c.rt.opts.Stderr, logText(level, escapeLine(msg)))
 }
 
-// progressCtx gives ctx the call's progress function, if it has one.
+// progressCtx gives ctx the call's progress function, if it has one (the
+// context made for the last call, when it was made from the same ctx).
 func (c *Call) progressCtx(ctx context.Context) context.Context {
-	if c.progress == nil {
+	p := c.progress
+	if p == nil {
 		return ctx
 	}
-	return engine.WithProgress(ctx, c.progress.set)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctxOf != ctx || p.ctx == nil {
+		p.ctx, p.ctxOf = engine.WithProgress(ctx, p.setFn), ctx
+	}
+	return p.ctx
 }
 
 // runReported runs the call with progress reports on stderr, stopped

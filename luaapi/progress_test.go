@@ -77,3 +77,33 @@ func TestProgressOff(t *testing.T) {
 	e.run(`wait_reassignments{interval_ms = 30, timeout = 10000}`)
 	assert.Empty(t, e.stderr.String())
 }
+
+// A call's reporter and timer are the last call's: a call that ends
+// before its own interval says nothing though the timer was armed for an
+// earlier call's, and a slow call after quick ones still reports.
+func TestProgressReusedFromCallToCall(t *testing.T) {
+	e := newProgressEnv(t, 80*time.Millisecond)
+	e.run(`list_topics()`)
+	slowMetadata := func(d time.Duration) {
+		e.cluster.ControlKey(int16(kmsg.Metadata), func(kmsg.Request) (kmsg.Response, error, bool) {
+			e.cluster.DropControl() // one request, then answered as usual
+			e.cluster.SleepControl(func() { time.Sleep(d) })
+			return nil, nil, false
+		})
+	}
+	slowMetadata(200 * time.Millisecond)
+	e.run(`list_topics()`)
+	require.Contains(t, e.stderr.String(), "list_topics: ", "a slow call reports")
+	time.Sleep(150 * time.Millisecond) // its timer fires once more, finds it over
+	e.stderr.Reset()
+
+	e.run(`list_topics()`) // arms the timer for its first report
+	time.Sleep(50 * time.Millisecond)
+	slowMetadata(60 * time.Millisecond)
+	e.run(`list_topics()`) // ends past the last call's first report, before its own
+	assert.Empty(t, e.stderr.String())
+
+	slowMetadata(200 * time.Millisecond)
+	e.run(`list_topics()`)
+	assert.Contains(t, e.stderr.String(), "list_topics: ")
+}

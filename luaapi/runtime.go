@@ -88,6 +88,8 @@ type Runtime struct {
 	ran         bool         // a chunk has been called
 	// stderrTerm: whether Stderr is a terminal (progress.go), asked once.
 	stderrTerm *bool
+	// idleProgress: the last call's progress, for the next (progress.go).
+	idleProgress *progress
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
@@ -137,6 +139,10 @@ func New(opts Options) *Runtime {
 func (r *Runtime) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if p := r.idleProgress; p != nil {
+		p.release() // its timer, left armed for reuse, would hold the runtime
+		r.idleProgress = nil
+	}
 	r.dflt.close()
 	for _, c := range r.clients {
 		c.close()

@@ -142,7 +142,7 @@ func (t *RecordType) readFields(r *reader, tbl *lua.LTable, at string) (Rec, err
 	if err := t.unknownKeys(tbl, at); err != nil {
 		return nil, err
 	}
-	rec := Rec{}
+	var rec Rec // made at the first key given: options are mostly left out
 	for _, f := range t.Fields {
 		v := tbl.RawGetString(f.Name)
 		if v == lua.LNil {
@@ -151,9 +151,12 @@ func (t *RecordType) readFields(r *reader, tbl *lua.LTable, at string) (Rec, err
 			}
 			continue
 		}
-		x, err := f.Type.read(r, v, subPath(at, f.Name))
+		x, err := f.Type.read(r, v, r.sub(at, f.Name))
 		if err != nil {
 			return nil, err
+		}
+		if rec == nil {
+			rec = Rec{}
 		}
 		rec[f.Name] = x
 	}

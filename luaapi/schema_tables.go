@@ -72,7 +72,7 @@ func (l *ListType) read(r *reader, v lua.LValue, at string) (any, error) {
 		if !l.single || !l.elem.accepts(v) {
 			return nil, argErr(at, "must be %s, got %s", aOrAn(l.Doc()), describe(v))
 		}
-		x, err := l.elem.read(r, v, l.itemAt(at, 1, true))
+		x, err := l.elem.read(r, v, l.itemPath(r, at, 1, true))
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +91,7 @@ func (l *ListType) read(r *reader, v lua.LValue, at string) (any, error) {
 	}
 	xs := make([]any, n)
 	for i := 1; i <= n; i++ {
-		x, err := l.elem.read(r, t.RawGetInt(i), l.itemAt(at, i, false))
+		x, err := l.elem.read(r, t.RawGetInt(i), l.itemPath(r, at, i, false))
 		if err != nil {
 			return nil, err
 		}
@@ -106,6 +106,14 @@ func (l *ListType) finish(xs []any, at string) (any, error) {
 		return l.then(out, at)
 	}
 	return out, nil
+}
+
+// itemPath is itemAt, or "" when r builds no paths.
+func (l *ListType) itemPath(r *reader, at string, i int, single bool) string {
+	if r.unnamed {
+		return ""
+	}
+	return l.itemAt(at, i, single)
 }
 
 func (l *ListType) itemAt(at string, i int, single bool) string {
@@ -211,12 +219,16 @@ func (m *MapType) read(r *reader, v lua.LValue, at string) (any, error) {
 	var err error
 	n := 0
 	for _, k := range sortedTableKeys(t) {
-		kv, kerr := m.key.read(r, k, subPath(at, "key "+lua.LVAsString(k)))
+		var keyAt, valAt string
+		if !r.unnamed {
+			keyAt, valAt = subPath(at, "key "+lua.LVAsString(k)), subPath(at, lua.LVAsString(k))
+		}
+		kv, kerr := m.key.read(r, k, keyAt)
 		if kerr != nil {
 			err = kerr
 			break
 		}
-		vv, verr := m.val.read(r, t.RawGet(k), subPath(at, lua.LVAsString(k)))
+		vv, verr := m.val.read(r, t.RawGet(k), valAt)
 		if verr != nil {
 			err = verr
 			break

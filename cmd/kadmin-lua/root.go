@@ -125,6 +125,7 @@ See docs/cli.md.`
 
 func (a *app) rootCmd() *cobra.Command {
 	f := &a.flags
+	version := currentVersion() // parsing the build information is a hundredth of a start
 	root := &cobra.Command{
 		Use:           "kadmin-lua",
 		Short:         "Administer Kafka from Lua: a REPL, a script runner, an API reference",
@@ -142,9 +143,9 @@ func (a *app) rootCmd() *cobra.Command {
 			return nil
 		},
 		RunE:    a.runRoot,
-		Version: currentVersion().Version,
+		Version: version.Version,
 	}
-	root.SetVersionTemplate(currentVersion().Text())
+	root.SetVersionTemplate(version.Text())
 	root.SetIn(a.st.Stdin)
 	root.SetOut(a.st.Stdout)
 	root.SetErr(a.st.Stderr)
@@ -205,13 +206,33 @@ func (a *app) runRoot(cmd *cobra.Command, _ []string) error {
 // `-e 'list_topics()'` prints the topics.
 func evalChunk(ctx context.Context, rt *luaapi.Runtime, code string) ([]lua.LValue, error) {
 	const name = "(command line)"
-	fn, err := rt.Compile(name, "return "+code)
-	if err != nil {
-		if fn, err = rt.Compile(name, code); err != nil {
-			return nil, err
+	if !startsStatement(code) {
+		if fn, err := rt.Compile(name, "return "+code); err == nil {
+			return rt.Call(ctx, fn)
 		}
 	}
+	fn, err := rt.Compile(name, code)
+	if err != nil {
+		return nil, err
+	}
 	return rt.Call(ctx, fn)
+}
+
+// startsStatement: code begins with a keyword no expression begins with
+// (`-e 'return 1'`), so "return CODE" cannot compile: compiling it anyway
+// and building its syntax error was a hundredth of such a start.
+func startsStatement(code string) bool {
+	code = strings.TrimLeft(code, " \t\r\n")
+	for _, kw := range []string{"return", "local", "if", "for", "while", "repeat", "do", "break"} {
+		if rest, ok := strings.CutPrefix(code, kw); ok && (rest == "" || !isIdentByte(rest[0])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 func (a *app) runREPL(cmd *cobra.Command) error {

@@ -24,6 +24,18 @@ func TestEvalStatementPrintsNothing(t *testing.T) {
 	assert.Equal(t, "hi\t1\n", c.stdout.String())
 }
 
+// A chunk that begins with a statement keyword is compiled as it is; one
+// that only looks like it (do_it(), returned) is tried as an expression.
+func TestEvalStatementKeywords(t *testing.T) {
+	for code, statement := range map[string]bool{"return 1": true, "  local x = 1": true, "do end": true,
+		"if x then end": true, "returned": false, "do_it()": false, "1 + 1": false, "function() end": false} {
+		assert.Equal(t, statement, startsStatement(code), code)
+	}
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("-e", "returned = 3; return returned"))
+	assert.Equal(t, "3\n", c.stdout.String())
+}
+
 func TestExitScriptError(t *testing.T) {
 	c := newCLI(t)
 	require.Equal(t, ExitScript, c.run("-e", `error("x")`))
