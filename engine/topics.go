@@ -241,7 +241,26 @@ func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[st
 			e := kafkaErr(t.ErrorCode, t.ErrorMessage, t.Topic)
 			switch {
 			case e == nil:
-				results[t.Topic] = CreatedTopic{Name: t.Topic, ID: FormatTopicID(t.TopicID), Partitions: int(t.NumPartitions), ReplicationFactor: int(t.ReplicationFactor)}
+				ct := CreatedTopic{Name: t.Topic, ID: FormatTopicID(t.TopicID), Partitions: int(t.NumPartitions), ReplicationFactor: int(t.ReplicationFactor)}
+				// Kafka answers -1 for both to a principal without
+				// DESCRIBE_CONFIGS on the topic; what was asked for
+				// explicitly is what it created.
+				if s := bySpec[t.Topic]; ct.Partitions < 0 && s.Partitions > 0 {
+					ct.Partitions = int(s.Partitions)
+				}
+				if s := bySpec[t.Topic]; ct.ReplicationFactor < 0 && s.ReplicationFactor > 0 {
+					ct.ReplicationFactor = int(s.ReplicationFactor)
+				}
+				results[t.Topic] = ct
+			case t.ErrorCode == kerr.TopicAlreadyExists.Code && before[t.Topic].Hidden != "":
+				// Not allowed to describe it: after a timed-out first
+				// attempt whose it is cannot be told; otherwise Kafka's
+				// answer is the truth (it was there before this call).
+				if maybeCreated[t.Topic] {
+					e = hiddenBefore(t.Topic, before)
+				} else if o.IfNotExists {
+					results[t.Topic], e = CreatedTopic{Name: t.Topic, Existed: true}, nil
+				}
 			case t.ErrorCode == kerr.TopicAlreadyExists.Code && (o.IfNotExists || maybeCreated[t.Topic]):
 				// Whose topic is it? Decide from what was there before.
 				m, lookErr := c.freshMetadata(ctx, t.Topic)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,6 +22,12 @@ type topicState struct {
 	ID                string `json:"id,omitempty"`
 	Partitions        int    `json:"partitions,omitempty"`
 	ReplicationFactor int    `json:"replication_factor,omitempty"`
+	// Hidden is the error code that kept the topic from view: a principal
+	// may create topics (CREATE) without the right to describe them
+	// (DESCRIBE), as Kafka's own tools allow. Such a topic's before-state is
+	// unknown; a definite answer of the create still decides, an unknown
+	// outcome stays undetermined.
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // topicStates is the before-state of the topic mutations: name -> state.
@@ -51,8 +58,12 @@ func (c *Client) topicStates(ctx context.Context, names []string) (topicStates, 
 			out[n] = topicState{}
 			continue
 		}
+		if terr == kerr.TopicAuthorizationFailed {
+			out[n] = topicState{Hidden: terr.(*kerr.Error).Message}
+			continue
+		}
 		if terr != nil && !AsError(terr, n).Retriable {
-			return nil, AsError(terr, n) // TOPIC_AUTHORIZATION_FAILED...: cannot tell
+			return nil, AsError(terr, n) // cannot tell
 		}
 		out[n] = topicState{Exists: true, ID: FormatTopicID(t.id), Partitions: t.partitions, ReplicationFactor: t.rf}
 	}
@@ -95,6 +106,19 @@ func createdByUs(n string, now kadm.TopicDetail, before topicStates, maybe bool)
 	return ct, false
 }
 
+// hiddenBefore is the answer for a topic whose create may have been
+// applied (the first attempt timed out) and whose before-state could not be
+// read: which of "created by this call" and "there before" holds cannot be
+// told, so the outcome stays unknown (nil when the before-state was read).
+func hiddenBefore(n string, before topicStates) *Error {
+	h := before[n].Hidden
+	if h == "" {
+		return nil
+	}
+	return &Error{Code: kerr.RequestTimedOut.Message, Resource: n,
+		Message: fmt.Sprintf("the create timed out and the topic exists now; whether it existed before this call cannot be told: describing it was refused before the call (%s)", h)}
+}
+
 func existedBefore(n string, before topicStates) *Error {
 	return &Error{Code: kerr.TopicAlreadyExists.Message, Resource: n,
 		Message: fmt.Sprintf("topic %s existed before this call (id %s, %d partitions)", n, before[n].ID, before[n].Partitions)}
@@ -120,6 +144,10 @@ func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, may
 	}
 	for _, n := range check {
 		t, ok := m.Topics[n]
+		if e := hiddenBefore(n, before); e != nil && ok && !isUnknownTopic(t.Err) {
+			answers[n] = e // there now (or still hidden): cannot be told
+			continue
+		}
 		if !ok || t.Err != nil {
 			continue
 		}
@@ -173,6 +201,12 @@ func lookTopics[T any](ctx context.Context, c *Client, unknown map[string]bool, 
 			continue
 		}
 		t, ok := m.Topics[n]
+		if ok && t.Err != nil && !isUnknownTopic(t.Err) {
+			// Not allowed to describe it (or another error): the look
+			// shows nothing either way.
+			found[n] = FoundUndetermined
+			continue
+		}
 		found[n] = decide(&res[i], t, ok && t.Err == nil)
 	}
 	return found
@@ -186,6 +220,10 @@ func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, 
 				if !there {
 					r.Err = looked(r.Err, "the topic does not exist")
 					return FoundNotApplied
+				}
+				if e := hiddenBefore(r.Name, before); e != nil {
+					r.Err = e
+					return FoundUndetermined
 				}
 				ct, ours := createdByUs(r.Name, t, before, true)
 				switch {
@@ -264,4 +302,9 @@ func createdTopicDetail(_ topicStates, res []CreatedTopic, key string) any {
 type CreatedTopicDetail struct {
 	ID      string `json:"id,omitempty"`
 	Existed bool   `json:"existed,omitempty"`
+}
+
+// isUnknownTopic says whether err means the topic does not exist.
+func isUnknownTopic(err error) bool {
+	return errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID)
 }

@@ -358,6 +358,8 @@ func (u *undoer) createdTopics(applied map[string]AuditItemOutcome) error {
 		switch {
 		case d.Existed:
 			u.step(n, UndoSkipped, "the topic existed before the change (if_not_exists): left as it is")
+		case now.Hidden != "":
+			u.step(n, UndoRefused, "cannot compare with the change: describing the topic was refused (%s)", now.Hidden)
 		case !now.Exists:
 			u.step(n, UndoSkipped, "already gone")
 		case d.ID == "" || now.ID != d.ID:

@@ -219,3 +219,37 @@ func TestClientMethodsAndAliases(t *testing.T) {
 	`)
 	assert.Contains(t, e.topics(), "via-method")
 }
+
+// A principal with CREATE but not DESCRIBE is refused the before-state
+// (Metadata answers TOPIC_AUTHORIZATION_FAILED): the create is still sent
+// and decided by Kafka's answer; after a timed-out create the outcome stays
+// unknown instead of being guessed, since neither the state before nor the
+// state after can be read.
+func TestCreateTopicsWithoutDescribe(t *testing.T) {
+	e := newEnv(t)
+	var hide []*kfake.FaultHandle
+	for _, name := range []string{"hidden", "hidden-slow"} {
+		hide = append(hide, e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Metadata}, Topic: name, Err: kerr.TopicAuthorizationFailed, Count: -1}))
+	}
+	out := e.json(`return create_topics{{name = "hidden", partitions = 2}}`)
+	assert.NotContains(t, out, `"error":{`)
+	assert.Contains(t, out, `"partitions":2`)
+	re := e.runErr(`create_topics{{name = "hidden", partitions = 2}}`)
+	assert.Equal(t, "TOPIC_ALREADY_EXISTS", re.Code, "Kafka's first answer decides: it was there")
+	e.run(`local r = create_topics({{name = "hidden", partitions = 2}}, {if_not_exists = true}); assert(r[1].existed == true)`)
+
+	// kfake applies the create and answers REQUEST_TIMED_OUT: the retry
+	// hears TOPIC_ALREADY_EXISTS and nothing can say whose topic it is.
+	h := e.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreateTopics}, Topic: "hidden-slow", Err: kerr.RequestTimedOut, Count: 1})
+	defer h.Remove()
+	re = e.runErr(`create_topics{{name = "hidden-slow", partitions = 2}}`)
+	assert.Equal(t, "REQUEST_TIMED_OUT", re.Code)
+	assert.Contains(t, re.Message, "whether it existed before this call cannot be told")
+	assert.Contains(t, re.Message, "TOPIC_AUTHORIZATION_FAILED")
+	// The checking client is not hidden from: both topics are there.
+	for _, h := range hide {
+		h.Remove()
+	}
+	assert.Len(t, e.topics()["hidden"].Partitions, 2)
+	assert.Len(t, e.topics()["hidden-slow"].Partitions, 2, "kfake did create it")
+}
