@@ -2,8 +2,6 @@ package repl
 
 import (
 	"context"
-	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
@@ -211,40 +210,11 @@ func TestNamesAreCachedAndRefreshedAfterAChange(t *testing.T) {
 	assert.Equal(t, []string{"billing", "billing-v2", "billing-v3"}, got)
 }
 
-// silentBroker accepts connections and never answers.
-func silentBroker(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
 // A cluster that does not answer holds a completion no longer than the
 // bound; the question goes on in the background, one at a time.
 func TestNamesNeverHoldThePromptLongerThanTheBound(t *testing.T) {
 	e := &env{t: t}
-	e.rt = luaapi.New(luaapi.Options{Config: engine.Config{Brokers: []string{silentBroker(t)}, Timeout: 30 * time.Second}})
+	e.rt = luaapi.New(luaapi.Options{Config: engine.Config{Brokers: []string{testnet.SilentBroker(t)}, Timeout: 30 * time.Second}})
 	t.Cleanup(e.rt.Close)
 	const bound = 200 * time.Millisecond
 	s, complete := e.completer(time.Minute, bound)

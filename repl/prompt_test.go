@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
@@ -56,7 +57,7 @@ func TestPromptWithoutAProfile(t *testing.T) {
 	assert.Contains(t, none.stdout.String(), "no default cluster")
 
 	silent := newEnvWith(t, func(o *luaapi.Options) {
-		o.Config = engine.Config{Brokers: []string{silentBroker(t)}, Timeout: 30 * time.Second}
+		o.Config = engine.Config{Brokers: []string{testnet.SilentBroker(t)}, Timeout: 30 * time.Second}
 	})
 	start := time.Now()
 	f = silent.run(Options{NamesWait: 200 * time.Millisecond}, line("x = 1"))

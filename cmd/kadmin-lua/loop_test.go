@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
 
 // connections counts the connections clients open to c from now on: each
@@ -111,8 +113,7 @@ f = io.open(%q, "a") f:write("end\n") f:close()`, trace, trace))
 }
 
 func TestLoopSIGTERMDuringARunCancelsItsRequestAndExits143(t *testing.T) {
-	l, err := netListen(t) // a broker that never answers: the call waits for the signal
-	require.NoError(t, err)
+	l := testnet.SilentBroker(t) // a broker that never answers: the call waits for the signal
 	script := writeFile(t, "hang.lua", `print("calling") return list_topics()`)
 	c := newCLI(t)
 	r := startCLI(c, nil, "-b", l, "--timeout", "5m", "run", "--every", "1h", script)

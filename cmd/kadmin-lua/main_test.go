@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -147,35 +146,4 @@ func saslCluster(t *testing.T) (*cluster, *kadm.Client) {
 	})
 	adm := c.admin(t, kgo.SASL(plain.Auth{User: "admin", Pass: "secret"}.AsMechanism()))
 	return c, adm
-}
-
-// netListen is a "broker" that accepts connections and never answers.
-func netListen(t *testing.T) (string, error) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, conn)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String(), nil
 }

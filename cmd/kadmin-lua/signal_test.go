@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
 
 // waitFor polls until cond holds; the generous bound only keeps a broken
@@ -117,8 +119,7 @@ func TestSIGINTCancelsSleepAndExits130(t *testing.T) {
 func TestSIGINTCancelsKafkaCallInFlight(t *testing.T) {
 	// A broker that accepts connections and never answers: the call blocks
 	// until the interrupt cancels it (the --timeout is far away).
-	l, err := netListen(t)
-	require.NoError(t, err)
+	l := testnet.SilentBroker(t)
 	c := newCLI(t)
 	done := runAsync(c, "-b", l, "--timeout", "5m", "-e", `print("calling"); return list_topics()`)
 	waitFor(t, "the call to start", func() bool { return strings.Contains(c.stdout.String(), "calling") })
