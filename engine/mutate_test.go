@@ -252,3 +252,18 @@ func TestTimedOutDeleteOfMissingGroupIsNotReportedDeleted(t *testing.T) {
 	require.NotNil(t, res[0].Err, "%+v", res)
 	assert.Equal(t, "GROUP_ID_NOT_FOUND", res[0].Err.Code)
 }
+
+func TestHiddenTopicStateSaysNothingOfExistence(t *testing.T) {
+	b, err := json.Marshal(topicStates{
+		"hidden": {Hidden: "TOPIC_AUTHORIZATION_FAILED"},
+		"absent": {},
+		"there":  {Exists: true, ID: "abc", Partitions: 3, ReplicationFactor: 2},
+	})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"hidden":{"hidden":"TOPIC_AUTHORIZATION_FAILED"},"absent":{"exists":false},
+		"there":{"exists":true,"id":"abc","partitions":3,"replication_factor":2}}`, string(b))
+	var back topicStates
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, "TOPIC_AUTHORIZATION_FAILED", back["hidden"].Hidden)
+	assert.True(t, back["there"].Exists)
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -28,6 +29,18 @@ type topicState struct {
 	// unknown; a definite answer of the create still decides, an unknown
 	// outcome stays undetermined.
 	Hidden string `json:"hidden,omitempty"`
+}
+
+// MarshalJSON leaves "exists" out of a hidden topic's state: the audit
+// line must not say "exists": false of a topic nobody could look at.
+func (s topicState) MarshalJSON() ([]byte, error) {
+	if s.Hidden != "" {
+		return json.Marshal(struct {
+			Hidden string `json:"hidden"`
+		}{s.Hidden})
+	}
+	type plain topicState
+	return json.Marshal(plain(s))
 }
 
 // topicStates is the before-state of the topic mutations: name -> state.

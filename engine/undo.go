@@ -261,7 +261,7 @@ func (u *undoer) dropMissing(applied map[string]AuditItemOutcome) {
 	_ = decodeRaw(u.ch.Intent.Before, &topics)
 	_ = decodeRaw(u.ch.Intent.Before, &groups)
 	for _, k := range slices.Sorted(maps.Keys(applied)) {
-		if _, known := topics[k]; (known && !topics[k].Exists) || (u.ch.Intent.Op == "delete_groups" && !groups.existed(k)) {
+		if _, known := topics[k]; (known && !topics[k].Exists && topics[k].Hidden == "") || (u.ch.Intent.Op == "delete_groups" && !groups.existed(k)) {
 			u.step(k, UndoSkipped, "it did not exist: nothing was deleted")
 			delete(applied, k)
 		}
