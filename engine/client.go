@@ -16,7 +16,7 @@ type Client struct {
 	kgo     *kgo.Client
 	adm     *kadm.Client
 	contact *contact
-	aud     auditor // where mutations are written ahead (mutate.go)
+	aud     auditor // the cluster id of its audit lines (mutate.go)
 	// groupAPIs is what ApiVersions said about group types (groups.go).
 	groupAPIs atomic.Int32
 

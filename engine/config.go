@@ -22,6 +22,20 @@ type Config struct {
 	// request sent or answered (names, sizes, times; never contents).
 	Verbose io.Writer
 	Profile string // the profile these settings came from, if any (for the audit log)
+
+	// Audit and DryRun are the client's safety settings. They are part of
+	// its configuration, not set on it afterwards, so that no client (the
+	// default one, loop mode's and a fleet's shared ones, kafka.connect's,
+	// undo's, a Go caller's) exists without them: every mutation goes
+	// through mutate (mutate.go), which reads them.
+	//
+	// Audit is where every mutation is written ahead: an intent line
+	// synced before the request, an outcome line after. nil writes none.
+	Audit *AuditLog
+	// DryRun: the client sends nothing that changes the cluster. mutate
+	// refuses every mutating request but a validate_only one with
+	// DRY_RUN. A call may raise it (WithDryRun) and never lower it.
+	DryRun bool
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.

@@ -27,6 +27,9 @@ const (
 	CodeDryRun          = "DRY_RUN"
 	CodeNotFound        = "NOT_FOUND"
 	CodeUnknown         = "UNKNOWN"
+	// CodeInternal: kadmin-lua itself is wrong (a mutation with no row in
+	// the operations table); nothing was sent.
+	CodeInternal = "INTERNAL"
 )
 
 // Error is the engine's error for one item or one whole call. Code is a Kafka

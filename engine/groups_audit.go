@@ -107,7 +107,7 @@ func (c *Client) groupsBefore(ctx context.Context, groups []string) (GroupsBefor
 	for _, g := range groups {
 		st, ok := states[g]
 		b := GroupBefore{Group: g, Exists: ok, State: st}
-		if ok && c.auditLog() != nil {
+		if ok && c.cfg.Audit != nil {
 			fetched, ferr := c.fetchOffsets(ctx, g)
 			if ferr != nil {
 				return GroupsBefore{}, ferr

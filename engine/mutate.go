@@ -12,31 +12,28 @@ import (
 // fails nothing was sent; when the outcome line fails the change was made.
 const CodeAudit = "AUDIT_LOG"
 
-// auditor is a client's audit sink, and the cluster id its intent lines
-// carry (asked once).
+// auditor is the cluster id a client's intent lines carry (asked once).
 type auditor struct {
 	mu        sync.Mutex
-	log       *AuditLog
 	clusterID string
 }
 
-// SetAudit makes every mutation the client sends write-ahead to log: an
-// intent line (arguments and the state before) synced to disk before the
-// request, an outcome line after. nil turns auditing off. Validate-only
-// requests change nothing and write nothing.
-func (c *Client) SetAudit(log *AuditLog) {
-	c.aud.mu.Lock()
-	defer c.aud.mu.Unlock()
-	c.aud.log = log
-}
-
-func (c *Client) auditLog() *AuditLog {
-	c.aud.mu.Lock()
-	defer c.aud.mu.Unlock()
-	return c.aud.log
-}
-
 type undoKey struct{}
+
+type dryRunKey struct{}
+
+// WithDryRun marks the calls made under ctx as a dry run, whatever the
+// client's configuration says: kafka.dry_run(true) raises a run's dry-run
+// this way on a client it shares with other runs (loop mode). Nothing can
+// lower a client's Config.DryRun.
+func WithDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
+// DryRun reports whether calls made under ctx on c must change nothing.
+func (c *Client) DryRun(ctx context.Context) bool {
+	return c.cfg.DryRun || ctx.Value(dryRunKey{}) != nil
+}
 
 // withUndoOf marks the mutations made under ctx as undoing intent id.
 func withUndoOf(ctx context.Context, id string) context.Context {
@@ -71,7 +68,18 @@ type mutation[B, R any] struct {
 // mutate runs m: see mutation.
 func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, error) {
 	var zero R
-	log := c.auditLog()
+	op := LookupOperation(m.op)
+	if op == nil || op.Via != nil {
+		// Every mutation has its row (operations.go): what it does under
+		// dry-run and undo is declared, not remembered.
+		return zero, Errorf(CodeInternal, "", "%s: no row in the operations table; nothing was sent", m.op)
+	}
+	if !m.validateOnly && c.DryRun(ctx) {
+		// The floor of every dry run: whatever a caller forgot, only
+		// Kafka's validate_only requests go out.
+		return zero, Errorf(CodeDryRun, "", "%s: dry run: nothing was sent", m.op)
+	}
+	log := c.cfg.Audit
 	if m.validateOnly {
 		log = nil
 	}

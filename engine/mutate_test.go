@@ -27,8 +27,19 @@ func auditedClient(t *testing.T) (*Client, *kfake.Cluster, *kadm.Client, string)
 	log, err := OpenAuditLog(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = log.Close() })
-	cl.SetAudit(log)
-	return cl, c, adm, path
+	return withAudit(t, cl, log), c, adm, path
+}
+
+// withAudit is a client like cl whose mutations are written ahead to log:
+// the audit log is configuration, so a new client.
+func withAudit(t *testing.T, cl *Client, log *AuditLog) *Client {
+	t.Helper()
+	cfg := cl.Config()
+	cfg.Audit = log
+	out, err := New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(out.Close)
+	return out
 }
 
 // readAudit reads the log as its lines.
@@ -107,8 +118,7 @@ func TestAuditUnwritableLogSendsNothing(t *testing.T) {
 		full, err := OpenAuditLog("/dev/full") // every write fails: ENOSPC
 		require.NoError(t, err)
 		defer full.Close()
-		cl.SetAudit(full)
-		_, err = cl.CreateTopics(ctx, []TopicSpec{{Name: "never"}}, CreateTopicsOptions{})
+		_, err = withAudit(t, cl, full).CreateTopics(ctx, []TopicSpec{{Name: "never"}}, CreateTopicsOptions{})
 		require.Error(t, err)
 		assert.Equal(t, CodeAudit, AsError(err, "").Code)
 		assert.Contains(t, err.Error(), "nothing was sent")
@@ -116,8 +126,7 @@ func TestAuditUnwritableLogSendsNothing(t *testing.T) {
 	closed, err := OpenAuditLog(filepath.Join(t.TempDir(), "a.jsonl"))
 	require.NoError(t, err)
 	require.NoError(t, closed.Close())
-	cl.SetAudit(closed)
-	_, err = cl.DeleteTopics(ctx, []string{"never"}, DeleteTopicsOptions{})
+	_, err = withAudit(t, cl, closed).DeleteTopics(ctx, []string{"never"}, DeleteTopicsOptions{})
 	require.Error(t, err)
 	assert.Equal(t, CodeAudit, AsError(err, "").Code)
 

@@ -164,28 +164,6 @@ func (u *undoer) step(resource, action, format string, args ...any) {
 		Resource: resource, Action: action, Message: fmt.Sprintf(format, args...)})
 }
 
-// cannotUndo says why an op is not reverted.
-var cannotUndo = map[string]string{
-	"delete_topics":                  "deleted topics cannot be undone: their data is gone",
-	"delete_records":                 "deleted records cannot be undone",
-	"create_partitions":              "partition increases cannot be undone: Kafka cannot lower a partition count",
-	"alter_user_scram_credentials":   "SCRAM credential changes cannot be undone: the old credentials are not recorded (only their mechanisms)",
-	"delete_groups":                  "a deleted group cannot be recreated as it was (its committed offsets before are in the intent line: commit_offsets can restore them)",
-	"remove_group_members":           "removed members cannot be put back: consumers rejoin by themselves",
-	"elect_leaders":                  "leader elections are not undone: run elect_leaders again",
-	"cancel_partition_reassignments": "a cancelled reassignment is not restarted: run alter_partition_reassignments again (the intent line has the reassignment that was in progress)",
-	"alter_replica_log_dirs":         "log dir moves are not undone: move them back with alter_replica_log_dirs (the intent line has the dirs before)",
-	"update_features":                "feature level changes are not undone: the intent line has the levels before",
-	"unregister_broker":              "an unregistered broker registers again when it starts",
-	"fence_producers":                "fenced producers cannot be unfenced",
-	"abort_transaction":              "an aborted transaction cannot be resumed",
-	"create_delegation_token":        "tokens are not undone: expire it with expire_delegation_token",
-	"renew_delegation_token":         "token renewals cannot be undone",
-	"expire_delegation_token":        "token expiry cannot be undone",
-	"alter_share_group_offsets":      "share group offset changes are not undone: the intent line has the offsets before",
-	"delete_share_group_offsets":     "share group offset deletions are not undone: the intent line has the offsets before",
-}
-
 func (u *undoer) undo() {
 	in, out := u.ch.Intent, u.ch.Outcome
 	if out == nil {
@@ -219,35 +197,19 @@ func (u *undoer) undo() {
 			return
 		}
 	}
-	if msg, ok := cannotUndo[in.Op]; ok {
-		u.step(strings.Join(slices.Sorted(maps.Keys(applied)), ", "), UndoImpossible, "%s", msg)
+	op := LookupOperation(in.Op)
+	switch {
+	case op == nil || op.Via != nil:
+		u.step("", UndoImpossible, "kadmin-lua undo does not know the operation %q", in.Op)
 		return
-	}
-	if in.BeforeError != "" {
+	case !op.Undoable():
+		u.step(strings.Join(slices.Sorted(maps.Keys(applied)), ", "), UndoImpossible, "%s", op.Undo)
+		return
+	case in.BeforeError != "":
 		u.step("", UndoRefused, "the state before was not recorded (%s)", in.BeforeError)
 		return
 	}
-	var err error
-	switch in.Op {
-	case "alter_configs":
-		err = u.configs(applied)
-	case "create_acls":
-		err = u.createdACLs(applied)
-	case "delete_acls":
-		err = u.deletedACLs(applied)
-	case "alter_client_quotas":
-		err = u.quotas(applied)
-	case "commit_offsets", "reset_offsets":
-		err = u.offsets(applied, false)
-	case "delete_group_offsets":
-		err = u.offsets(applied, true)
-	case "create_topics":
-		err = u.createdTopics(applied)
-	case "alter_partition_reassignments":
-		err = u.reassignments(applied)
-	default:
-		u.step("", UndoImpossible, "kadmin-lua undo does not revert %s", in.Op)
-	}
+	err := op.revert(u, applied)
 	if err != nil {
 		u.step("", UndoFailed, "reading the audit line: %v", err)
 	}

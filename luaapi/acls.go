@@ -20,7 +20,7 @@ Rows are sorted by resource type, resource name, pattern type, then principal; a
 			Example: `create_acls{{principal = "User:alice", operation = "read", resource_type = "topic", resource_name = "orders"}}
 for _, a in ipairs(describe_acls{principal = "User:alice"}) do print(a.operation, a.resource_type, a.resource_name) end`,
 			Run: describeACLs},
-		&Func{Name: "create_acls", Area: "acls", Mutating: true, Batch: true,
+		&Func{Name: "create_acls", Area: "acls", Batch: true,
 			Params: []Param{{Name: "rows", Type: List[engine.ACL](aclRow).Items("row").NonEmpty(),
 				Doc: "the ACLs to create"}},
 			Returns: "{{principal=string, host=string, operation=string, permission=string, resource_type=string, resource_name=string, pattern_type=string, error=error?}...}",
@@ -33,7 +33,7 @@ Creating an ACL that already exists changes nothing and is not an error. Kafka h
   {principal = "User:billing", operation = "read", resource_type = "group", resource_name = "billing-", pattern_type = "prefixed"},
 }`,
 			Run: createACLs},
-		&Func{Name: "delete_acls", Area: "acls", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "delete_acls", Area: "acls", Batch: true,
 			Params: []Param{{Name: "filters", Type: List[engine.ACLFilter](aclFilter(true)).Items("filter").NonEmpty(),
 				Doc: "filters shaped as describe_acls', each with a field set: every ACL a filter matches is deleted"}},
 			Returns: "{{filter={principal=string?, host=string?, operation=string?, permission=string?, resource_type=string?, resource_name=string?, pattern_type=string?}, deleted={{principal=string, host=string, operation=string, permission=string, resource_type=string, resource_name=string, pattern_type=string}...}, error=error?}...}",

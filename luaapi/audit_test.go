@@ -1,13 +1,17 @@
 package luaapi
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -36,11 +40,8 @@ func TestLuaMutationsAreWrittenAhead(t *testing.T) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = audit.Close() })
-	e := newEnvOn(t, c, Options{Audit: audit})
+	audit, path := testAudit(t)
+	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 	e.run(`
 		create_topics{{name = "t", partitions = 1}}
 		list_topics()
@@ -61,4 +62,64 @@ func TestLuaMutationsAreWrittenAhead(t *testing.T) {
 	require.NotNil(t, entries[1].Outcome)
 	assert.True(t, entries[1].Outcome.Items[0].Applied())
 	assert.JSONEq(t, `[{"type":"topic","name":"t","configs":{"retention.ms":{"value":"604800000","source":"DEFAULT_CONFIG"}}}]`, string(entries[1].Intent.Before))
+}
+
+// The runtime's dry-run floor holds against the script: kafka.dry_run(false)
+// lowers it only back to the configuration's, and every client the script
+// makes (kafka.connect) has the default one's audit log and floor.
+func TestDryRunFloorAndAuditHoldForEveryClient(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	audit, path := testAudit(t)
+
+	dry := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit, DryRun: true}})
+	v := dry.run(`
+		local was = kafka.dry_run(false)
+		local r = create_topics{"x"}
+		local other = kafka.connect{}
+		local r2 = other:create_topics{"y"}
+		return was and r[1].dry_run and r2[1].dry_run
+	`)
+	assert.Equal(t, lua.LTrue, v, "kafka.dry_run(false) returns the setting in force: still on")
+	assert.Contains(t, dry.stderr.String(), "kafka.dry_run: stays on: the command line's --dry-run cannot be turned off from inside the run")
+	assert.NotContains(t, dry.topics(), "x")
+	assert.NotContains(t, dry.topics(), "y")
+	assert.Empty(t, readChanges(t, path), "a dry run writes no audit line")
+
+	// Without the floor, a kafka.connect client writes to the same log.
+	live := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
+	live.run(`kafka.dry_run(true); kafka.dry_run(false); kafka.connect{}:create_topics{"z"}`)
+	assert.Contains(t, live.topics(), "z")
+	changes := readChanges(t, path)
+	require.Len(t, changes, 1)
+	assert.Equal(t, "create_topics", changes[0].Intent.Op)
+}
+
+// A runtime on a shared client (loop mode, fleets) takes the shared
+// client's audit log and dry-run floor as its own.
+func TestSharedClientCarriesAuditAndDryRun(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	audit, path := testAudit(t)
+	shared := NewSharedClient(engine.Config{Brokers: c.ListenAddrs(), Timeout: 10 * time.Second, Audit: audit})
+	t.Cleanup(shared.Close)
+	for i, name := range []string{"a", "b"} {
+		rt := New(Options{Shared: shared, Stdout: io.Discard, Stderr: io.Discard})
+		_, err := rt.DoString(context.Background(), "run", fmt.Sprintf(`create_topics{%q}`, name))
+		require.NoError(t, err, "run %d", i)
+		rt.Close()
+	}
+	changes := readChanges(t, path)
+	require.Len(t, changes, 2, "each run's change is written ahead")
+
+	dryShared := NewSharedClient(engine.Config{Brokers: c.ListenAddrs(), Timeout: 10 * time.Second, Audit: audit, DryRun: true})
+	t.Cleanup(dryShared.Close)
+	rt := New(Options{Shared: dryShared, Stdout: io.Discard, Stderr: io.Discard})
+	defer rt.Close()
+	v, err := rt.DoString(context.Background(), "run", `kafka.dry_run(false) return create_topics{"never"}[1].dry_run`)
+	require.NoError(t, err)
+	assert.Equal(t, lua.LTrue, v[0])
+	assert.Len(t, readChanges(t, path), 2)
 }

@@ -20,7 +20,7 @@ if ok then print(q.leader, q.epoch, #q.voters) else print(q.code) end`,
 				}
 				return cl.DescribeQuorum(c.Ctx())
 			}},
-		&Func{Name: "unregister_broker", Area: "brokers", Mutating: true, Destructive: true,
+		&Func{Name: "unregister_broker", Area: "brokers",
 			Params:  []Param{{Name: "id", Type: brokerID, Doc: "the id of the broker to unregister"}},
 			Returns: "{broker=int}",
 			Summary: "Remove a decommissioned broker's registration from the cluster metadata.",

@@ -30,12 +30,18 @@ type Call struct {
 // broker: {validate_only=true} or a dry run.
 func (c *Call) ValidateOnly() bool { return c.validateOnly || c.DryRun() }
 
-// Ctx is the call's context: Ctrl-C cancels it.
+// Ctx is the call's context: Ctrl-C cancels it. In a dry run it says so
+// to the engine, which then sends nothing but validate_only requests
+// (engine.WithDryRun), whatever the function's Run forgot.
 func (c *Call) Ctx() context.Context {
-	if ctx := c.L.Context(); ctx != nil {
-		return c.progressCtx(ctx)
+	ctx := c.L.Context()
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	return c.progressCtx(context.Background())
+	if c.DryRun() {
+		ctx = engine.WithDryRun(ctx)
+	}
+	return c.progressCtx(ctx)
 }
 
 // Client returns the engine client, connecting lazily.

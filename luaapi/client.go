@@ -10,49 +10,49 @@ import (
 )
 
 // clientHandle is a cluster connection as Lua sees it: the default client
-// behind the globals, or one made by kafka.connect. It connects on first use.
+// behind the globals, or one made by kafka.connect. It connects on first
+// use, through its connection: its own, or a SharedClient's (loop mode),
+// which the handle borrows and never closes.
 type clientHandle struct {
-	rt      *Runtime
-	cfg     engine.Config
-	name    string
-	cluster string        // the profile it came from, for plan lines; "" names it by its brokers
-	shared  *SharedClient // the connection, when it outlives the runtime (loop mode)
+	rt       *Runtime
+	cfg      engine.Config
+	name     string
+	cluster  string // the profile it came from, for plan lines; "" names it by its brokers
+	conn     *connection
+	borrowed bool // conn is a SharedClient's
 
 	mu     sync.Mutex
-	client *engine.Client
 	closed bool
 
 	clusterID string // under mu: the cluster's id, once a NameSource has asked (names.go)
 }
 
+// newHandle is every clientHandle's constructor. The runtime's audit log
+// and dry-run floor (its default configuration's) go into cfg here, so a
+// kafka.connect client cannot have less safety than the default one.
+func (r *Runtime) newHandle(cfg engine.Config, name, cluster string) *clientHandle {
+	cfg.Audit = r.opts.Config.Audit
+	cfg.DryRun = cfg.DryRun || r.opts.Config.DryRun
+	return &clientHandle{rt: r, cfg: cfg, name: name, cluster: cluster, conn: &connection{cfg: cfg}}
+}
+
 func (h *clientHandle) get() (*engine.Client, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
 		return nil, &engine.Error{Code: engine.CodeCanceled, Message: "client is closed"}
 	}
-	if h.shared != nil {
-		return h.shared.get()
-	}
-	if h.client == nil {
-		cl, err := engine.New(h.cfg)
-		if err != nil {
-			return nil, err
-		}
-		cl.SetAudit(h.rt.opts.Audit) // every mutation is written ahead there
-		h.client = cl
-	}
-	return h.client, nil
+	return h.conn.get()
 }
 
 func (h *clientHandle) close() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.client != nil {
-		h.client.Close()
-		h.client = nil
-	}
 	h.closed = true
+	h.mu.Unlock()
+	if !h.borrowed {
+		h.conn.close()
+	}
 }
 
 // clientObject builds the Lua table for a client: every declared function

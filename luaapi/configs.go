@@ -36,7 +36,7 @@ local n = 0
 for _ in pairs(b.configs) do n = n + 1 end
 print("broker " .. b.name .. ": " .. n .. " configs")`,
 			Run: describeConfigs},
-		&Func{Name: "alter_configs", Area: "configs", Mutating: true, Batch: true, ValidateOnly: true,
+		&Func{Name: "alter_configs", Area: "configs", Batch: true,
 			Params: []Param{{Name: "resources", Type: configResources(true),
 				Doc: "the resources (as for describe_configs), each with its changes: set, delete, append, subtract"}},
 			Returns: "{{type=string, name=string, error=error?}...}",

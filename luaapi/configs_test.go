@@ -280,7 +280,7 @@ func TestAlterConfigsRefusesValuesItCannotSendExactly(t *testing.T) {
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	audit, err := engine.OpenAuditLog(auditPath)
 	require.NoError(t, err)
-	e := newEnvOn(t, c, Options{Audit: audit})
+	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 	e.run(`create_topics{{name = "t", configs = {["retention.ms"] = 1000}}}`)
 	requests := countRequests(c)
 	for src, want := range map[string]string{

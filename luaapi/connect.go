@@ -106,15 +106,16 @@ func (r *Runtime) libConnect(c *Call) int {
 			cfg.TLS = oc.TLS
 		}
 	}
-	h := &clientHandle{rt: r, cfg: cfg, name: "connect"}
 	// The cluster's name in dry-run plans: the profile, or the default
 	// cluster's when the call names no other.
+	var cluster string
 	switch {
 	case profile != "" && (!c.Given("brokers") || clientconfig.BrokersWithin(cfg.Brokers, pcBrokers)):
-		h.cluster = profile
+		cluster = profile
 	case profile == "" && !c.Given("brokers") && !c.Given("command_config"):
-		h.cluster = r.opts.Cluster
+		cluster = r.opts.Cluster
 	}
+	h := r.newHandle(cfg, "connect", cluster)
 	r.mu.Lock()
 	r.clients = append(r.clients, h)
 	r.mu.Unlock()

@@ -33,7 +33,7 @@ end`,
 				}
 				return cl.DescribeFeatures(c.Ctx())
 			}},
-		&Func{Name: "update_features", Area: "features", Mutating: true, Destructive: true, Batch: true, ValidateOnly: true,
+		&Func{Name: "update_features", Area: "features", Batch: true,
 			Params: []Param{{Name: "updates", Type: featureUpdates,
 				Doc: "the features and their new levels"}},
 			Returns: "{{feature=string, max_version_level=int, error=error?}...}",

@@ -62,8 +62,8 @@ func newFuzzEnv(f *testing.F) *fuzzEnv {
 	auditPath := filepath.Join(dir, "audit.jsonl")
 	audit, err := engine.OpenAuditLog(auditPath)
 	require.NoError(f, err)
-	rt := New(Options{Config: engine.Config{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second},
-		Audit: audit, Stdout: discard{}, Stderr: discard{}})
+	rt := New(Options{Config: engine.Config{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second, Audit: audit},
+		Stdout: discard{}, Stderr: discard{}})
 	f.Cleanup(rt.Close)
 	return &fuzzEnv{cluster: c, rt: rt, requests: countRequests(c), auditPath: auditPath}
 }

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "remove_group_members", Area: "groups", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "remove_group_members", Area: "groups", Batch: true,
 			Params: []Param{
 				{Name: "group", Type: groupID, Doc: "the group"},
 				{Name: "members", Type: memberRefs, Optional: true, Doc: "the members to remove (default: every current member)"},
@@ -24,7 +24,7 @@ for _, r in ipairs(remove_group_members("orders-processor", {{member_id = d.memb
   print(r.group, r.member_id, r.error)
 end`,
 			Run: removeGroupMembers},
-		&Func{Name: "delete_group_offsets", Area: "groups", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "delete_group_offsets", Area: "groups", Batch: true,
 			Params: []Param{
 				{Name: "group", Type: groupID, Doc: "the group whose commits are deleted"},
 				{Name: "topics", Type: topicScopeType, Doc: "whole topics (by name) and single partitions ({topic=, partition=})"},

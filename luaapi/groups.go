@@ -41,7 +41,7 @@ print(g.group, g.state, #g.members)`,
 A group that does not exist has no commits: the result is empty, as Kafka answers. COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE are retried until the deadline.`,
 			Example: `for _, o in ipairs(fetch_offsets("orders-processor")) do print(o.topic, o.partition, o.offset) end`,
 			Run:     fetchOffsets},
-		&Func{Name: "commit_offsets", Area: "groups", Mutating: true, Batch: true,
+		&Func{Name: "commit_offsets", Area: "groups", Batch: true,
 			Params: []Param{
 				{Name: "group", Type: groupID, Doc: "the group to commit for (created if it does not exist)"},
 				{Name: "offsets", Type: offsetCommits, Doc: "one record per partition, each partition once"},
@@ -53,7 +53,7 @@ Under --dry-run nothing is committed: the group is checked to have no live membe
 			Example: `commit_offsets("orders-replay", {{topic = "orders", partition = 0, offset = 0}, {topic = "orders", partition = 1, offset = 0}})
 print(fetch_offsets("orders-replay")[1].offset)`,
 			Run: commitOffsets},
-		&Func{Name: "delete_groups", Area: "groups", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "delete_groups", Area: "groups", Batch: true,
 			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the groups to delete"}},
 			Options: []Field{{Name: "if_exists", Type: Bool(), Doc: "a missing group is a success (missing=true)"}},
 			Returns: "{{group=string, missing=bool?, error=error?}...}",

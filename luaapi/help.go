@@ -25,6 +25,9 @@ func FuncHelp(f *Func) string {
 	if len(marks) > 0 {
 		fmt.Fprintf(&b, "  %s\n", strings.Join(marks, "; "))
 	}
+	for _, n := range operationNotes(f.Operation) {
+		fmt.Fprintf(&b, "  %s\n", n)
+	}
 	fmt.Fprintf(&b, "\n%s\n", f.Summary)
 	params, options := argDocs(f)
 	writeArgDocs(&b, "Arguments", params, false)

@@ -299,7 +299,15 @@ func (r *Runtime) libFail(c *Call) int {
 func (r *Runtime) libDryRun(c *Call) int {
 	L := c.L
 	if on, ok := L.Get(1).(lua.LBool); ok { // true, false or nothing: checked by the declaration
-		r.dryRun = bool(on)
+		// The command line's --dry-run is a floor: the script, and the
+		// plugins before it, may raise it, and false lowers it only back
+		// to the floor. A runbook that wraps a step in dry_run(true) ...
+		// dry_run(false) still dry-runs whole under --dry-run; the value
+		// returned, and a line on stderr, say that it stays on.
+		r.dryRun = bool(on) || r.opts.Config.DryRun
+		if !bool(on) && r.opts.Config.DryRun {
+			c.logLine("warn", "kafka.dry_run: stays on: the command line's --dry-run cannot be turned off from inside the run")
+		}
 	}
 	L.Push(lua.LBool(r.dryRun))
 	return 1

@@ -6,7 +6,7 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "elect_leaders", Area: "leaders", Mutating: true, Destructive: true, TableCall: true, Batch: true,
+		&Func{Name: "elect_leaders", Area: "leaders", TableCall: true, Batch: true,
 			Options: []Field{
 				{Name: "topics", Type: topicNames, Doc: "every partition of these topics"},
 				{Name: "partitions", Type: electPartitions, Doc: "these partitions"},

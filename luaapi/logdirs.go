@@ -22,7 +22,7 @@ size is in bytes; offset_lag is how far a replica is behind its log end (for a f
 A broker that fails (or is not in the cluster: BROKER_NOT_AVAILABLE) gets a row with dir "" and its error; an offline dir (KAFKA_STORAGE_ERROR) a row with its error.`,
 			Example: `for _, d in ipairs(describe_log_dirs{topics = "orders"}) do print(d.broker, d.dir, #d.partitions) end`,
 			Run:     describeLogDirs},
-		&Func{Name: "alter_replica_log_dirs", Area: "logdirs", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "alter_replica_log_dirs", Area: "logdirs", Batch: true,
 			Params:  []Param{{Name: "moves", Doc: "the replicas to move", Type: logDirMoves}},
 			Returns: "{{topic=string, partition=int, broker=int, dir=string, error=error?}...}",
 			Summary: "Move replicas between log directories of their brokers (JBOD).",

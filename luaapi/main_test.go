@@ -3,6 +3,7 @@ package luaapi
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -109,3 +110,13 @@ func (e *env) engine() *engine.Client {
 }
 
 func lTrue() lua.LValue { return lua.LTrue }
+
+// testAudit opens an audit log in a temp dir, closed at the test's end.
+func testAudit(t *testing.T) (*engine.AuditLog, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := engine.OpenAuditLog(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = audit.Close() })
+	return audit, path
+}

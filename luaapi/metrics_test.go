@@ -98,10 +98,10 @@ func TestSharedClientOutlivesRuntimes(t *testing.T) {
 		rt.Close()
 	}
 	// Closing the runtimes left it open; Close closes it.
-	_, err = shared.get()
+	_, err = shared.conn.get()
 	require.NoError(t, err)
 	shared.Close()
-	_, err = shared.get()
+	_, err = shared.conn.get()
 	assert.ErrorContains(t, err, "client is closed")
 }
 
@@ -116,11 +116,11 @@ func TestDryRunPlanNamesItsCluster(t *testing.T) {
 	defer b.Close()
 	var stderr strings.Builder
 	rt := New(Options{
-		Config: engine.Config{Brokers: a.ListenAddrs(), Timeout: 10 * time.Second},
+		Config: engine.Config{Brokers: a.ListenAddrs(), Timeout: 10 * time.Second, DryRun: true},
 		Resolve: func(name string) (engine.Config, error) {
 			return engine.Config{Brokers: b.ListenAddrs(), Timeout: 10 * time.Second}, nil
 		},
-		Cluster: "prod-eu", DryRun: true, Stderr: &stderr,
+		Cluster: "prod-eu", Stderr: &stderr,
 	})
 	defer rt.Close()
 	_, err = rt.DoString(context.Background(), "m", `

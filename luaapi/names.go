@@ -21,7 +21,7 @@ type NameSource struct{ h *clientHandle }
 // DefaultNames is the default cluster's NameSource; ok is false when the
 // runtime has no default cluster.
 func (r *Runtime) DefaultNames() (NameSource, bool) {
-	return NameSource{r.dflt}, r.dflt.shared != nil || len(r.dflt.cfg.Brokers) > 0
+	return NameSource{r.dflt}, len(r.dflt.cfg.Brokers) > 0
 }
 
 // NamesOf is the NameSource of a client object (kafka.connect's result,
@@ -34,7 +34,7 @@ func (r *Runtime) NamesOf(v lua.LValue) (NameSource, bool) {
 	r.mu.Lock()
 	h := r.objects[t]
 	r.mu.Unlock()
-	if h == nil || (h.shared == nil && len(h.cfg.Brokers) == 0) {
+	if h == nil || len(h.cfg.Brokers) == 0 {
 		return NameSource{}, false
 	}
 	return NameSource{h}, true

@@ -21,7 +21,7 @@ Results cover the entities matching any filter, sorted by entity; an entity's de
 			Example: `alter_client_quotas{{entity = {user = "alice"}, set = {producer_byte_rate = 1048576}}}
 for _, q in ipairs(describe_client_quotas{user = "alice"}) do print(q.entity.user, q.quotas.producer_byte_rate) end`,
 			Run: describeClientQuotas},
-		&Func{Name: "alter_client_quotas", Area: "quotas", Mutating: true, Batch: true, ValidateOnly: true,
+		&Func{Name: "alter_client_quotas", Area: "quotas", Batch: true,
 			Params: []Param{{Name: "entries", Type: quotaAlterations,
 				Doc: "the entities and their quota changes"}},
 			Returns: "{{entity={[string]=string}, error=error?}...}",

@@ -18,7 +18,7 @@ func init() {
 			Doc:     "topics (a name or an array) keeps only those topics; without it every reassignment in the cluster is listed. replicas is the union of the old and new replicas while data moves.",
 			Example: `for _, r in ipairs(list_partition_reassignments()) do print(r.topic, r.partition, #r.adding_replicas) end`,
 			Run:     listReassignments},
-		&Func{Name: "alter_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "alter_partition_reassignments", Area: "reassign", Batch: true,
 			Params: []Param{{Name: "rows", Type: reassignRows, Doc: "the partitions to move and their new replicas, or a plan from plan_reassignment"}},
 			Options: []Field{{Name: "throttle", Type: Int64(1).Named("bytes per second"),
 				Doc: "limit the replication of the moving replicas to this many bytes per second per broker (kafka-reassign-partitions --throttle)"}},
@@ -31,7 +31,7 @@ throttle=BYTES_PER_SEC sets the replication throttle first, as kafka-reassign-pa
 if plan.moves > 0 then alter_partition_reassignments(plan, {throttle = 50 * 1024 * 1024}) end
 wait_reassignments{topics = {"orders"}}`,
 			Run: alterReassignments},
-		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "cancel_partition_reassignments", Area: "reassign", Batch: true,
 			Params:  []Param{{Name: "rows", Type: cancelRows, Doc: "the partitions whose reassignment to cancel"}},
 			Returns: "{{topic=string, partition=int, error=error?}...}",
 			Summary: "Cancel reassignments in progress: partitions go back to their original replicas.",
@@ -53,7 +53,7 @@ moves counts replicas copied to a broker that did not hold them; partitions list
 print(plan.moves .. " replicas move")
 for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end`,
 			Run: planReassignment},
-		&Func{Name: "wait_reassignments", Area: "reassign", Mutating: true,
+		&Func{Name: "wait_reassignments", Area: "reassign",
 			Options: []Field{
 				{Name: "timeout", Type: reassignTimeout, Doc: "how long to wait before raising TIMEOUT (default 30m)"},
 				{Name: "topics", Type: topicNames, Doc: "wait only for these topics' reassignments"},

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "delete_records", Area: "records", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "delete_records", Area: "records", Batch: true,
 			Params:  []Param{{Name: "deletions", Type: recordsDeletions, Doc: "each partition and the offset below which its records go"}},
 			Returns: "{{topic=string, partition=int, low_watermark=int, error=error?}...}",
 			Summary: "Delete a partition's records below an offset (move its log start offset).",

@@ -2,7 +2,6 @@ package luaapi
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -144,12 +143,9 @@ func auditedEnv(t *testing.T) (*env, string) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(3))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { audit.Close() })
+	audit, path := testAudit(t)
 	sent := &sentCounter{}
-	e := newEnvOn(t, c, Options{Audit: audit, Config: engine.Config{Verbose: sent}})
+	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit, Verbose: sent}})
 	e.sent = sent
 	return e, path
 }

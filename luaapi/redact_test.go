@@ -47,7 +47,7 @@ func TestAuditRedactsCustomSecretConfigs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	audit, err := engine.OpenAuditLog(path)
 	require.NoError(t, err)
-	e := newEnvOn(t, c, Options{Audit: audit})
+	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 	e.run(`create_topics{"sec"}
 		alter_configs{{topic = "sec", set = {["retention.ms"] = "1000", ["my.custom.pwd"] = "hunter2"}}}`)
 	require.NoError(t, audit.Close())

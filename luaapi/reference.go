@@ -24,9 +24,13 @@ type FuncDoc struct {
 	Example     string    `json:"example"`
 	Mutating    bool      `json:"mutating"`
 	Destructive bool      `json:"destructive"`
-	Aliases     []string  `json:"aliases"` // never null: [] when none
-	Params      []ArgDoc  `json:"params"`  // positional arguments, in order; [] when none
-	Options     []ArgDoc  `json:"options"` // keys of the options table; [] when none
+	// Operation is a mutating function's row of the engine's operations
+	// table: how it dry-runs, what its audit line records, how undo
+	// reverts it; null for a function that changes nothing.
+	Operation *OperationDoc `json:"operation"`
+	Aliases   []string      `json:"aliases"` // never null: [] when none
+	Params    []ArgDoc      `json:"params"`  // positional arguments, in order; [] when none
+	Options   []ArgDoc      `json:"options"` // keys of the options table; [] when none
 }
 
 // ArgDoc documents one positional argument or option, from its declaration.
@@ -89,7 +93,7 @@ func DocOf(f *Func) FuncDoc {
 	slices.Sort(aliases)
 	params, options := argDocs(f)
 	return FuncDoc{Name: f.Name, Area: f.Area, Args: signature(f), Returns: f.Returns, Result: f.resultShape().Doc(), Summary: f.Summary,
-		Doc: f.Doc, Example: f.Example, Mutating: f.Mutating, Destructive: f.Destructive, Aliases: aliases,
+		Doc: f.Doc, Example: f.Example, Mutating: f.Mutating, Destructive: f.Destructive, Operation: operationDoc(f.Operation), Aliases: aliases,
 		Params: params, Options: options}
 }
 
@@ -211,6 +215,7 @@ func writeFunc(b *strings.Builder, f *Func) {
 	case f.Mutating:
 		notes = append(notes, "*Changes the cluster*: dry-run and the audit log apply.")
 	}
+	notes = append(notes, operationNotes(f.Operation)...)
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, " ") + "\n")
 	}

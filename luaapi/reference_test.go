@@ -119,7 +119,7 @@ func TestReferenceJSON(t *testing.T) {
 	var docs []map[string]any
 	require.NoError(t, json.Unmarshal(raw, &docs))
 	require.Len(t, docs, len(Funcs()))
-	keys := []string{"name", "area", "args", "returns", "result", "summary", "doc", "example", "mutating", "destructive", "aliases", "params", "options"}
+	keys := []string{"name", "area", "args", "returns", "result", "summary", "doc", "example", "mutating", "destructive", "operation", "aliases", "params", "options"}
 	prev := ""
 	for _, d := range docs {
 		for _, k := range keys {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // Func declares one Lua function.
@@ -34,17 +36,23 @@ type Func struct {
 	// error; the function takes {partial=}.
 	Batch bool
 	// ValidateOnly: Kafka can check this mutation without applying it; the
-	// function takes {validate_only=} and --dry-run uses it.
+	// function takes {validate_only=} and --dry-run uses it. Set by
+	// register from the engine's operations table, never declared.
 	ValidateOnly bool
-	Args         string   // transitional: the call's shape for undeclared functions (plugins)
-	Returns      string   // the result's shape, typed (results.go: Shape)
-	Summary      string   // one line
-	Doc          string   // paragraphs, plain text
-	Example      string   // Lua that runs against the demo cluster (tested)
-	Mutating     bool     // changes the cluster: dry-run and audit apply
-	Destructive  bool     // deletes or resets: the REPL asks first unless --yes
-	Aliases      []string // other names (kafka-python's) bound to the same function
-	SecretArgs   []int    // positions (1-based) of arguments that are secrets: never audited or shown
+	Args         string // transitional: the call's shape for undeclared functions (plugins)
+	Returns      string // the result's shape, typed (results.go: Shape)
+	Summary      string // one line
+	Doc          string // paragraphs, plain text
+	Example      string // Lua that runs against the demo cluster (tested)
+	// Mutating (changes the cluster: dry-run and audit apply) and
+	// Destructive (the REPL asks first unless --yes) are set by register
+	// from the function's row in the engine's operations table
+	// (engine/operations.go), never declared: one table says it.
+	Mutating    bool
+	Destructive bool
+	Operation   *engine.Operation // that row; nil for a function that changes nothing
+	Aliases     []string          // other names (kafka-python's) bound to the same function
+	SecretArgs  []int             // positions (1-based) of arguments that are secrets: never audited or shown
 	// DryRunKey, when set, is a key of the first argument's table that asks
 	// for a dry run of this call alone: reset_offsets{..., dry_run=true}.
 	DryRunKey string
@@ -74,6 +82,13 @@ var registry = map[string]*Func{}
 // register adds declarations; called from each area file's init.
 func register(fs ...*Func) {
 	for _, f := range fs {
+		if f.Mutating || f.Destructive || f.ValidateOnly || f.Operation != nil {
+			panic("luaapi: " + f.Name + ": Mutating, Destructive and ValidateOnly come from engine's operations table, not the declaration")
+		}
+		if op := engine.LookupOperation(f.Name); op != nil && f.IsAdmin() {
+			f.Operation = op
+			f.Mutating, f.Destructive, f.ValidateOnly = true, op.Destructive, op.DryRun == engine.DryRunValidate
+		}
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
 			if _, dup := registry[n]; dup {
 				panic("luaapi: function declared twice: " + n)

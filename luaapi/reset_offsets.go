@@ -8,7 +8,7 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "reset_offsets", Area: "groups", Mutating: true, Destructive: true, DryRunKey: "dry_run", TableCall: true, Batch: true,
+		&Func{Name: "reset_offsets", Area: "groups", DryRunKey: "dry_run", TableCall: true, Batch: true,
 			Options: []Field{
 				{Name: "group", Type: groupID, Required: true, Doc: "the group whose offsets move (created if it does not exist)"},
 				{Name: "to", Type: resetTargetType, Required: true, Doc: "where to move them (see below)"},

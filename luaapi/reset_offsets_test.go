@@ -344,7 +344,7 @@ func TestResetOffsetsRefusedBeforeConfirmAndAudit(t *testing.T) {
 	audit, err := engine.OpenAuditLog(auditPath)
 	require.NoError(t, err)
 	asked := 0
-	e := newEnvOn(t, c, Options{Audit: audit, Confirm: func(string) bool { asked++; return true }})
+	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}, Confirm: func(string) bool { asked++; return true }})
 	groupTopic(t, e, "events", 2, 10)
 	groupCommit(t, e, "g", map[string]map[int32]int64{"events": {0: 5, 1: 6}})
 	for _, src := range []string{

@@ -20,7 +20,11 @@ import (
 // Options configure a Runtime. The zero value runs scripts with no default
 // cluster, writing to os.Stdout/os.Stderr.
 type Options struct {
-	Config engine.Config // the default cluster: globals and kafka.default
+	// Config is the default cluster: globals and kafka.default. Its Audit
+	// and DryRun are the runtime's, for every client it makes
+	// (kafka.connect's too): where mutations are written ahead, and the
+	// dry-run floor that kafka.dry_run can raise and never lower.
+	Config engine.Config
 	// Resolve turns kafka.connect{profile=...} into a config. nil: profiles
 	// are not supported.
 	Resolve func(profile string) (engine.Config, error)
@@ -29,13 +33,9 @@ type Options struct {
 	Stdin          io.Reader
 	Env            func(string) string // kafka.env; os.Getenv when nil
 
-	DryRun bool
 	// Confirm asks before a destructive call; nil never asks (scripts and
 	// --yes). It returns false to decline.
 	Confirm func(prompt string) bool
-	// Audit is where every client's mutations are written ahead (the
-	// engine does it: engine.Client.SetAudit); nil writes nothing.
-	Audit *engine.AuditLog
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // Outputs: "table" (default), "json", "ndjson", "yaml"; for kafka.pp and returned values
@@ -48,7 +48,8 @@ type Options struct {
 	// when canceled); the CLI ends the process. nil: nothing is done.
 	Runaway func(error)
 	// Shared, when set, is the default cluster's connection, kept by the
-	// caller across runtimes (loop mode); it replaces Config.
+	// caller across runtimes (loop mode); its configuration replaces
+	// Config, Audit and DryRun included.
 	Shared *SharedClient
 	// Cluster names the default cluster in dry-run plans: its profile
 	// (run --profiles). Empty: its seed brokers.
@@ -120,16 +121,19 @@ func New(opts Options) *Runtime {
 		CallStackSize:       1024,
 		MinimizeStackMemory: true,
 	})
-	r := &Runtime{L: L, opts: opts, dryRun: opts.DryRun}
+	r := &Runtime{L: L, opts: opts}
 	r.conv = newConverter(L)
 	r.openLibs()
 	r.capStringBuilders()
 	installErrorType(L)
 	if opts.Shared != nil {
-		opts.Config = opts.Shared.Config()
-		r.opts.Config = opts.Config
+		r.opts.Config = opts.Shared.Config()
+		r.dflt = &clientHandle{rt: r, cfg: r.opts.Config, name: "default", cluster: opts.Cluster,
+			conn: &opts.Shared.conn, borrowed: true}
+	} else {
+		r.dflt = r.newHandle(opts.Config, "default", opts.Cluster)
 	}
-	r.dflt = &clientHandle{rt: r, cfg: opts.Config, name: "default", cluster: opts.Cluster, shared: opts.Shared}
+	r.dryRun = r.opts.Config.DryRun
 	r.installKafka()
 	r.installGlobalGuard()
 	return r

@@ -21,7 +21,7 @@ A named user without any SCRAM credential fails with RESOURCE_NOT_FOUND (the oth
 			Example: `alter_user_scram_credentials{upsert = {{user = "alice", password = kafka.env("ALICE_PASSWORD", "example-only")}}}
 for _, c in ipairs(describe_user_scram_credentials("alice")) do print(c.user, c.mechanism, c.iterations) end`,
 			Run: describeUserSCRAMCredentials},
-		&Func{Name: "alter_user_scram_credentials", Area: "scram", Mutating: true, Batch: true,
+		&Func{Name: "alter_user_scram_credentials", Area: "scram", Batch: true,
 			Params: []Param{{Name: "changes", Type: scramChanges,
 				Doc: "credentials to upsert, {user=, password=, [mechanism=], [iterations=]}, and to delete, {user=, [mechanism=]}"}},
 			Returns: "{{user=string, error=error?}...}",

@@ -84,7 +84,7 @@ func TestSCRAMPasswordsNeverLeak(t *testing.T) {
 	audit, err := engine.OpenAuditLog(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = audit.Close() })
-	e := newEnvOn(t, c, Options{Audit: audit})
+	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 
 	e.run(`alter_user_scram_credentials{upsert = {{user = "dave", password = "` + scramSecret + `"}}}`)
 	// A failing user: the error and its results carry no password.

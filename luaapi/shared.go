@@ -2,7 +2,6 @@ package luaapi
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -14,46 +13,19 @@ import (
 // session) rather than dialing anew each time. It connects on first use,
 // like every client; a Runtime never closes it: Close does, once the
 // last run is over. It is safe for concurrent use.
-type SharedClient struct {
-	cfg engine.Config
+type SharedClient struct{ conn connection }
 
-	mu     sync.Mutex
-	client *engine.Client
-	closed bool
+// NewSharedClient makes a shared client for cfg, whose Audit and DryRun
+// every runtime using it takes as its own; nothing is dialed yet.
+func NewSharedClient(cfg engine.Config) *SharedClient {
+	return &SharedClient{conn: connection{cfg: cfg}}
 }
-
-// NewSharedClient makes a shared client for cfg; nothing is dialed yet.
-func NewSharedClient(cfg engine.Config) *SharedClient { return &SharedClient{cfg: cfg} }
 
 // Config is the configuration the client connects with.
-func (s *SharedClient) Config() engine.Config { return s.cfg }
-
-func (s *SharedClient) get() (*engine.Client, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, &engine.Error{Code: engine.CodeCanceled, Message: "client is closed"}
-	}
-	if s.client == nil {
-		cl, err := engine.New(s.cfg)
-		if err != nil {
-			return nil, err
-		}
-		s.client = cl
-	}
-	return s.client, nil
-}
+func (s *SharedClient) Config() engine.Config { return s.conn.cfg }
 
 // Close closes the connection; later calls fail with CANCELED.
-func (s *SharedClient) Close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.client != nil {
-		s.client.Close()
-		s.client = nil
-	}
-	s.closed = true
-}
+func (s *SharedClient) Close() { s.conn.close() }
 
 // label names a client's cluster in dry-run plan lines: its profile when
 // it came from one, else its first seed broker ("kafka-1:9092,..." when

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(
-		&Func{Name: "create_delegation_token", Area: "tokens", Mutating: true,
+		&Func{Name: "create_delegation_token", Area: "tokens",
 			Options: []Field{
 				{Name: "renewers", Type: List[string](tokenPrincipal), Doc: "principals that may renew the token"},
 				{Name: "max_lifetime_ms", Type: Int64(1).Between(1, maxDurationMillis).Named("lifetime in ms"), Doc: "the token's maximum lifetime (default: the broker's maximum)"},
@@ -24,7 +24,7 @@ The result holds the token id and its base64 HMAC, which clients use as SCRAM cr
 			Example: `local ok, t = pcall(create_delegation_token, {renewers = {"User:ops"}})
 print(ok and t.token_id or t.code)`,
 			Run: createToken},
-		&Func{Name: "renew_delegation_token", Area: "tokens", Mutating: true, SecretArgs: []int{1},
+		&Func{Name: "renew_delegation_token", Area: "tokens", SecretArgs: []int{1},
 			Params:  []Param{{Name: "hmac", Type: hmacType, Doc: "the token's base64 HMAC (a secret: never shown)"}},
 			Options: []Field{{Name: "period_ms", Type: tokenPeriod, Doc: "renew for this long (default -1: the broker's renew period)"}},
 			Returns: "{expiry_timestamp=time}",
@@ -33,7 +33,7 @@ print(ok and t.token_id or t.code)`,
 			Example: `local ok, err = pcall(renew_delegation_token, "bm90LWEtdG9rZW4=", {period_ms = 86400000})
 print(ok or err.code)`,
 			Run: renewToken},
-		&Func{Name: "expire_delegation_token", Area: "tokens", Mutating: true, Destructive: true, SecretArgs: []int{1},
+		&Func{Name: "expire_delegation_token", Area: "tokens", SecretArgs: []int{1},
 			Params:  []Param{{Name: "hmac", Type: hmacType, Doc: "the token's base64 HMAC (a secret: never shown)"}},
 			Options: []Field{{Name: "period_ms", Type: tokenPeriod, Doc: "expire after this long (default -1: now)"}},
 			Returns: "{expiry_timestamp=time}",

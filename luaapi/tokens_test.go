@@ -49,7 +49,7 @@ func tokenEnv(t *testing.T) (*env, string) {
 	audit, err := engine.OpenAuditLog(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { audit.Close() })
-	return newEnvOn(t, c, Options{Audit: audit}), path
+	return newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}}), path
 }
 
 // answer makes the cluster answer key with what fn builds, recording the

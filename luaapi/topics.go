@@ -31,7 +31,7 @@ func init() {
 			Example: `local t = describe_topics("orders")[1]
 print(t.name, #t.partitions, t.partitions[1].leader)`,
 			Run: describeTopics},
-		&Func{Name: "create_topics", Area: "topics", Mutating: true, Batch: true, ValidateOnly: true,
+		&Func{Name: "create_topics", Area: "topics", Batch: true,
 			Params:  []Param{{Name: "specs", Type: topicSpecs, Doc: "a topic name (broker defaults), a spec table, or an array of them"}},
 			Options: []Field{{Name: "if_not_exists", Type: Bool(), Doc: "an existing topic is a success (existed=true)"}},
 			Returns: "{{name=string, id=string, partitions=int, replication_factor=int, existed=bool?, error=error?}...}",
@@ -41,7 +41,7 @@ if_not_exists=true makes an existing topic a success (existed=true). validate_on
 If any topic fails the call raises after creating all the others; err.results says exactly which were created.`,
 			Example: `create_topics({{name = "payments", partitions = 6, configs = {["cleanup.policy"] = "compact"}}}, {if_not_exists = true})`,
 			Run:     createTopics},
-		&Func{Name: "delete_topics", Area: "topics", Mutating: true, Destructive: true, Batch: true,
+		&Func{Name: "delete_topics", Area: "topics", Batch: true,
 			Params:  []Param{{Name: "names", Type: topicNames, Doc: "the topics to delete"}},
 			Options: []Field{{Name: "if_exists", Type: Bool(), Doc: "a missing topic is a success (missing=true)"}},
 			Returns: "{{name=string, missing=bool?, error=error?}...}",
@@ -50,7 +50,7 @@ If any topic fails the call raises after creating all the others; err.results sa
 			Example: `create_topics({"scratch"}, {if_not_exists = true})
 delete_topics("scratch")`,
 			Run: deleteTopics},
-		&Func{Name: "create_partitions", Area: "topics", Mutating: true, Batch: true, ValidateOnly: true,
+		&Func{Name: "create_partitions", Area: "topics", Batch: true,
 			Params: []Param{{Name: "totals", Type: MapOf[string, int32](topicName, partitionCount).NonEmpty().Described("{topic = total_count, ...}"),
 				Doc: "each topic's new total partition count"}},
 			Returns: "{{name=string, partitions=int, error=error?}...}",

@@ -69,8 +69,8 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 	e.t.Helper()
 	var stdout, stderr bytes.Buffer
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second},
-		Stdout: &stdout, Stderr: &stderr, DryRun: dryRun, Output: "json",
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun},
+		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

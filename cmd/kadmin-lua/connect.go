@@ -72,11 +72,13 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 		p.Timeout = clientconfig.Duration(f.timeout)
 	}
 	cfg, err := p.Config(env, a.prompt())
-	cfg.Verbose = a.verbose()
+	if err != nil {
+		return cfg, err
+	}
 	if cf != nil && src.name != "" && cf.Profiles[src.name] != nil {
 		cfg.Profile = src.name // for the audit log
 	}
-	return cfg, err
+	return a.engineConfig(cfg)
 }
 
 // profileSource says which profile applies and how it was chosen: named
@@ -180,9 +182,11 @@ func (a *app) resolve(cmd *cobra.Command) func(string) (engine.Config, error) {
 			p.Timeout = clientconfig.Duration(a.flags.timeout)
 		}
 		cfg, err := p.Config(a.st.Env, a.prompt())
-		cfg.Verbose = a.verbose()
+		if err != nil {
+			return cfg, err
+		}
 		cfg.Profile = cmp.Or(name, cf.DefaultProfile) // for the audit log
-		return cfg, err
+		return a.engineConfig(cfg)
 	}
 }
 

@@ -103,8 +103,11 @@ func (a *app) profileConfig(cmd *cobra.Command, cf *clientconfig.ConfigFile, nam
 		p.Timeout = clientconfig.Duration(a.flags.timeout)
 	}
 	cfg, err := p.Config(a.st.Env, nil)
-	cfg.Verbose = a.verbose()
-	return cfg, err
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Profile = name // for the audit log
+	return a.engineConfig(cfg)
 }
 
 // fleetResolve serves kafka.connect{profile=NAME} in a fleet's runs, as

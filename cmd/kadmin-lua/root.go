@@ -41,6 +41,7 @@ func run(st *State) (code int) {
 	sigs := watchSignals(st, cancel)
 	defer sigs.stop()
 	a := &app{st: st, sigs: sigs}
+	defer a.closeAudit()
 	root := a.rootCmd()
 	root.SetArgs(st.Args)
 	err := root.ExecuteContext(ctx)
@@ -79,6 +80,7 @@ type app struct {
 	st    *State
 	sigs  *signalWatcher
 	flags globalFlags
+	audit auditState // safety.go
 }
 
 type globalFlags struct {
@@ -313,11 +315,11 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 	return nil
 }
 
-// session is what a command that runs Lua needs: the runtime, the audit
-// log, and the embedded cluster when --embedded. close releases all of them.
+// session is what a command that runs Lua needs: the runtime and the
+// embedded cluster when --embedded. close releases all of them (the audit
+// log is the app's: safety.go).
 type session struct {
 	rt          *luaapi.Runtime
-	audit       *engine.AuditLog
 	demo        *demo.Cluster
 	cfg         engine.Config // the default cluster
 	dirs        []string      // plugin directories
@@ -330,9 +332,6 @@ func (s *session) close() {
 	}
 	if s.memoryLimit != nil {
 		s.memoryLimit()
-	}
-	if s.audit != nil {
-		_ = s.audit.Close()
 	}
 	if s.demo != nil {
 		s.demo.Close()
@@ -372,16 +371,18 @@ func (a *app) prepare(cmd *cobra.Command, withDefault bool) (_ *session, err err
 		if s.demo, err = demo.Start(cmd.Context()); err != nil {
 			return nil, exitf(ExitScript, "starting the embedded cluster: %v", err)
 		}
-		s.cfg = engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout, Verbose: a.verbose()}
+		if s.cfg, err = a.engineConfig(engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout}); err != nil {
+			return nil, err
+		}
 	} else if withDefault {
 		if s.cfg, err = a.defaultConfig(cmd); err != nil {
 			return nil, err
 		}
 	}
-	if f.auditLog != "" {
-		if s.audit, err = engine.OpenAuditLog(f.auditLog); err != nil {
-			return nil, err
-		}
+	// A fleet has no default cluster: its audit log is opened here, before
+	// any member runs, so that a log that cannot be opened fails the run.
+	if _, err = a.auditLog(); err != nil {
+		return nil, err
 	}
 	s.memoryLimit = setMemoryLimit(int64(f.maxMemory))
 	return s, nil
@@ -402,7 +403,7 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 		o.Stderr = a.st.Stderr
 	}
 	o.Stdin, o.Env = a.st.Stdin, a.st.Env
-	o.DryRun, o.Audit, o.PluginPath, o.Output = f.dryRun, s.audit, s.dirs, f.output
+	o.PluginPath, o.Output = s.dirs, f.output
 	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
 	rt := luaapi.New(o)
 	if err := loadPlugins(cmd.Context(), rt); err != nil {

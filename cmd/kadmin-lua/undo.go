@@ -61,6 +61,11 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
 	if _, err := engine.SelectSince(changes, since); err != nil {
 		return usageErr(err)
 	}
+	// Undo's own changes are written ahead too: to --audit-log, else to
+	// the log being undone (its client's configuration, safety.go).
+	if a.flags.auditLog == "" {
+		a.audit.path = path
+	}
 	cfg, err := a.defaultConfig(cmd)
 	if err != nil {
 		return err
@@ -70,18 +75,6 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
 		return err
 	}
 	defer cl.Close()
-	logPath := path
-	if a.flags.auditLog != "" {
-		logPath = a.flags.auditLog
-	}
-	if !a.flags.dryRun {
-		log, err := engine.OpenAuditLog(logPath)
-		if err != nil {
-			return err
-		}
-		defer log.Close()
-		cl.SetAudit(log) // undo's own changes are written ahead too
-	}
 
 	// The first SIGINT cancels the command's context (signals.go); run
 	// reports the signal and its exit code.
