@@ -47,7 +47,7 @@ func (c *Client) Close() { c.closeOnce.Do(c.kgo.Close) }
 
 // callCtx bounds one call by the configured timeout (or a shorter deadline
 // already on ctx). The call also ends, with a NETWORK error, as soon as it
-// is clear that no seed broker can be reached at first contact (contact.go).
+// is clear that no seed broker can be reached at first contact (first_contact.go).
 func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return c.contact.begin(ctx, c.cfg.timeout())
 }

@@ -211,17 +211,10 @@ func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []Offs
 // commitOffsets is CommitOffsets, audited as op (reset_offsets commits
 // through it too).
 func (c *Client) commitOffsets(ctx context.Context, op, group string, offsets []OffsetCommit) ([]CommitResult, error) {
-	byKey := map[TopicPartition]OffsetCommit{}
-	var keys []TopicPartition
-	for _, o := range offsets {
-		k := TopicPartition{o.Topic, o.Partition}
-		if _, dup := byKey[k]; dup {
-			return nil, Errorf(CodeInvalidArgument, partitionKey(o.Topic, o.Partition), "partition given twice")
-		}
-		byKey[k] = o
-		keys = append(keys, k)
+	byKey, keys, err := uniqueTPs(offsets, func(o OffsetCommit) TopicPartition { return TopicPartition{o.Topic, o.Partition} })
+	if err != nil {
+		return nil, err
 	}
-	sortTPs(keys)
 	names := make([]string, len(keys))
 	sorted := make([]OffsetCommit, len(keys))
 	for i, k := range keys {

@@ -39,7 +39,7 @@ func ReassignProgress(moving []Reassignment, finished int) string {
 		if i == 0 {
 			s += ":"
 		}
-		s += " " + tpKey(r.Topic, r.Partition)
+		s += " " + partitionKey(r.Topic, r.Partition)
 	}
 	return fmt.Sprintf("%s; %d finished", s, finished)
 }

@@ -58,7 +58,7 @@ func (c *Client) listReassignments(ctx context.Context, topics []string) ([]Reas
 				AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)})
 		}
 	}
-	slices.SortFunc(out, func(a, b Reassignment) int { return cmpTP(a.Topic, a.Partition, b.Topic, b.Partition) })
+	slices.SortFunc(out, func(a, b Reassignment) int { return comparePartition(a.Topic, a.Partition, b.Topic, b.Partition) })
 	return out, nil
 }
 
@@ -78,13 +78,8 @@ type ReassignResult struct {
 	Err       *Error  `json:"error,omitempty"`
 }
 
-func (r ReassignResult) Key() string     { return tpKey(r.Topic, r.Partition) }
+func (r ReassignResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
 func (r ReassignResult) Failure() *Error { return r.Err }
-
-type tp struct {
-	t string
-	p int32
-}
 
 // AlterPartitionReassignments starts moving partitions to new replicas.
 // Sending the same target twice is harmless (Kafka treats it as the same
@@ -93,7 +88,7 @@ type tp struct {
 func (c *Client) AlterPartitionReassignments(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
 	for _, t := range targets {
 		if len(t.Replicas) == 0 {
-			return nil, Errorf(CodeInvalidArgument, tpKey(t.Topic, t.Partition), "replicas must not be empty")
+			return nil, Errorf(CodeInvalidArgument, partitionKey(t.Topic, t.Partition), "replicas must not be empty")
 		}
 	}
 	return c.reassign(ctx, "alter_partition_reassignments", targets)
@@ -111,14 +106,14 @@ func (c *Client) CancelPartitionReassignments(ctx context.Context, parts []Parti
 func (c *Client) reassign(ctx context.Context, op string, targets []PartitionTarget) ([]ReassignResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) tp { return tp{t.Topic, t.Partition} })
+	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) TopicPartition { return TopicPartition{t.Topic, t.Partition} })
 	if err != nil {
 		return nil, err
 	}
 	names := make([]string, len(keys))
 	sorted := make([]PartitionTarget, len(keys))
 	for i, k := range keys {
-		names[i], sorted[i] = tpKey(k.t, k.p), by[k]
+		names[i], sorted[i] = k.String(), by[k]
 	}
 	return mutate(ctx, c, mutation[[]ReplicasBefore, []ReassignResult]{
 		op: op, keys: names,
@@ -133,22 +128,22 @@ func (c *Client) reassign(ctx context.Context, op string, targets []PartitionTar
 	})
 }
 
-func (c *Client) sendReassign(ctx context.Context, keys []tp, by map[tp]PartitionTarget) []ReassignResult {
-	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
+func (c *Client) sendReassign(ctx context.Context, keys []TopicPartition, by map[TopicPartition]PartitionTarget) []ReassignResult {
+	errs := retryItems(ctx, keys, func(k TopicPartition) string { return k.String() }, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 		req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
 		topicIdx := map[string]int{}
 		for _, k := range pending {
-			i, ok := topicIdx[k.t]
+			i, ok := topicIdx[k.Topic]
 			if !ok {
 				rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
-				rt.Topic = k.t
+				rt.Topic = k.Topic
 				req.Topics = append(req.Topics, rt)
 				i = len(req.Topics) - 1
-				topicIdx[k.t] = i
+				topicIdx[k.Topic] = i
 			}
 			rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
-			rp.Partition, rp.Replicas = k.p, by[k].Replicas
+			rp.Partition, rp.Replicas = k.Partition, by[k].Replicas
 			req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 		}
 		resp, err := req.RequestWith(ctx, c.kgo)
@@ -158,17 +153,17 @@ func (c *Client) sendReassign(ctx context.Context, keys []tp, by map[tp]Partitio
 		if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, ""); e != nil {
 			return nil, e
 		}
-		answers := map[tp]*Error{}
+		answers := map[TopicPartition]*Error{}
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				answers[tp{t.Topic, p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, tpKey(t.Topic, p.Partition))
+				answers[TopicPartition{t.Topic, p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, partitionKey(t.Topic, p.Partition))
 			}
 		}
 		return answers, nil
 	})
 	out := make([]ReassignResult, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, ReassignResult{Topic: k.t, Partition: k.p, Replicas: by[k].Replicas, Err: errs[k]})
+		out = append(out, ReassignResult{Topic: k.Topic, Partition: k.Partition, Replicas: by[k].Replicas, Err: errs[k]})
 	}
 	return out
 }
@@ -187,27 +182,27 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 	if err != nil {
 		return nil, err
 	}
-	var moving map[tp]bool
+	var moving map[TopicPartition]bool
 	if cancelling {
 		list, err := c.listReassignments(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
-		moving = map[tp]bool{}
+		moving = map[TopicPartition]bool{}
 		for _, r := range list {
-			moving[tp{r.Topic, r.Partition}] = true
+			moving[TopicPartition{r.Topic, r.Partition}] = true
 		}
 	}
 	out := []ReassignResult{}
 	for _, t := range targets {
 		r := ReassignResult{Topic: t.Topic, Partition: t.Partition, Replicas: t.Replicas}
-		key := tpKey(t.Topic, t.Partition)
+		key := partitionKey(t.Topic, t.Partition)
 		td, ok := m.Topics[t.Topic]
 		_, pok := td.Partitions[t.Partition]
 		switch {
 		case !ok || td.Err != nil || !pok:
 			r.Err = AsError(kerr.UnknownTopicOrPartition, key)
-		case cancelling && !moving[tp{t.Topic, t.Partition}]:
+		case cancelling && !moving[TopicPartition{t.Topic, t.Partition}]:
 			r.Err = AsError(kerr.NoReassignmentInProgress, key)
 		}
 		for _, b := range t.Replicas {
@@ -217,7 +212,7 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b ReassignResult) int { return cmpTP(a.Topic, a.Partition, b.Topic, b.Partition) })
+	slices.SortFunc(out, func(a, b ReassignResult) int { return comparePartition(a.Topic, a.Partition, b.Topic, b.Partition) })
 	return out, nil
 }
 
@@ -307,21 +302,23 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		defer cancel()
 	}
 	start := time.Now()
-	seen := map[tp]Reassignment{}
+	seen := map[TopicPartition]Reassignment{}
 	var moving []Reassignment
 	finished := func() []FinishedReassignment {
-		now := map[tp]bool{}
+		now := map[TopicPartition]bool{}
 		for _, r := range moving {
-			now[tp{r.Topic, r.Partition}] = true
+			now[TopicPartition{r.Topic, r.Partition}] = true
 		}
 		out := []FinishedReassignment{}
 		for k, r := range seen {
 			if !now[k] {
 				final := slices.DeleteFunc(slices.Clone(r.Replicas), func(b int32) bool { return slices.Contains(r.RemovingReplicas, b) })
-				out = append(out, FinishedReassignment{Topic: k.t, Partition: k.p, Replicas: orEmpty(final)})
+				out = append(out, FinishedReassignment{Topic: k.Topic, Partition: k.Partition, Replicas: orEmpty(final)})
 			}
 		}
-		slices.SortFunc(out, func(a, b FinishedReassignment) int { return cmpTP(a.Topic, a.Partition, b.Topic, b.Partition) })
+		slices.SortFunc(out, func(a, b FinishedReassignment) int {
+			return comparePartition(a.Topic, a.Partition, b.Topic, b.Partition)
+		})
 		return out
 	}
 	for {
@@ -336,7 +333,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		}
 		moving = list
 		for _, r := range list {
-			seen[tp{r.Topic, r.Partition}] = r
+			seen[TopicPartition{r.Topic, r.Partition}] = r
 		}
 		done := finished()
 		if o.Progress != nil {
@@ -457,37 +454,11 @@ func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error 
 	}
 	var names []string
 	for _, r := range moving {
-		names = append(names, tpKey(r.Topic, r.Partition))
+		names = append(names, partitionKey(r.Topic, r.Partition))
 	}
 	e.Message = fmt.Sprintf("reassignments still in progress after the timeout: %s", strings.Join(names, ", "))
 	if len(names) == 0 {
 		e.Message = "timed out before the first listing"
 	}
 	return e
-}
-
-// uniqueTPs indexes items by partition, in topic and partition order; a
-// partition given twice is an INVALID_ARGUMENT.
-func uniqueTPs[T any](items []T, key func(T) tp) (map[tp]T, []tp, error) {
-	by := map[tp]T{}
-	var keys []tp
-	for _, it := range items {
-		k := key(it)
-		if _, dup := by[k]; dup {
-			return nil, nil, Errorf(CodeInvalidArgument, tpKey(k.t, k.p), "partition given twice")
-		}
-		by[k] = it
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b tp) int { return cmpTP(a.t, a.p, b.t, b.p) })
-	return by, keys, nil
-}
-
-func tpKey(t string, p int32) string { return fmt.Sprintf("%s[%d]", t, p) }
-
-func cmpTP(at string, ap int32, bt string, bp int32) int {
-	if c := strings.Compare(at, bt); c != 0 {
-		return c
-	}
-	return int(ap) - int(bp)
 }

@@ -43,7 +43,7 @@ func checkDeletions(dels []RecordsDeletion) ([]TopicPartition, map[TopicPartitio
 			return nil, nil, Errorf(CodeInvalidArgument, tp.String(), "offset must be >= 0, or -1 for the high watermark, got %d", d.Offset)
 		}
 		if _, dup := offsets[tp]; dup {
-			return nil, nil, Errorf(CodeInvalidArgument, tp.String(), "partition given twice")
+			return nil, nil, ErrGivenTwice(tp)
 		}
 		offsets[tp] = d.Offset
 		tps = append(tps, tp)

@@ -69,7 +69,7 @@ func retryCall(ctx context.Context, resource string, fn func(context.Context) er
 func ctxError(ctx context.Context, resource string, last *Error) *Error {
 	e := AsError(ctx.Err(), resource)
 	if errors.Is(e, errCallEnded) {
-		return e // the client ended the call, and says why (contact.go)
+		return e // the client ended the call, and says why (first_contact.go)
 	}
 	if last != nil && last.Code == e.Code {
 		return last // already says it timed out (and what it saw before)

@@ -97,7 +97,7 @@ func (o ShareGroupOffset) Key() string {
 	if o.Topic == "" {
 		return o.Group
 	}
-	return o.Group + " " + tpKey(o.Topic, o.Partition)
+	return o.Group + " " + partitionKey(o.Topic, o.Partition)
 }
 func (o ShareGroupOffset) Failure() *Error { return o.Err }
 
@@ -120,7 +120,7 @@ func (c *Client) DescribeShareGroupOffsets(ctx context.Context, groups []string)
 			rows := []ShareGroupOffset{}
 			for _, o := range d.Offsets.Sorted() {
 				rows = append(rows, ShareGroupOffset{Group: d.Group, Topic: o.Topic, Partition: o.Partition, StartOffset: o.StartOffset,
-					LeaderEpoch: o.LeaderEpoch, Lag: o.Lag, Err: AsError(o.Err, d.Group+" "+tpKey(o.Topic, o.Partition))})
+					LeaderEpoch: o.LeaderEpoch, Lag: o.Lag, Err: AsError(o.Err, d.Group+" "+partitionKey(o.Topic, o.Partition))})
 			}
 			got[d.Group] = rows
 			answers[d.Group] = nil
@@ -149,7 +149,7 @@ type ShareOffsetResult struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (r ShareOffsetResult) Key() string     { return tpKey(r.Topic, r.Partition) }
+func (r ShareOffsetResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
 func (r ShareOffsetResult) Failure() *Error { return r.Err }
 
 // AlterShareGroupOffsets sets a share group's start offsets (the group must
@@ -158,14 +158,14 @@ func (r ShareOffsetResult) Failure() *Error { return r.Err }
 func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offsets []ShareOffsetResult) ([]ShareOffsetResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by, keys, err := uniqueTPs(offsets, func(o ShareOffsetResult) tp { return tp{o.Topic, o.Partition} })
+	by, keys, err := uniqueTPs(offsets, func(o ShareOffsetResult) TopicPartition { return TopicPartition{o.Topic, o.Partition} })
 	if err != nil {
 		return nil, err
 	}
 	names := make([]string, len(keys))
 	sorted := make([]ShareOffsetResult, len(keys))
 	for i, k := range keys {
-		names[i], sorted[i] = tpKey(k.t, k.p), by[k]
+		names[i], sorted[i] = k.String(), by[k]
 	}
 	return mutate(ctx, c, mutation[[]ShareGroupOffset, []ShareOffsetResult]{
 		op: "alter_share_group_offsets", keys: names,
@@ -183,27 +183,27 @@ func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offse
 	})
 }
 
-func (c *Client) alterShareOffsets(ctx context.Context, group string, keys []tp, by map[tp]ShareOffsetResult) []ShareOffsetResult {
-	errs := retryItems(ctx, keys, func(k tp) string { return tpKey(k.t, k.p) }, func(ctx context.Context, pending []tp) (map[tp]*Error, error) {
+func (c *Client) alterShareOffsets(ctx context.Context, group string, keys []TopicPartition, by map[TopicPartition]ShareOffsetResult) []ShareOffsetResult {
+	errs := retryItems(ctx, keys, func(k TopicPartition) string { return k.String() }, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		var os kadm.Offsets
 		for _, k := range pending {
-			os.Add(kadm.Offset{Topic: k.t, Partition: k.p, At: by[k].Offset, LeaderEpoch: -1})
+			os.Add(kadm.Offset{Topic: k.Topic, Partition: k.Partition, At: by[k].Offset, LeaderEpoch: -1})
 		}
 		rs, err := c.adm.AlterShareGroupOffsets(ctx, group, os)
 		if err != nil {
 			return nil, AsError(err, group)
 		}
-		answers := map[tp]*Error{}
+		answers := map[TopicPartition]*Error{}
 		for t, ps := range rs {
 			for p, e := range ps {
-				answers[tp{t, p}] = AsError(e, tpKey(t, p))
+				answers[TopicPartition{t, p}] = AsError(e, partitionKey(t, p))
 			}
 		}
 		return answers, nil
 	})
 	out := make([]ShareOffsetResult, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, ShareOffsetResult{Topic: k.t, Partition: k.p, Offset: by[k].Offset, Err: errs[k]})
+		out = append(out, ShareOffsetResult{Topic: k.Topic, Partition: k.Partition, Offset: by[k].Offset, Err: errs[k]})
 	}
 	return out
 }

@@ -62,10 +62,10 @@ func (c *Client) PlanThrottles(ctx context.Context, targets []PartitionTarget, r
 	if err != nil {
 		return ThrottlePlan{}, err
 	}
-	moves := map[tp]move{}
+	moves := map[TopicPartition]move{}
 	for _, r := range inProgress {
 		src := slices.DeleteFunc(slices.Clone(r.Replicas), func(b int32) bool { return slices.Contains(r.AddingReplicas, b) })
-		moves[tp{r.Topic, r.Partition}] = move{sources: src, dests: slices.Clone(r.AddingReplicas)}
+		moves[TopicPartition{r.Topic, r.Partition}] = move{sources: src, dests: slices.Clone(r.AddingReplicas)}
 	}
 	var topics []string
 	for _, t := range targets {
@@ -76,12 +76,12 @@ func (c *Client) PlanThrottles(ctx context.Context, targets []PartitionTarget, r
 		return ThrottlePlan{}, merr
 	}
 	for _, t := range targets {
-		k := tp{t.Topic, t.Partition}
+		k := TopicPartition{t.Topic, t.Partition}
 		src := moves[k].sources
 		if _, moving := moves[k]; !moving {
 			p, ok := m.Topics[t.Topic].Partitions[t.Partition]
 			if !ok {
-				return ThrottlePlan{}, Errorf("UNKNOWN_TOPIC_OR_PARTITION", tpKey(t.Topic, t.Partition), "no such partition to throttle")
+				return ThrottlePlan{}, Errorf("UNKNOWN_TOPIC_OR_PARTITION", partitionKey(t.Topic, t.Partition), "no such partition to throttle")
 			}
 			src = slices.Clone(p.Replicas)
 		}
@@ -93,19 +93,19 @@ func (c *Client) PlanThrottles(ctx context.Context, targets []PartitionTarget, r
 
 // throttlePlan renders moves as configs (Kafka's calculateLeaderThrottles,
 // calculateFollowerThrottles and calculateReassigningBrokers).
-func throttlePlan(moves map[tp]move, rate int64) ThrottlePlan {
+func throttlePlan(moves map[TopicPartition]move, rate int64) ThrottlePlan {
 	leader, follower := map[string][]string{}, map[string][]string{}
 	brokers := map[int32]bool{}
 	for k, mv := range moves {
-		if _, seen := leader[k.t]; !seen { // a topic moving is listed even with empty lists
-			leader[k.t], follower[k.t] = nil, nil
+		if _, seen := leader[k.Topic]; !seen { // a topic moving is listed even with empty lists
+			leader[k.Topic], follower[k.Topic] = nil, nil
 		}
 		for _, b := range mv.sources {
-			leader[k.t] = append(leader[k.t], fmt.Sprintf("%d:%d", k.p, b))
+			leader[k.Topic] = append(leader[k.Topic], fmt.Sprintf("%d:%d", k.Partition, b))
 			brokers[b] = true
 		}
 		for _, b := range mv.dests {
-			follower[k.t] = append(follower[k.t], fmt.Sprintf("%d:%d", k.p, b))
+			follower[k.Topic] = append(follower[k.Topic], fmt.Sprintf("%d:%d", k.Partition, b))
 			brokers[b] = true
 		}
 	}
@@ -249,7 +249,7 @@ func (c *Client) FindThrottles(ctx context.Context, topics []string) (ThrottlesF
 		return f, err
 	}
 	for _, r := range moving {
-		f.StillMoving = append(f.StillMoving, tpKey(r.Topic, r.Partition))
+		f.StillMoving = append(f.StillMoving, partitionKey(r.Topic, r.Partition))
 	}
 	rates := f.Brokers
 	if len(moving) > 0 {

@@ -9,7 +9,7 @@ import (
 // The throttle Kafka's tool computes: leader lists the sources, follower the
 // destinations that are not sources; every broker involved gets the rate.
 func TestThrottlePlan(t *testing.T) {
-	p := throttlePlan(map[tp]move{
+	p := throttlePlan(map[TopicPartition]move{
 		{"orders", 10}: {sources: []int32{1, 2}, dests: []int32{3}},
 		{"orders", 2}:  {sources: []int32{2, 1}, dests: []int32{4, 5}},
 		{"audit", 0}:   {sources: []int32{0}, dests: nil}, // a leader change only

@@ -159,7 +159,7 @@ func (c *Client) describeProducers(ctx context.Context, topics []string) ([]Prod
 		}
 		for _, p := range ds.SortedPartitions() {
 			if p.Err != nil {
-				e := AsError(p.Err, tpKey(p.Topic, p.Partition))
+				e := AsError(p.Err, partitionKey(p.Topic, p.Partition))
 				if p.ErrMessage != "" {
 					e.Message = p.ErrMessage
 				}
@@ -199,7 +199,7 @@ type AbortedTransaction struct {
 	Err              *Error `json:"error,omitempty"`
 }
 
-func (a AbortedTransaction) Key() string     { return tpKey(a.Topic, a.Partition) }
+func (a AbortedTransaction) Key() string     { return partitionKey(a.Topic, a.Partition) }
 func (a AbortedTransaction) Failure() *Error { return a.Err }
 
 // ResolveAbort fills a spec's missing epochs from the partition's active

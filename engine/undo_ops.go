@@ -390,7 +390,7 @@ func (u *undoer) reassignments(applied map[string]AuditItemOutcome) error {
 	}
 	var parts []PartitionTarget
 	for _, b := range before {
-		if _, ok := applied[tpKey(b.Topic, b.Partition)]; ok {
+		if _, ok := applied[partitionKey(b.Topic, b.Partition)]; ok {
 			parts = append(parts, PartitionTarget{Topic: b.Topic, Partition: b.Partition})
 		}
 	}
@@ -400,7 +400,7 @@ func (u *undoer) reassignments(applied map[string]AuditItemOutcome) error {
 		return nil
 	}
 	for i, p := range parts {
-		key := tpKey(p.Topic, p.Partition)
+		key := partitionKey(p.Topic, p.Partition)
 		b := before[slices.IndexFunc(before, func(b ReplicasBefore) bool { return b.Topic == p.Topic && b.Partition == p.Partition })]
 		target := args.Partitions[slices.IndexFunc(args.Partitions, func(t PartitionTarget) bool { return t.Topic == p.Topic && t.Partition == p.Partition })].Replicas
 		cur := now[i]

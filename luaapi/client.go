@@ -24,7 +24,7 @@ type clientHandle struct {
 	mu     sync.Mutex
 	closed bool
 
-	clusterID string // under mu: the cluster's id, once a NameSource has asked (names.go)
+	clusterID string // under mu: the cluster's id, once a NameSource has asked (completion_names.go)
 }
 
 // newHandle is every clientHandle's constructor. The runtime's audit log

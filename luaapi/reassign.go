@@ -161,16 +161,15 @@ func uniqueRows(list *ListType, rows func(any) []engine.PartitionTarget) *Custom
 			return nil, err
 		}
 		out := rows(x)
-		seen := map[engine.TopicPartition]bool{}
-		for _, row := range out {
-			tp := engine.TopicPartition{Topic: row.Topic, Partition: row.Partition}
-			if seen[tp] {
-				return nil, argErr(at, "%s is given twice", tp)
-			}
-			seen[tp] = true
+		if tp, dup := engine.RepeatedPartition(out, targetPartition); dup {
+			return nil, givenTwice(at, tp)
 		}
 		return out, nil
 	}, lua.LTTable).Like(list)
+}
+
+func targetPartition(t engine.PartitionTarget) engine.TopicPartition {
+	return engine.TopicPartition{Topic: t.Topic, Partition: t.Partition}
 }
 
 func alterReassignments(c *Call) (any, error) {

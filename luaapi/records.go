@@ -61,13 +61,10 @@ var recordsDeletions = Custom("{topic=, partition=, offset=}, or an array of the
 			return nil, err
 		}
 		dels := x.([]engine.RecordsDeletion)
-		seen := map[engine.TopicPartition]bool{}
-		for _, d := range dels {
-			tp := engine.TopicPartition{Topic: d.Topic, Partition: d.Partition}
-			if seen[tp] {
-				return nil, argErr(at, "%s is given twice", tp)
-			}
-			seen[tp] = true
+		if tp, dup := engine.RepeatedPartition(dels, func(d engine.RecordsDeletion) engine.TopicPartition {
+			return engine.TopicPartition{Topic: d.Topic, Partition: d.Partition}
+		}); dup {
+			return nil, givenTwice(at, tp)
 		}
 		return dels, nil
 	}, lua.LTTable).Like(List[engine.RecordsDeletion](recordsDeletion))

@@ -81,7 +81,7 @@ type Runtime struct {
 	plug     *pluginState             // what LoadPlugins installed; nil before
 	metrics  *metricSet               // kafka.metric's figures; nil before the first
 
-	objects map[*lua.LTable]*clientHandle // client objects, for NamesOf (names.go)
+	objects map[*lua.LTable]*clientHandle // client objects, for NamesOf (completion_names.go)
 	// resultMetas are the metatables naming a function's result (results.go:
 	// tagResult), one per function and original metatable.
 	resultMetas map[resultMetaKey]*lua.LTable

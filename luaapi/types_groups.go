@@ -54,21 +54,32 @@ var topicScopeType = Custom("topic name or {topic=, partition=}, or an array of 
 		return s, nil
 	}, lua.LTString, lua.LTTable).Like(topicScopeList)
 
+// givenTwice refuses an argument that names partition tp twice
+// (engine.RepeatedPartition finds it).
+func givenTwice(at string, tp engine.TopicPartition) error {
+	return argErr(at, "%s is given twice", tp)
+}
+
 // uniquePartitions reads list (an array of records naming a partition
 // each) and refuses a partition given twice: Kafka would apply one of the
 // two, and which one is not said.
 func uniquePartitions[T any](list *ListType, key func(T) engine.TopicPartition) *ListType {
 	return list.Then(func(x any, at string) (any, error) {
 		items := x.([]T)
-		seen := make(map[engine.TopicPartition]bool, len(items))
-		for i, it := range items {
-			k := key(it)
-			if seen[k] {
-				return nil, argErr(subPath(list.itemAt(at, i+1, false), "partition"), "%s[%d] is given twice", k.Topic, k.Partition)
-			}
-			seen[k] = true
+		k, dup := engine.RepeatedPartition(items, key)
+		if !dup {
+			return items, nil
 		}
-		return items, nil
+		// Name the second row that gives it.
+		i, n := 0, 0
+		for i = range items {
+			if key(items[i]) == k {
+				if n++; n == 2 {
+					break
+				}
+			}
+		}
+		return nil, givenTwice(subPath(list.itemAt(at, i+1, false), "partition"), k)
 	})
 }
 

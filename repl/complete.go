@@ -15,7 +15,7 @@ import (
 // Names gives the names of one kind the cluster behind a call has: recv
 // is the client object whose method is called (c in c:lag), nil for a
 // global function (the default cluster). It must return quickly (the
-// session's cache: names.go).
+// session's cache: completion_cache.go).
 type Names func(recv lua.LValue, kind luaapi.NameKind) []string
 
 // Complete completes the word before byte offset pos of line from the Lua
