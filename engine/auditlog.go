@@ -17,6 +17,14 @@ import (
 // between leaves the intent: what was about to change, and what was there
 // before. docs/cli.md describes the format; Undo reads it back.
 
+// MaxAuditLine is the longest audit line, newline included, that the
+// writer writes and the reader reads: 16 MiB. The largest real intents (a
+// reassignment of every partition of a 100,000-partition cluster with its
+// before-state, the offsets of a group on thousands of partitions) stay
+// well below it, and a reader holds at most one line of it in memory. A
+// call whose line would be longer is refused before anything is sent.
+const MaxAuditLine = 16 << 20
+
 // Audit line types.
 const (
 	AuditIntent  = "intent"
@@ -92,8 +100,17 @@ func (a *AuditLog) append(rec AuditRecord) error {
 	if err != nil {
 		return err
 	}
+	if len(b)+1 > MaxAuditLine {
+		return fmt.Errorf("the %s line would be %d bytes, over the audit log's line limit of %d bytes (MaxAuditLine)", rec.Type, len(b)+1, MaxAuditLine)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if rec.Type == AuditIntent {
+		// An outcome goes to its intent's file, rotated or not.
+		if err := a.followPath(); err != nil {
+			return err
+		}
+	}
 	if _, err := a.f.Write(append(b, '\n')); err != nil {
 		return err
 	}

@@ -1,0 +1,15 @@
+//go:build !unix
+
+package engine
+
+import "io/fs"
+
+// Without O_NOFOLLOW, OpenAuditLog's lstat (and the check of the open file)
+// refuse symbolic links.
+const oNoFollow = 0
+
+func isSymlinkErr(error) bool { return false }
+
+// removed: without a link count, a path that names nothing is taken as
+// removed (fail), one that names another file as moved (open it again).
+func removed(_ fs.FileInfo, pathErr error) bool { return pathErr != nil }
