@@ -23,18 +23,57 @@ type AuditLog struct {
 	path string
 	f    *os.File
 	now  func() time.Time
-	user string
+	opts AuditLogOptions
+	// The end of the file as this log left it: when the file still has
+	// size bytes, tail is what the next line chains to (else it is read).
+	size int64
+	tail chainTail
 }
 
-// OpenAuditLog opens (creating 0600, appending) the audit log at path. It
-// refuses a symbolic link, anything but a regular file, and a file that
-// group or others may write (they could forge lines undo would act on).
+// OpenAuditLog opens (creating 0600, appending) the audit log at path,
+// with an unkeyed hash chain. It refuses a symbolic link, anything but a
+// regular file, and a file that group or others may write (they could
+// forge lines undo would act on).
 func OpenAuditLog(path string) (*AuditLog, error) {
+	return OpenAuditLogWith(path, AuditLogOptions{})
+}
+
+// OpenAuditLogWith is OpenAuditLog with options: a key for the hash chain.
+// It refuses to append to a keyed log without a key.
+func OpenAuditLogWith(path string, o AuditLogOptions) (*AuditLog, error) {
+	if err := o.check(); err != nil {
+		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
+	}
 	f, err := openAuditFile(path)
 	if err != nil {
 		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
 	}
-	return &AuditLog{path: path, f: f, now: time.Now}, nil
+	a := &AuditLog{path: path, f: f, now: time.Now, opts: o, size: -1}
+	if _, err := a.chainTail(); err != nil {
+		_ = f.Close()
+		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
+	}
+	return a, nil
+}
+
+// chainTail is what the next line chains to: read from the end of the
+// file unless this log wrote that end. A keyed chain is not continued
+// without the key.
+func (a *AuditLog) chainTail() (chainTail, error) {
+	fi, err := a.f.Stat()
+	if err != nil {
+		return chainTail{}, err
+	}
+	if fi.Size() != a.size {
+		if a.tail, err = a.opts.readTail(a.f, fi.Size()); err != nil {
+			return chainTail{}, fmt.Errorf("reading the end of %s for its hash chain: %w", a.path, err)
+		}
+		a.size = fi.Size()
+	}
+	if a.tail.alg == ChainHMAC && a.opts.Key == "" {
+		return chainTail{}, fmt.Errorf("%s is keyed (its hash chain is hmac-sha256): appending to it needs its key", a.path)
+	}
+	return a.tail, nil
 }
 
 // openAuditFile opens path for appending under OpenAuditLog's rules, and
@@ -49,7 +88,7 @@ func openAuditFile(path string) (*os.File, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|oNoFollow, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR|oNoFollow, 0o600)
 	if err != nil {
 		if isSymlinkErr(err) {
 			return nil, fmt.Errorf("%s is a symbolic link: give the audit log's own path", path)
@@ -103,7 +142,7 @@ func (a *AuditLog) followPath() error {
 		return fmt.Errorf("the audit log was moved away; opening %s again: %w", a.path, err)
 	}
 	_ = a.f.Close()
-	a.f = f
+	a.f, a.size = f, -1 // a new file starts a new chain: read its end
 	return nil
 }
 

@@ -4,7 +4,9 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -20,4 +22,20 @@ func removed(open fs.FileInfo, pathErr error) bool {
 		return st.Nlink == 0
 	}
 	return pathErr != nil
+}
+
+// lockFile holds an exclusive flock on f until the returned func: writers
+// in other processes append to the same log one at a time, each reading
+// the end of the file for the chain's prev.
+func lockFile(f *os.File) (func(), error) {
+	fd := int(f.Fd())
+	for {
+		err := syscall.Flock(fd, syscall.LOCK_EX)
+		if err == nil {
+			return func() { _ = syscall.Flock(fd, syscall.LOCK_UN) }, nil
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return nil, fmt.Errorf("locking the audit log: %w", err)
+		}
+	}
 }

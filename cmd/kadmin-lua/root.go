@@ -379,7 +379,7 @@ func (a *app) prepare(cmd *cobra.Command, withDefault bool) (_ *session, err err
 		}
 	}
 	if f.auditLog != "" {
-		if s.audit, err = engine.OpenAuditLog(f.auditLog); err != nil {
+		if s.audit, err = engine.OpenAuditLogWith(f.auditLog, a.auditOptions()); err != nil {
 			return nil, err
 		}
 	}
@@ -401,7 +401,7 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 	if o.Stderr == nil {
 		o.Stderr = a.st.Stderr
 	}
-	o.Stdin, o.Env = a.st.Stdin, a.st.Env
+	o.Stdin, o.Env = a.st.Stdin, a.scriptEnv
 	o.DryRun, o.Audit, o.PluginPath, o.Output = f.dryRun, s.audit, s.dirs, f.output
 	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
 	rt := luaapi.New(o)
