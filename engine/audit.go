@@ -32,8 +32,8 @@ type AuditLog struct {
 
 // OpenAuditLog opens (creating 0600, appending) the audit log at path,
 // with an unkeyed hash chain. It refuses a symbolic link, anything but a
-// regular file, and a file that group or others may write (they could
-// forge lines undo would act on).
+// regular file, a file that group or others may write and one another user
+// owns (they could forge lines undo would act on).
 func OpenAuditLog(path string) (*AuditLog, error) {
 	return OpenAuditLogWith(path, AuditLogOptions{})
 }
@@ -105,8 +105,8 @@ func openAuditFile(path string) (*os.File, error) {
 	return f, nil
 }
 
-// auditFileOK: a regular file (not a symbolic link) that only its owner
-// may write.
+// auditFileOK: a regular file (not a symbolic link) that only its owner,
+// this user, may write.
 func auditFileOK(path string, fi fs.FileInfo) error {
 	switch m := fi.Mode(); {
 	case m&fs.ModeSymlink != 0:
@@ -115,6 +115,9 @@ func auditFileOK(path string, fi fs.FileInfo) error {
 		return fmt.Errorf("%s is not a regular file (%s)", path, m.Type())
 	case m.Perm()&0o022 != 0:
 		return fmt.Errorf("%s may be written by group or others (mode %04o): anyone who can write it can forge what undo does; chmod go-w %s", path, m.Perm(), path)
+	}
+	if uid, other := otherOwner(fi); other {
+		return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d): its owner can rewrite it", path, uid, os.Geteuid())
 	}
 	return nil
 }

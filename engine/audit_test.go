@@ -72,6 +72,31 @@ func TestOpenAuditLogRefusesFilesOthersCanWrite(t *testing.T) {
 	require.NoError(t, log.Close())
 }
 
+func TestOpenAuditLogRefusesAFileOfAnotherUser(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
+		t.Skip("needs to chown (root)")
+	}
+	path := filepath.Join(t.TempDir(), "theirs.jsonl")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	require.NoError(t, os.Chown(path, 65534, 65534))
+	_, err := OpenAuditLog(path)
+	require.Error(t, err)
+	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
+	assert.Contains(t, err.Error(), path+" belongs to uid 65534, not to this user")
+
+	// Put at the path after a rotation: the call fails, nothing is sent.
+	cl, c, _, logPath := auditedClient(t)
+	require.NoError(t, os.Rename(logPath, logPath+".1"))
+	require.NoError(t, os.WriteFile(logPath, nil, 0o600))
+	require.NoError(t, os.Chown(logPath, 65534, 65534))
+	creates := countRequests(c, kmsg.CreateTopics)
+	err = createTopic(cl, "planted")
+	require.Error(t, err)
+	assert.Equal(t, CodeAudit, AsError(err, "").Code)
+	assert.Contains(t, err.Error(), "belongs to uid 65534")
+	requireNotSent(t, c, creates, "planted")
+}
+
 func TestOpenAuditLogRefusesSymlinksAndNonFiles(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks need privileges on Windows")

@@ -39,3 +39,13 @@ func lockFile(f *os.File) (func(), error) {
 		}
 	}
 }
+
+// otherOwner reports the uid of a file that belongs to someone else than
+// the effective user: its owner could edit it, whatever its mode.
+func otherOwner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
