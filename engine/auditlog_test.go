@@ -333,6 +333,18 @@ func TestAuditLineCutShortByACrash(t *testing.T) {
 	changes, problems = readLog(t, path, AuditLogOptions{})
 	assert.Empty(t, problems)
 	assert.Equal(t, []string{"c1 ok", "c3 ok"}, trust(changes))
+
+	// Blank lines at the end are not part of the chain, for the writer
+	// either.
+	f, err = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\n  \n\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	writeChanges(t, path, AuditLogOptions{}, 4, 1)
+	changes, problems = readLog(t, path, AuditLogOptions{})
+	assert.Empty(t, problems)
+	assert.Equal(t, []string{"c1 ok", "c3 ok", "c4 ok"}, trust(changes))
 }
 
 func TestAuditChainWithTwoWritersOnOneFile(t *testing.T) {
@@ -365,4 +377,19 @@ func TestAuditRotationStartsANewChain(t *testing.T) {
 		assert.Empty(t, problems, p)
 		assert.Len(t, trusted(changes), 1, p)
 	}
+}
+
+// A log written without the key, then with it: with the key only the keyed
+// changes are trusted, and the chain holds across the switch.
+func TestAuditChainKeySetLater(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.jsonl")
+	writeChanges(t, path, AuditLogOptions{}, 1, 1)
+	writeChanges(t, path, AuditLogOptions{Key: testKey}, 2, 1)
+	changes, problems := readLog(t, path, AuditLogOptions{Key: testKey})
+	assert.Empty(t, problems)
+	assert.Equal(t, []string{"c2"}, trusted(changes))
+	assert.Contains(t, changes[0].Untrusted, "written without the key (sha256)")
+	changes, problems = readLog(t, path, AuditLogOptions{})
+	assert.Empty(t, problems)
+	assert.Equal(t, []string{"c1"}, trusted(changes))
 }
