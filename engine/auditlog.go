@@ -212,8 +212,7 @@ func ReadAuditLog(r io.Reader, name string) ([]AuditedChange, []AuditProblem, er
 // versions) are accepted before the first chained line, and marked
 // Unchained. With a key, only changes whose lines all carry an HMAC that
 // verifies are trusted; without one, keyed changes are not (their HMACs
-// cannot be checked). The error is only for a read that
-// failed.
+// cannot be checked). The error is only for a read that failed.
 func ReadAuditLogWith(r io.Reader, name string, o AuditLogOptions) ([]AuditedChange, []AuditProblem, error) {
 	if err := o.check(); err != nil {
 		return nil, nil, Errorf(CodeInvalidArgument, name, "%v", err)

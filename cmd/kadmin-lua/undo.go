@@ -156,7 +156,7 @@ func (a *app) printSteps(steps []engine.UndoStep) error {
 	tw := tabwriter.NewWriter(a.st.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tOP\tRESOURCE\tACTION\tMESSAGE")
 	for _, s := range steps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", orDash(s.ID), orDash(s.Op), escapeControl(orDash(s.Resource)), s.Action, escapeControl(s.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", escapeControl(orDash(s.ID)), escapeControl(orDash(s.Op)), escapeControl(orDash(s.Resource)), s.Action, escapeControl(s.Message))
 	}
 	return tw.Flush()
 }

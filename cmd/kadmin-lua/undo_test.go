@@ -145,3 +145,20 @@ func TestUndoCommandWithAKey(t *testing.T) {
 	assert.Contains(t, c.stderr.String(), "at least 16")
 	assert.NotContains(t, c.stderr.String(), "short\n")
 }
+
+// A hand-written line's id and op reach the terminal escaped, and an intent
+// without cluster_id is refused by its id.
+func TestUndoCommandEscapesForgedIDs(t *testing.T) {
+	cl := newCluster(t)
+	audit := filepath.Join(t.TempDir(), "forged.jsonl")
+	require.NoError(t, os.WriteFile(audit, []byte(
+		`{"type":"intent","id":"evil\u001b[31m","op":"create_topics\u0007","args":{"specs":[{"name":"x"}]}}`+"\n"+
+			`{"type":"outcome","id":"evil\u001b[31m","op":"create_topics\u0007","items":[{"key":"x","outcome":"ok"}]}`+"\n"), 0o600))
+	c := newCLI(t)
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "--dry-run", "undo", audit), c.stderr.String())
+	out := c.stdout.String()
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "\x07")
+	assert.Contains(t, out, `evil\x1b[31m`)
+	assert.Contains(t, out, "no cluster_id")
+}
