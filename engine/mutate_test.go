@@ -115,8 +115,11 @@ func TestAuditUnwritableLogSendsNothing(t *testing.T) {
 	ctx := context.Background()
 	creates := countRequests(c, kmsg.CreateTopics)
 	if _, err := os.Stat("/dev/full"); err == nil {
-		full, err := OpenAuditLog("/dev/full") // every write fails: ENOSPC
+		// Every write fails: ENOSPC. OpenAuditLog refuses a device (and a
+		// world-writable one), so the log is made around the open file.
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY|os.O_APPEND, 0)
 		require.NoError(t, err)
+		full := &AuditLog{path: "/dev/full", f: f, now: time.Now}
 		defer full.Close()
 		_, err = withAudit(t, cl, full).CreateTopics(ctx, []TopicSpec{{Name: "never"}}, CreateTopicsOptions{})
 		require.Error(t, err)

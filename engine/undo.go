@@ -113,7 +113,7 @@ func (c *Client) Undo(ctx context.Context, changes []AuditedChange, o UndoOption
 func undoneKeys(changes []AuditedChange) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, ch := range changes {
-		if ch.Intent.UndoOf == "" || ch.Outcome == nil {
+		if ch.Intent.UndoOf == "" || ch.Outcome == nil || ch.Untrusted != "" {
 			continue
 		}
 		for _, it := range ch.Outcome.Items {
@@ -165,6 +165,9 @@ func (u *undoer) step(resource, action, format string, args ...any) {
 }
 
 func (u *undoer) undo() {
+	if u.refuseUnverified() {
+		return
+	}
 	in, out := u.ch.Intent, u.ch.Outcome
 	if out == nil {
 		u.step("", UndoRefused, "no outcome was recorded (the process ended before the call did): what it changed is unknown; look at the cluster")

@@ -19,8 +19,9 @@ func undoLog(t *testing.T, cl *Client, path string, o UndoOptions) []UndoStep {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	changes, err := ReadAuditLog(f, path)
+	changes, problems, err := ReadAuditLog(f, path)
 	require.NoError(t, err)
+	require.Empty(t, problems)
 	steps, err := cl.Undo(context.Background(), changes, o)
 	require.NoError(t, err)
 	for _, s := range steps {

@@ -402,7 +402,7 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 	if o.Stderr == nil {
 		o.Stderr = a.st.Stderr
 	}
-	o.Stdin, o.Env = a.st.Stdin, a.st.Env
+	o.Stdin, o.Env = a.st.Stdin, a.scriptEnv
 	o.PluginPath, o.Output = s.dirs, f.output
 	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
 	rt := luaapi.New(o)

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func TestExitOKPrintsReturnedValues(t *testing.T) {
@@ -275,18 +278,44 @@ func TestAuditLogIntentAndOutcomePerMutationWithoutSecrets(t *testing.T) {
 	assert.NotContains(t, string(b), "checked-only")
 }
 
+// An audit log removed while the process runs (rm, not a rotation) stops
+// every mutation after it: AUDIT_LOG, exit 1, nothing sent. (/dev/full
+// used to stand for an unwritable log; a device is no longer accepted.)
 func TestAuditLogUnwritableSendsNothingAndExits1(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
 	cl, adm := saslCluster(t)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	var creates atomic.Int32
+	cl.ControlKey(int16(kmsg.CreateTopics), func(kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		if creates.Add(1) == 1 {
+			_ = os.Remove(audit) // after the first intent line
+		}
+		return nil, nil, false
+	})
 	c := newCLI(t)
 	c.env["KADMIN_SASL_PASSWORD"] = "secret"
-	code := c.run("-b", cl.addrs, "--sasl-mechanism", "PLAIN", "--sasl-username", "admin", "--audit-log", "/dev/full", "-e", `create_topics{"unlogged"}`)
+	code := c.run("-b", cl.addrs, "--sasl-mechanism", "PLAIN", "--sasl-username", "admin", "--audit-log", audit, "-e", `
+		create_topics{"logged"}
+		create_topics{"unlogged"}`)
 	assert.Equal(t, ExitScript, code, c.stderr.String())
 	assert.Contains(t, c.stderr.String(), "AUDIT_LOG")
+	assert.Contains(t, c.stderr.String(), "was removed")
 	assert.Contains(t, c.stderr.String(), "nothing was sent")
-	assert.NotContains(t, topicNames(t, adm), "unlogged")
+	assert.Equal(t, int32(1), creates.Load())
+	names := topicNames(t, adm)
+	assert.Contains(t, names, "logged")
+	assert.NotContains(t, names, "unlogged")
+}
+
+func TestAuditLogOthersCanWriteIsAUsageError(t *testing.T) {
+	cl := newCluster(t)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	require.NoError(t, os.WriteFile(audit, nil, 0o600))
+	require.NoError(t, os.Chmod(audit, 0o664))
+	c := newCLI(t)
+	assert.Equal(t, ExitUsage, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `create_topics{"never"}`))
+	assert.Contains(t, c.stderr.String(), audit+" may be written by group or others")
+	assert.NotContains(t, topicNames(t, cl.admin(t)), "never")
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -30,7 +30,7 @@ func (a *app) offlineRuntime(cmd *cobra.Command) (*luaapi.Runtime, []string, err
 		return nil, nil, err
 	}
 	rt := luaapi.New(luaapi.Options{Stdout: a.st.Stdout, Stderr: a.st.Stderr, Stdin: a.st.Stdin,
-		Env: a.st.Env, PluginPath: dirs, Output: a.flags.output})
+		Env: a.scriptEnv, PluginPath: dirs, Output: a.flags.output})
 	if err := loadPlugins(cmd.Context(), rt); err != nil {
 		rt.Close()
 		return nil, nil, err

@@ -30,7 +30,8 @@ func (a *app) engineConfig(cfg engine.Config) (engine.Config, error) {
 }
 
 // auditLog opens the audit log the first time it is asked; nil when there
-// is none.
+// is none. A dry run opens none: it writes nothing (mutate sends no change
+// under it), and a keyed log it could not append to must not stop it.
 func (a *app) auditLog() (*engine.AuditLog, error) {
 	s := &a.audit
 	if !s.opened {
@@ -38,8 +39,8 @@ func (a *app) auditLog() (*engine.AuditLog, error) {
 		if s.path == "" {
 			s.path = a.flags.auditLog
 		}
-		if s.path != "" {
-			s.log, s.err = engine.OpenAuditLog(s.path)
+		if s.path != "" && !a.flags.dryRun {
+			s.log, s.err = engine.OpenAuditLogWith(s.path, a.auditOptions())
 		}
 	}
 	return s.log, s.err

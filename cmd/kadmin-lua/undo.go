@@ -29,7 +29,10 @@ be reverted. Undo's own changes are written to the audit log (--audit-log,
 else AUDIT.jsonl itself) marked undo_of.
 
 Connect to the cluster the log was written on (-b, --profile, ...): changes
-recorded on another cluster are refused. Exit 0 when everything that can be
+recorded on another cluster, or on none, are refused. The log's hash chain is
+verified (keyed with KADMIN_AUDIT_KEY when set): lines that cannot be read,
+and every change after a line edited, removed or inserted, are refused steps
+(RESOURCE "line N"); the rest is undone. Exit 0 when everything that can be
 reverted was; 1 when something was refused; 3 when a reverting call failed.`
 
 // undoCmd is `kadmin-lua undo AUDIT.jsonl [--since ID|TIME]`.
@@ -53,7 +56,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
 	if err != nil {
 		return exitf(ExitUsage, "undo: %v", err)
 	}
-	changes, err := engine.ReadAuditLog(f, path)
+	changes, problems, err := engine.ReadAuditLogWith(f, path, a.auditOptions())
 	_ = f.Close()
 	if err != nil {
 		return err
@@ -86,10 +89,32 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
 	if err != nil {
 		return err
 	}
+	// Lines that could not be read, or where the hash chain breaks, are
+	// refused steps: the rest of the log is still undone.
+	steps = append(engine.ProblemSteps(problems), steps...)
 	if err := a.printSteps(steps); err != nil {
 		return exitf(ExitScript, "writing the result: %v", err)
 	}
 	return undoExit(steps)
+}
+
+// auditKeyEnv holds the key of the audit log's hash chain (HMAC-SHA256):
+// the same for every run that writes or undoes a log.
+const auditKeyEnv = "KADMIN_AUDIT_KEY"
+
+// auditOptions are the audit log's options from the environment. The key
+// is a secret: it is never printed.
+func (a *app) auditOptions() engine.AuditLogOptions {
+	return engine.AuditLogOptions{Key: engine.Secret(a.st.Env(auditKeyEnv))}
+}
+
+// scriptEnv is the environment scripts and plugins read (kafka.env):
+// the process's, without the audit log's key.
+func (a *app) scriptEnv(name string) string {
+	if name == auditKeyEnv {
+		return ""
+	}
+	return a.st.Env(name)
 }
 
 // undoConfirm asks before deleting a topic: yes with --yes, a prompt on a
@@ -124,7 +149,7 @@ func (a *app) printSteps(steps []engine.UndoStep) error {
 	tw := tabwriter.NewWriter(a.st.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tOP\tRESOURCE\tACTION\tMESSAGE")
 	for _, s := range steps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Op, escapeControl(orDash(s.Resource)), s.Action, escapeControl(s.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", escapeControl(orDash(s.ID)), escapeControl(orDash(s.Op)), escapeControl(orDash(s.Resource)), s.Action, escapeControl(s.Message))
 	}
 	return tw.Flush()
 }

@@ -80,3 +80,85 @@ func TestAuditLogNamesTheProfile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"profile":"ops"`)
 }
+
+// A bad line in the log is a refused step (resource "line N"); the rest
+// is undone.
+func TestUndoCommandGoesOnPastABadLine(t *testing.T) {
+	cl := newCluster(t)
+	cl.adm = cl.admin(t)
+	_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "orders")
+	require.NoError(t, err)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}`), c.stderr.String())
+	f, err := os.OpenFile(audit, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("not json at all\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "-o", "json", "undo", audit), c.stderr.String())
+	var steps []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(c.stdout.String()), &steps), c.stdout.String())
+	require.Len(t, steps, 2)
+	assert.Equal(t, "line 3", steps[0]["resource"])
+	assert.Equal(t, "refused", steps[0]["action"])
+	assert.Contains(t, steps[0]["message"], "not an audit record")
+	assert.Equal(t, "reverted", steps[1]["action"])
+	assert.Equal(t, "1000", retention(t, cl.adm, "orders"))
+}
+
+func TestUndoCommandWithAKey(t *testing.T) {
+	cl := newCluster(t)
+	cl.adm = cl.admin(t)
+	_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "orders")
+	require.NoError(t, err)
+	const key = "s3cret-audit-key-0123456789"
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	c := newCLI(t)
+	c.env["KADMIN_AUDIT_KEY"] = key
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `
+		alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}
+		return kafka.env("KADMIN_AUDIT_KEY", "hidden")`), c.stderr.String())
+	assert.Equal(t, "hidden\n", c.stdout.String(), "scripts do not see the key")
+	b, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"chain":"hmac-sha256"`)
+	assert.NotContains(t, string(b), key)
+
+	// Without the key: nothing is trusted, and the log is not appended to.
+	delete(c.env, "KADMIN_AUDIT_KEY")
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "is keyed")
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "--dry-run", "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "give the log's key")
+	assert.Equal(t, "2000", retention(t, cl.adm, "orders"))
+
+	// With it: undone; the key appears in no output.
+	c.env["KADMIN_AUDIT_KEY"] = key
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "undo", audit), c.stderr.String())
+	assert.Equal(t, "1000", retention(t, cl.adm, "orders"))
+	assert.NotContains(t, c.stdout.String()+c.stderr.String(), key)
+
+	c.env["KADMIN_AUDIT_KEY"] = "short"
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit))
+	assert.Contains(t, c.stderr.String(), "at least 16")
+	assert.NotContains(t, c.stderr.String(), "short\n")
+}
+
+// A hand-written line's id and op reach the terminal escaped, and an intent
+// without cluster_id is refused by its id.
+func TestUndoCommandEscapesForgedIDs(t *testing.T) {
+	cl := newCluster(t)
+	audit := filepath.Join(t.TempDir(), "forged.jsonl")
+	require.NoError(t, os.WriteFile(audit, []byte(
+		`{"type":"intent","id":"evil\u001b[31m","op":"create_topics\u0007","args":{"specs":[{"name":"x"}]}}`+"\n"+
+			`{"type":"outcome","id":"evil\u001b[31m","op":"create_topics\u0007","items":[{"key":"x","outcome":"ok"}]}`+"\n"), 0o600))
+	c := newCLI(t)
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "--dry-run", "undo", audit), c.stderr.String())
+	out := c.stdout.String()
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "\x07")
+	assert.Contains(t, out, `evil\x1b[31m`)
+	assert.Contains(t, out, "no cluster_id")
+}
