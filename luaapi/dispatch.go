@@ -61,6 +61,7 @@ func (r *Runtime) dispatch(c *Call) int {
 	if f.Mutating && c.DryRun() {
 		markDryRun(lv)
 		r.printPlan(c, items)
+		r.notePlanned(lv) // table output does not repeat it (dryrun_once.go)
 	}
 	if !c.partial {
 		if be := batchError(items, f.Mutating && c.ValidateOnly()); be != nil {

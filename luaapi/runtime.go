@@ -94,6 +94,9 @@ type Runtime struct {
 	// (builtins.go); globalsChanged tells globals.go of a new global.
 	builtins       *builtinGuard
 	globalsChanged func()
+	// planned are the last dry-run results whose plan was printed
+	// (dryrun_once.go).
+	planned []*lua.LTable
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
