@@ -21,8 +21,9 @@ import (
 // cannot stay in the raw table it is assigned through:
 //   - the globals present when the runtime is built (the base library,
 //     the libraries, print, help, kafka, every admin function and alias)
-//     move from the raw _G into a table behind _G's __index; assigning one
-//     of those names raises, any other name is the user's global as before;
+//     stay in their table, which moves behind the __index of a new, empty
+//     _G; assigning one of those names raises, any other name is the
+//     user's global as before;
 //   - kafka and its plain sub-tables (kafka.json, kafka.log, ...) become
 //     empty proxies whose __index is the real table and whose __newindex
 //     raises for any key;
@@ -39,7 +40,6 @@ import (
 
 // builtinGuard is what protects the built-ins of one runtime.
 type builtinGuard struct {
-	globals *lua.LTable             // the raw _G
 	tables  map[*lua.LTable]*sealed // _G, package.loaded and the kafka proxies
 	loading string                  // the plugin whose module runs now, "" when none
 	plugins map[string]string       // a plugin's file (chunk name) -> its name
@@ -82,19 +82,31 @@ func (r *Runtime) protectBuiltins() *lua.LTable {
 		kafka = g.seal(L, k, "kafka")
 		L.G.Global.RawSetString("kafka", kafka)
 	}
+	var loadedReal *lua.LTable
 	if pkg, ok := L.G.Global.RawGetString("package").(*lua.LTable); ok {
 		if loaded, ok := pkg.RawGetString("loaded").(*lua.LTable); ok {
 			if kafka != nil {
 				loaded.RawSetString("kafka", kafka)
 			}
-			g.moveBehind(L, loaded, "package.loaded", nil)
+			loadedReal = g.moveBehind(L, loaded, "package.loaded")
 		}
 	}
 	g.sandboxBase(L)
-	return g.moveBehind(L, L.G.Global, "", func(L *lua.LState, k lua.LValue) {
+	// The table holding the globals so far becomes the built-ins table,
+	// and a new empty table becomes _G: cheaper than moving a few hundred
+	// entries. No Lua function exists yet whose environment is the old
+	// table, and getfenv of a Go function answers _G.
+	builtins, globals := L.G.Global, L.NewTable()
+	builtins.RawSetString("_G", globals)
+	if loadedReal != nil {
+		loadedReal.RawSetString("_G", globals)
+	}
+	L.G.Global, L.Env = globals, globals
+	globals.Metatable = g.metatable(L, globals, &sealed{real: builtins}, func(L *lua.LState, k lua.LValue) {
 		// A new user global: the misspelling memo (globals.go) forgets.
 		r.globalsChanged()
 	})
+	return builtins
 }
 
 // seal makes a proxy of t (and of its plain sub-tables) that refuses every
@@ -119,8 +131,8 @@ func (g *builtinGuard) seal(L *lua.LState, t *lua.LTable, name string) *lua.LTab
 
 // moveBehind moves t's entries into a table behind t's __index, so that
 // assigning one of them calls __newindex, which refuses. t keeps taking
-// new keys (rawset there); added, when set, is told of each.
-func (g *builtinGuard) moveBehind(L *lua.LState, t *lua.LTable, name string, added func(*lua.LState, lua.LValue)) *lua.LTable {
+// new keys (rawset there).
+func (g *builtinGuard) moveBehind(L *lua.LState, t *lua.LTable, name string) *lua.LTable {
 	real := L.NewTable()
 	var keys []lua.LValue
 	t.ForEach(func(k, v lua.LValue) {
@@ -131,7 +143,7 @@ func (g *builtinGuard) moveBehind(L *lua.LState, t *lua.LTable, name string, add
 		t.RawSet(k, lua.LNil)
 	}
 	s := &sealed{real: real, name: name}
-	t.Metatable = g.metatable(L, t, s, added)
+	t.Metatable = g.metatable(L, t, s, nil)
 	return real
 }
 
@@ -208,6 +220,9 @@ func (g *builtinGuard) lookup(t *lua.LTable, k lua.LValue) lua.LValue {
 }
 
 // sandboxBase replaces the base functions that reach around a metatable.
+// It runs while L.G.Global still holds every global (it becomes the
+// built-ins table): the wrappers replace the originals there, and look the
+// globals up as L.G.Global when called.
 func (g *builtinGuard) sandboxBase(L *lua.LState) {
 	G := L.G.Global
 	orig := func(name string) lua.LGFunction {
@@ -270,7 +285,7 @@ func (g *builtinGuard) sandboxBase(L *lua.LState) {
 					L.RaiseError("setfenv: only level 1 (the calling function) can be given an environment")
 				}
 			case *lua.LFunction:
-				if !v.IsG && v.Env == G && v.Proto.SourceName != callerSource(L) {
+				if !v.IsG && v.Env == L.G.Global && v.Proto.SourceName != callerSource(L) {
 					L.RaiseError("setfenv: cannot change the environment of a function of another chunk")
 				}
 			}
@@ -282,7 +297,7 @@ func (g *builtinGuard) sandboxBase(L *lua.LState) {
 		set("module", func(L *lua.LState) int {
 			name := L.CheckString(1)
 			first, _, _ := strings.Cut(name, ".")
-			if g.lookup(G, lua.LString(first)) != lua.LNil && G.RawGetString(first) == lua.LNil {
+			if s := g.tables[L.G.Global]; s != nil && s.refuses(lua.LString(first)) {
 				g.refuse(L, first)
 			}
 			return module(L)
@@ -332,7 +347,7 @@ func (r *Runtime) loadingPlugin(name, file string) (done func()) {
 // guard is the runtime's builtinGuard, made on first use.
 func (r *Runtime) guard() *builtinGuard {
 	if r.builtins == nil {
-		r.builtins = &builtinGuard{globals: r.L.G.Global, tables: map[*lua.LTable]*sealed{}, plugins: map[string]string{}}
+		r.builtins = &builtinGuard{tables: map[*lua.LTable]*sealed{}, plugins: map[string]string{}}
 	}
 	return r.builtins
 }

@@ -182,3 +182,16 @@ func TestPluginCannotBeNamedLikeABuiltinModule(t *testing.T) {
 	assert.Contains(t, err.Error(), "cannot be named like the built-in module kafka")
 	assert.Equal(t, lua.LTrue, e.run(`return require("kafka") == kafka and type(kafka.connect) == "function"`))
 }
+
+// The globals table the built-ins moved out of is never reachable: _G,
+// getfenv and package.loaded all give the one _G.
+func TestGlobalsTableIsOne(t *testing.T) {
+	e := newEnv(t)
+	assert.Equal(t, lua.LTrue, e.run(`
+		local f = loadstring("return 1")
+		return _G._G == _G and package.loaded._G == _G and getfenv(0) == _G and getfenv(1) == _G
+			and getfenv(print) == _G and getfenv(f) == _G and getfenv(create_topics) == _G
+			and coroutine.wrap(function() return getfenv(0) == _G and getfenv(1) == _G end)()`))
+	re := e.runErr(`getfenv(print).create_topics = print`)
+	assert.Contains(t, re.Message, "cannot replace built-in create_topics")
+}

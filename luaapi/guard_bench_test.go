@@ -37,3 +37,13 @@ func BenchmarkGlobalReadAdmin(b *testing.B) { benchLoop(b, "local _ = list_topic
 
 // BenchmarkGlobalUser reads and writes a user's global.
 func BenchmarkGlobalUser(b *testing.B) { benchLoop(b, "n = (n or 0) + 1") }
+
+// BenchmarkNewRuntime is New and Close: part of every start-up (the
+// built-ins' protection is made there).
+func BenchmarkNewRuntime(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		rt := New(Options{})
+		rt.Close()
+	}
+}
