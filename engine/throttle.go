@@ -218,6 +218,9 @@ func (f ThrottlesFound) Alterations() []ConfigAlteration {
 }
 
 // Lines describe what removing the throttles does.
+// stillMovingShown is how many of the partitions still moving a line names.
+const stillMovingShown = 5
+
 func (f ThrottlesFound) Lines() []string {
 	var out []string
 	for _, a := range f.Alterations() {
@@ -228,8 +231,13 @@ func (f ThrottlesFound) Lines() []string {
 		for _, b := range slices.Sorted(maps.Keys(f.Kept)) {
 			ids = append(ids, strconv.Itoa(int(b)))
 		}
-		out = append(out, fmt.Sprintf("keep the replication throttle rates of brokers %s: reassignments still in progress (%s)",
-			strings.Join(ids, ","), strings.Join(f.StillMoving, ", ")))
+		moving := f.StillMoving
+		more := ""
+		if len(moving) > stillMovingShown {
+			moving, more = moving[:stillMovingShown], fmt.Sprintf(" and %d more", len(moving)-stillMovingShown)
+		}
+		out = append(out, fmt.Sprintf("keep the replication throttle rates of brokers %s: reassignments still in progress (%s%s)",
+			strings.Join(ids, ","), strings.Join(moving, ", "), more))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +49,11 @@ func TestThrottlesFoundLines(t *testing.T) {
 	assert.True(t, ThrottlesFound{Kept: map[int32][]string{1: {LeaderThrottledRate}}}.Empty())
 	assert.Equal(t, []string{"keep the replication throttle rates of brokers 1: reassignments still in progress (t[0])"},
 		ThrottlesFound{Kept: map[int32][]string{1: {LeaderThrottledRate}}, StillMoving: []string{"t[0]"}}.Lines())
+	// Thousands of partitions still moving: the line names the first few.
+	var moving []string
+	for p := range 2000 {
+		moving = append(moving, fmt.Sprintf("big[%d]", p))
+	}
+	assert.Equal(t, []string{"keep the replication throttle rates of brokers 1: reassignments still in progress (big[0], big[1], big[2], big[3], big[4] and 1995 more)"},
+		ThrottlesFound{Kept: map[int32][]string{1: {LeaderThrottledRate}}, StillMoving: moving}.Lines())
 }

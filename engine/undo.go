@@ -32,7 +32,10 @@ const (
 type UndoOptions struct {
 	// Since keeps the changes from this intent id (inclusive) or from this
 	// time (RFC 3339, or a date) on; "" keeps them all.
-	Since  string
+	Since string
+	// Select narrows the changes further, to intent ids and to items by
+	// resource or config key (undo_select.go); nil keeps them all.
+	Select *UndoSelection
 	DryRun bool // say what would be reverted; change nothing
 	// Confirm is asked before deleting a topic a change created; nil or
 	// false refuses.
@@ -86,6 +89,7 @@ func (c *Client) Undo(ctx context.Context, changes []AuditedChange, o UndoOption
 	if err != nil {
 		return nil, err
 	}
+	changes = o.Select.Select(changes)
 	cluster, err := c.ClusterID(ctx)
 	if err != nil {
 		return nil, err

@@ -87,6 +87,7 @@ func (r *Runtime) clientObjectMethods(h *clientHandle) (obj, methods *lua.LTable
 		L.Push(lua.LString("kafka client (" + h.name + ": " + strings.Join(h.cfg.Brokers, ",") + ")"))
 		return 1
 	}))
+	r.guardClientObject(obj, mt, methods) // builtins.go: methods cannot be replaced
 	obj.Metatable = mt
 	r.mu.Lock()
 	if r.objects == nil {

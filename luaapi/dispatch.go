@@ -61,6 +61,7 @@ func (r *Runtime) dispatch(c *Call) int {
 	if f.Mutating && c.DryRun() {
 		markDryRun(lv)
 		r.printPlan(c, items)
+		r.notePlanned(lv) // table output does not repeat it (dryrun_once.go)
 	}
 	if !c.partial {
 		if be := batchError(items, f.Mutating && c.ValidateOnly()); be != nil {
@@ -187,13 +188,9 @@ func (r *Runtime) callArgs(c *Call) []any {
 	return args
 }
 
-func (r *Runtime) confirmPrompt(c *Call) string {
-	var args []string
-	for _, a := range r.callArgs(c) {
-		args = append(args, compactValue(engine.Redact(a)))
-	}
-	return fmt.Sprintf("%s(%s) on %s", c.Fn.Name, strings.Join(args, ", "), c.h.confirmTarget())
-}
+// confirmPrompt is the question before a destructive call: the call as
+// typed when short, else a summary (confirm.go).
+func (r *Runtime) confirmPrompt(c *Call) string { return r.confirmText(c) }
 
 // withMechanism names the call's SASL mechanism in a failed login's error.
 func (c *Call) withMechanism(err error) error {

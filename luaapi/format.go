@@ -37,6 +37,10 @@ func (r *Runtime) printOne(out *printBuf, v lua.LValue, output string) error {
 			out.WriteString(TerminalText(errorText(t)))
 			return nil
 		}
+		if note := r.plannedNote(t); note != "" {
+			out.WriteString(note)
+			return nil
+		}
 		shape := shapeOf(t)
 		if isArray(t) && t.Len() == 0 {
 			out.WriteString(noRows)

@@ -24,50 +24,53 @@ type globalGuard struct {
 	memo  map[string]string // undefined name -> suggestion ("" for none)
 }
 
-// installGlobalGuard sets _G's metatable: __index suggests, __newindex
-// notes that the set of globals changed.
+// installGlobalGuard moves the built-ins behind _G's __index, where
+// assignment cannot replace them (builtins.go), and gives that table an
+// __index that suggests: reading an absent global ends there.
 func (r *Runtime) installGlobalGuard() {
 	L := r.L
 	g := &globalGuard{memo: map[string]string{}}
+	r.globalsChanged = func() { g.names, g.memo = nil, map[string]string{} } // a new global: forget
+	builtins := r.protectBuiltins()
+	lookup := func(name string) lua.LValue { return r.builtins.lookup(L.G.Global, lua.LString(name)) }
+	each := func(fn func(k, v lua.LValue)) {
+		L.G.Global.ForEach(fn)
+		builtins.ForEach(fn)
+	}
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		name, ok := L.Get(2).(lua.LString)
 		// Only a read by Lua code raises. Go code (GetGlobal) reading a
 		// global that may be absent gets nil, as it expects.
 		if ok && calledFromLua(L) {
-			if s := g.suggestion(L.G.Global, string(name)); s != "" {
+			if s := g.suggestion(lookup, each, string(name)); s != "" {
 				L.RaiseError("unknown global '%s' (did you mean '%s'?)", TerminalText(string(name)), s)
 			}
 		}
 		L.Push(lua.LNil)
 		return 1
 	}))
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RawSet(L.CheckTable(1), L.Get(2), L.Get(3))
-		g.names, g.memo = nil, map[string]string{} // a new global: forget
-		return 0
-	}))
-	L.SetMetatable(L.G.Global, mt)
+	builtins.Metatable = mt
 }
 
 // suggestion is the global function or table that name misspells, or "".
 // Setting a global to nil goes unnoticed (__newindex is not called for a
 // key that exists), so a remembered name is checked before it is used.
-func (g *globalGuard) suggestion(globals *lua.LTable, name string) string {
-	if s, ok := g.memo[name]; ok && (s == "" || isCallable(globals.RawGetString(s))) {
+func (g *globalGuard) suggestion(lookup func(string) lua.LValue, each func(func(k, v lua.LValue)), name string) string {
+	if s, ok := g.memo[name]; ok && (s == "" || isCallable(lookup(s))) {
 		return s
 	}
 	for {
 		if g.names == nil {
 			g.names = []string{}
-			globals.ForEach(func(k, v lua.LValue) {
+			each(func(k, v lua.LValue) {
 				if ks, ok := k.(lua.LString); ok && isCallable(v) {
 					g.names = append(g.names, string(ks))
 				}
 			})
 		}
 		s := suggest(name, g.names)
-		if s != "" && !isCallable(globals.RawGetString(s)) {
+		if s != "" && !isCallable(lookup(s)) {
 			g.names, g.memo = nil, map[string]string{} // gone since listed: list again
 			continue
 		}

@@ -93,6 +93,10 @@ func (r *Runtime) LoadPlugins(ctx context.Context) error {
 	cmdFrom := map[string]*Plugin{}
 	modules := map[string]lua.LValue{} // for package.loaded: plugins and library modules
 	for _, pf := range files {
+		if r.isBuiltinModule(pf.name) {
+			return &PluginError{Plugin: pf.name, File: pf.path,
+				Msg: fmt.Sprintf("a plugin cannot be named like the built-in module %s (require(%q) is the tool's); rename the file", pf.name, pf.name)}
+		}
 		p, v, err := r.loadPlugin(ctx, pf)
 		if err != nil {
 			return err
@@ -104,7 +108,7 @@ func (r *Runtime) LoadPlugins(ctx context.Context) error {
 		for i := range p.Functions {
 			f := &p.Functions[i]
 			conflict := &PluginError{Plugin: p.Name, File: p.File, Line: f.Line}
-			if builtin[f.Name] {
+			if builtin[f.Name] || r.isBuiltinGlobal(f.Name) {
 				conflict.Msg = fmt.Sprintf("function %s would shadow the built-in %s; rename it", f.Name, f.Name)
 				return conflict
 			}
@@ -262,7 +266,10 @@ func (r *Runtime) loadPlugin(ctx context.Context, pf pluginFile) (p *Plugin, v l
 	fn, err := r.Compile(pf.path, text)
 	if err == nil {
 		var vals []lua.LValue
-		if vals, err = r.Call(ctx, fn, lua.LString(pf.name)); err == nil {
+		done := r.loadingPlugin(pf.name, pf.path)
+		vals, err = r.Call(ctx, fn, lua.LString(pf.name))
+		done()
+		if err == nil {
 			v = lua.LTrue // what require stores for a module that returns nothing
 			if len(vals) > 0 && vals[0] != lua.LNil {
 				v = vals[0]

@@ -50,8 +50,10 @@ func removeThrottles(c *Call, cl *engine.Client, topics []string) error {
 	if err := cl.RemoveThrottles(c.Ctx(), found); err != nil {
 		return throttleCleanupErr(err)
 	}
-	if lines := found.Lines(); len(lines) > 0 {
-		c.logLine("info", c.Fn.Name+": "+strings.Join(lines, "; "))
+	// One line per broker or topic: joined, a cluster's worth was a
+	// single line of a thousand characters.
+	for _, l := range found.Lines() {
+		c.logLine("info", c.Fn.Name+": "+l)
 	}
 	return nil
 }

@@ -104,6 +104,13 @@ func TestReassignmentThrottleSetAndRemoved(t *testing.T) {
 	assert.Empty(t, topics)
 	assert.Contains(t, e.stderr.String(), "INFO wait_reassignments: remove the replication throttle from broker:")
 	assert.Contains(t, e.stderr.String(), "remove the replication throttle from topic:mv: follower.replication.throttled.replicas, leader.replication.throttled.replicas")
+	// One line per broker and topic, each a log line of its own.
+	lines := strings.Split(strings.TrimSuffix(e.stderr.String(), "\n"), "\n")
+	assert.GreaterOrEqual(t, len(lines), 2, e.stderr.String())
+	for _, l := range lines {
+		assert.Contains(t, l, "INFO wait_reassignments: remove the replication throttle from ")
+		assert.Equal(t, 1, strings.Count(l, "remove the replication throttle"), l)
+	}
 
 	// A second wait finds nothing to remove and says nothing.
 	e.stderr.Reset()

@@ -91,6 +91,13 @@ type Runtime struct {
 	stderrTerm *bool
 	// idleProgress: the last call's progress, for the next (progress.go).
 	idleProgress *progress
+	// builtins keeps the built-in globals from being replaced
+	// (builtins.go); globalsChanged tells globals.go of a new global.
+	builtins       *builtinGuard
+	globalsChanged func()
+	// planned are the last dry-run results whose plan was printed
+	// (dryrun_once.go).
+	planned []*lua.LTable
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.

@@ -213,7 +213,13 @@ func (s *session) saveHistory(lines []string) {
 
 // confirm asks before a destructive call, through the same line reader.
 // The question names the call and the cluster (its profile or id).
+// A long call's summary comes in lines (luaapi/confirm.go): they are
+// printed first, and the last one is the question.
 func (s *session) confirm(what string) bool {
+	if i := strings.LastIndexByte(what, '\n'); i >= 0 && s.o.Stdout != nil {
+		_, _ = io.WriteString(s.o.Stdout, luaapi.TerminalText(what[:i+1]))
+		what = what[i+1:]
+	}
 	s.reader.SetPrompt(luaapi.TerminalText(what) + "? [y/N] ")
 	answer, err := s.reader.Readline()
 	if err != nil {

@@ -23,10 +23,20 @@ to the recorded replicas.
 A resource changed again since is never touched: its current state must be
 what the change left, else undo refuses and says why. What cannot be undone
 (deleted topics, deleted records, partition increases, SCRAM credential
-changes, ...) is said plainly. --since ID|TIME keeps the changes from that
-intent id (or that time, RFC 3339 or a date) on; --dry-run says what would
-be reverted. Undo's own changes are written to the audit log (--audit-log,
-else AUDIT.jsonl itself) marked undo_of.
+changes, ...) is said plainly. --dry-run says what would be reverted.
+
+Selecting (each flag repeatable; the flags given must all match):
+  --since ID|TIME     the changes from that intent id (or that time, RFC
+                      3339 or a date) on
+  --id ID             that change (an intent id from the log)
+  --resource R        only the items touching R: "orders" (any type) or
+                      TYPE:NAME (topic:orders, group:billing, broker:1); one
+                      topic of a create_topics of five is reverted alone
+  --key KEY           only alter_configs changes of that config key, and of
+                      those only that key (retention.ms)
+
+Undo's own changes are written to the audit log (--audit-log, else
+AUDIT.jsonl itself) marked undo_of.
 
 Connect to the cluster the log was written on (-b, --profile, ...): changes
 recorded on another cluster, or on none, are refused. The log's hash chain is
@@ -38,20 +48,29 @@ reverted was; 1 when something was refused; 3 when a reverting call failed.`
 // undoCmd is `kadmin-lua undo AUDIT.jsonl [--since ID|TIME]`.
 func (a *app) undoCmd() *cobra.Command {
 	var since string
+	var sel engine.UndoSelection
 	cmd := &cobra.Command{
 		Use:   "undo AUDIT.jsonl",
 		Short: "Revert what an audit log says was changed, newest first",
 		Long:  undoLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runUndo(cmd, args[0], since)
+			return a.runUndo(cmd, args[0], since, &sel)
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only the changes from this intent id, or this time (RFC 3339 or a date), on")
+	cmd.Flags().StringArrayVar(&sel.IDs, "id", nil, "only this change (an intent id; repeatable)")
+	cmd.Flags().StringArrayVar(&sel.Resources, "resource", nil, `only the items touching this resource: "orders" or TYPE:NAME, e.g. topic:orders (repeatable)`)
+	cmd.Flags().StringArrayVar(&sel.Keys, "key", nil, "only this config key of alter_configs changes (repeatable)")
 	return cmd
 }
 
-func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
+func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSelection) error {
+	for _, r := range sel.Resources {
+		if err := engine.ParseUndoResource(r); err != nil {
+			return usageErr(err)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return exitf(ExitUsage, "undo: %v", err)
@@ -62,6 +81,9 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
 		return err
 	}
 	if _, err := engine.SelectSince(changes, since); err != nil {
+		return usageErr(err)
+	}
+	if err := sel.Check(changes); err != nil {
 		return usageErr(err)
 	}
 	// Undo's own changes are written ahead too: to --audit-log, else to
@@ -81,7 +103,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string) error {
 
 	// The first SIGINT cancels the command's context (signals.go); run
 	// reports the signal and its exit code.
-	steps, err := cl.Undo(cmd.Context(), changes, engine.UndoOptions{Since: since, DryRun: a.flags.dryRun, Confirm: a.undoConfirm()})
+	steps, err := cl.Undo(cmd.Context(), changes, engine.UndoOptions{Since: since, Select: sel, DryRun: a.flags.dryRun, Confirm: a.undoConfirm()})
 	if sig, _ := a.sigs.result(); sig != nil {
 		return withCode(signalCode(sig), errors.New("interrupted"))
 	}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+func readChanges(t *testing.T, path string) []AuditedChange {
+	t.Helper()
+	changes, problems, err := ReadAuditFile(path, AuditLogOptions{})
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	return changes
+}
+
+// Selecting a resource reverts only that topic of a create_topics of
+// five; the other four stay.
+func TestUndoSelectOneTopicOfFive(t *testing.T) {
+	cl, c, _, path := auditedClient(t)
+	ctx := context.Background()
+	_, err := cl.CreateTopics(ctx, []TopicSpec{{Name: "t1"}, {Name: "t2"}, {Name: "t3"}, {Name: "t4"}, {Name: "t5"}}, CreateTopicsOptions{})
+	require.NoError(t, err)
+	yes := func(string) bool { return true }
+
+	steps := undoLog(t, cl, path, UndoOptions{Select: &UndoSelection{Resources: []string{"topic:t3"}}, Confirm: yes})
+	assert.Equal(t, []string{"create_topics t3: reverted"}, actions(steps))
+	td := freshTopics(t, c)
+	assert.NotContains(t, td, "t3")
+	for _, n := range []string{"t1", "t2", "t4", "t5"} {
+		assert.Contains(t, td, n, "not selected: left")
+	}
+	// A plain name works too, and an undone item is not undone twice.
+	steps = undoLog(t, cl, path, UndoOptions{Select: &UndoSelection{Resources: []string{"t3", "t5"}}, Confirm: yes})
+	assert.Equal(t, []string{"create_topics t3: skipped", "create_topics t5: reverted"}, actions(steps))
+	td = freshTopics(t, c)
+	assert.NotContains(t, td, "t5")
+	assert.Contains(t, td, "t4")
+}
+
+// Selecting a config key reverts only that key of an alter_configs that
+// set two; by id, only that change.
+func TestUndoSelectConfigKeyAndID(t *testing.T) {
+	cl, _, adm, path := auditedClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "cfg")
+	require.NoError(t, err)
+	_, err = adm.CreateTopic(ctx, 1, 1, nil, "other")
+	require.NoError(t, err)
+	res, err := cl.AlterConfigs(ctx, []ConfigAlteration{
+		{Resource: ConfigResource{ConfigTopic, "cfg"}, Set: map[string]string{"retention.ms": "2000", "segment.ms": "3600000"}},
+		{Resource: ConfigResource{ConfigTopic, "other"}, Set: map[string]string{"retention.ms": "5000"}},
+	}, AlterConfigsOptions{})
+	require.NoError(t, err)
+	requireNoFailure(t, res)
+	res, err = cl.AlterConfigs(ctx, []ConfigAlteration{{Resource: ConfigResource{ConfigTopic, "other"}, Set: map[string]string{"cleanup.policy": "compact"}}}, AlterConfigsOptions{})
+	require.NoError(t, err)
+	requireNoFailure(t, res)
+	changes := readChanges(t, path)
+	require.Len(t, changes, 2)
+
+	// --resource cfg --key retention.ms: only that key of that topic.
+	steps := undoLog(t, cl, path, UndoOptions{Select: &UndoSelection{Resources: []string{"cfg"}, Keys: []string{"retention.ms"}}})
+	assert.Equal(t, []string{"alter_configs topic:cfg: reverted"}, actions(steps))
+	v, _ := topicConfig(t, adm, "cfg", "retention.ms")
+	assert.Equal(t, "1000", v, "the selected key is back")
+	v, _ = topicConfig(t, adm, "cfg", "segment.ms")
+	assert.Equal(t, "3600000", v, "the other key of the same change stays")
+	v, _ = topicConfig(t, adm, "other", "retention.ms")
+	assert.Equal(t, "5000", v, "the other topic stays")
+
+	// --id the second change: only it.
+	steps = undoLog(t, cl, path, UndoOptions{Select: &UndoSelection{IDs: []string{changes[1].Intent.ID}}})
+	assert.Equal(t, []string{"alter_configs topic:other: reverted"}, actions(steps))
+	_, src := topicConfig(t, adm, "other", "cleanup.policy")
+	assert.NotEqual(t, "DYNAMIC_TOPIC_CONFIG", src, "the second change is reverted")
+	v, _ = topicConfig(t, adm, "other", "retention.ms")
+	assert.Equal(t, "5000", v, "the first change is not")
+
+	// A key no change touched selects nothing.
+	assert.Empty(t, undoLog(t, cl, path, UndoOptions{Select: &UndoSelection{Keys: []string{"max.message.bytes"}}}))
+	// An unknown id is refused before anything runs.
+	sel := &UndoSelection{IDs: []string{"nope"}}
+	assert.ErrorContains(t, sel.Check(changes), `--id "nope" is not an intent id`)
+	assert.NoError(t, (&UndoSelection{IDs: []string{changes[0].Intent.ID}}).Check(changes))
+}
+
+func TestUndoSelectionMatches(t *testing.T) {
+	ch := func(op, before string, keys ...string) AuditedChange {
+		out := &AuditRecord{}
+		for _, k := range keys {
+			out.Items = append(out.Items, AuditItemOutcome{Key: k, Outcome: OutcomeOK})
+		}
+		return AuditedChange{Intent: AuditRecord{ID: op, Op: op, Before: []byte(before)}, Outcome: out}
+	}
+	changes := []AuditedChange{
+		ch("alter_partition_reassignments", `[]`, "orders[0]", "orders[1]", "payments[0]"),
+		ch("commit_offsets", `{"group":"billing"}`, "orders[0]"),
+		ch("create_acls", `null`, "User:etl allow read on topic orders (literal) from *", "User:etl allow read on group billing (literal) from *"),
+		ch("alter_configs", `[]`, "broker:1", "topic:orders"),
+		AuditedChange{Intent: AuditRecord{ID: "undo", Op: "create_topics", UndoOf: "x"}, Outcome: &AuditRecord{Items: []AuditItemOutcome{{Key: "orders"}}}},
+	}
+	keys := func(sel UndoSelection) []string {
+		var out []string
+		for _, c := range sel.Select(changes) {
+			for _, it := range c.Outcome.Items {
+				out = append(out, c.Intent.Op+" "+it.Key)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{
+		"alter_partition_reassignments orders[0]", "alter_partition_reassignments orders[1]",
+		"commit_offsets orders[0]",
+		"create_acls User:etl allow read on topic orders (literal) from *",
+		"alter_configs topic:orders",
+	}, keys(UndoSelection{Resources: []string{"topic:orders"}}))
+	assert.Equal(t, []string{
+		"commit_offsets orders[0]",
+		"create_acls User:etl allow read on group billing (literal) from *",
+	}, keys(UndoSelection{Resources: []string{"billing"}}))
+	assert.Equal(t, []string{"alter_configs broker:1"}, keys(UndoSelection{Resources: []string{"broker:1"}}))
+	assert.Len(t, changes[0].Outcome.Items, 3, "the changes given are not modified")
+	assert.Len(t, (*UndoSelection)(nil).Select(changes), len(changes), "no selection keeps all")
+}
+
+func requireNoFailure[T Item](t *testing.T, items []T) {
+	t.Helper()
+	first, _ := FirstFailure(items)
+	require.Nil(t, first)
+}
