@@ -25,7 +25,16 @@ type PartitionLag struct {
 	Lag       int64  `json:"lag"`
 	MemberID  string `json:"member_id,omitempty"`
 	ClientID  string `json:"client_id,omitempty"`
-	Err       *Error `json:"error,omitempty"`
+	// With LagOptions.Time (lag_time.go): OldestUnconsumed is the
+	// timestamp (ms) of the first record not yet read, LagMs now minus it
+	// (0 when caught up), BehindHeadMs the partition's newest timestamp
+	// minus it; TimeUnknown says why a lagging partition has none.
+	OldestUnconsumed *int64 `json:"oldest_unconsumed,omitempty"`
+	LagMs            *int64 `json:"lag_ms,omitempty"`
+	BehindHeadMs     *int64 `json:"behind_head_ms,omitempty"`
+	TimestampType    string `json:"timestamp_type,omitempty"` // CreateTime or LogAppendTime
+	TimeUnknown      string `json:"time_unknown,omitempty"`
+	Err              *Error `json:"error,omitempty"`
 }
 
 // GroupLag is one result of Lag.
@@ -33,6 +42,7 @@ type GroupLag struct {
 	Group      string         `json:"group"`
 	State      string         `json:"state"`
 	TotalLag   int64          `json:"total_lag"`
+	MaxLagMs   *int64         `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
 	Partitions []PartitionLag `json:"partitions"`
 	Err        *Error         `json:"error,omitempty"`
 }
@@ -53,6 +63,12 @@ func (g GroupLag) Failure() *Error { return g.Err }
 // DescribeGroups only, which shows no members for KIP-848 groups; the
 // computation is the same as kadm's CalculateGroupLagWithStartOffsets.
 func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
+	return c.LagWith(ctx, groups, LagOptions{})
+}
+
+// LagWith is Lag with options: with Time, the lag in time of each
+// partition (lag_time.go).
+func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]GroupLag, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	var listed []GroupSummary
@@ -125,6 +141,11 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 			}
 		}
 		out = append(out, gl)
+	}
+	if o.Time {
+		if err := c.lagTime(ctx, out, o); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

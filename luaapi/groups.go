@@ -64,14 +64,20 @@ Under --dry-run nothing is deleted: each group is checked to exist and to have n
 delete_groups("scratch-group")`,
 			Run: deleteGroups},
 		&Func{Name: "lag", Area: "groups", Batch: true,
-			Params:  []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer group)"}},
-			Returns: "{{group=string, state=string, total_lag=int, partitions={{topic=string, partition=int, committed=int, end_offset=int, lag=int, member_id=string?, client_id=string?, error=error?}...}, error=error?}...}",
+			Params: []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer group)"}},
+			Options: []Field{
+				{Name: "time", Type: Bool(), Doc: "add the lag in time, read from the records' own timestamps (see below)"},
+				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does (records of aborted transactions skipped)"},
+			},
+			Returns: "{{group=string, state=string, total_lag=int, max_lag_ms=int?, partitions={{topic=string, partition=int, committed=int, end_offset=int, lag=int, member_id=string?, client_id=string?, oldest_unconsumed=time?, lag_ms=int?, behind_head_ms=int?, timestamp_type=string?, time_unknown=string?, error=error?}...}, error=error?}...}",
 			Summary: "Consumer lag per group and partition.",
 			Doc: `Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
 committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read). lag is end_offset - committed, never below 0; total_lag sums the group's lags.
-A partition whose end offset cannot be listed gets lag -1 and an error, and fails its group (raised unless {partial=true}); partitions of deleted topics keep their UNKNOWN_TOPIC_OR_PARTITION error without failing the group.`,
-			Example: `for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end`,
-			Run:     lagRun},
+A partition whose end offset cannot be listed gets lag -1 and an error, and fails its group (raised unless {partial=true}); partitions of deleted topics keep their UNKNOWN_TOPIC_OR_PARTITION error without failing the group.
+{time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (the committed offset is below the log start: the records were deleted unread; or only markers and aborted records up to the end) and the time fields stay nil: nothing is estimated.`,
+			Example: `for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
+for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end`,
+			Run: lagRun},
 	)
 }
 
@@ -220,5 +226,6 @@ func lagRun(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cl.Lag(c.Ctx(), param[[]string](c, "groups"))
+	return cl.LagWith(c.Ctx(), param[[]string](c, "groups"), engine.LagOptions{
+		Time: param[bool](c, "time"), ReadCommitted: param[bool](c, "read_committed")})
 }

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// produceAt writes one record per timestamp to topic's partition p, in
+// order, and returns their offsets.
+func produceAt(t *testing.T, kc *kgo.Client, topic string, p int32, stamps ...int64) []int64 {
+	t.Helper()
+	var offs []int64
+	for _, ms := range stamps {
+		r := &kgo.Record{Topic: topic, Partition: p, Value: []byte("v"), Timestamp: time.UnixMilli(ms)}
+		res := kc.ProduceSync(context.Background(), r)
+		require.NoError(t, res.FirstErr())
+		offs = append(offs, res[0].Record.Offset)
+	}
+	return offs
+}
+
+func commitAt(t *testing.T, adm *kadm.Client, group, topic string, offsets map[int32]int64) {
+	t.Helper()
+	os := kadm.Offsets{}
+	for p, o := range offsets {
+		os.Add(kadm.Offset{Topic: topic, Partition: p, At: o, LeaderEpoch: -1})
+	}
+	_, err := adm.CommitOffsets(context.Background(), group, os)
+	require.NoError(t, err)
+}
+
+func partitionOf(t *testing.T, g GroupLag, p int32) PartitionLag {
+	t.Helper()
+	for _, pl := range g.Partitions {
+		if pl.Partition == p {
+			return pl
+		}
+	}
+	t.Fatalf("partition %d not in %s's lag", p, g.Group)
+	return PartitionLag{}
+}
+
+// Lag in time is read from the records themselves: the first unread
+// record's timestamp, now minus it, and the newest timestamp minus it;
+// a caught-up partition has 0; the group's max is the largest. One Fetch
+// per leader broker, however many partitions lag.
+func TestLagInTimeFromTheRecords(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 3, 1, nil, "events")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := int64(1_780_000_000_000)
+	produceAt(t, kc, "events", 0, base, base+1_000, base+5_000)
+	produceAt(t, kc, "events", 1, base+10_000, base+20_000)
+	produceAt(t, kc, "events", 2, base+30_000)
+	commitAt(t, adm, "g", "events", map[int32]int64{0: 1, 1: 0, 2: 1}) // 2 is caught up
+
+	fetches := countKey(c, kmsg.Fetch)
+	now := base + 60_000
+	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true, Now: func() time.Time { return time.UnixMilli(now) }})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	g := res[0]
+	p0, p1, p2 := partitionOf(t, g, 0), partitionOf(t, g, 1), partitionOf(t, g, 2)
+	require.NotNil(t, p0.OldestUnconsumed)
+	assert.Equal(t, base+1_000, *p0.OldestUnconsumed, "the record at the committed offset")
+	assert.Equal(t, now-(base+1_000), *p0.LagMs)
+	assert.Equal(t, int64(4_000), *p0.BehindHeadMs, "newest minus oldest unconsumed")
+	assert.Equal(t, TimestampCreateTime, p0.TimestampType)
+	assert.Equal(t, base+10_000, *p1.OldestUnconsumed)
+	assert.Equal(t, now-(base+10_000), *p1.LagMs)
+	assert.Nil(t, p2.OldestUnconsumed, "nothing unread")
+	assert.Equal(t, int64(0), *p2.LagMs)
+	require.NotNil(t, g.MaxLagMs)
+	assert.Equal(t, now-(base+1_000), *g.MaxLagMs)
+	brokers := map[int32]bool{c.LeaderFor("events", 0): true, c.LeaderFor("events", 1): true}
+	assert.LessOrEqual(t, int(fetches.Load()), len(brokers), "one Fetch per leader of the lagging partitions")
+
+	// Without the option, nothing of it.
+	plain, err := cl.Lag(ctx, []string{"g"})
+	require.NoError(t, err)
+	assert.Nil(t, plain[0].MaxLagMs)
+	assert.Nil(t, plain[0].Partitions[0].LagMs)
+}
+
+// A commit below the log start points at deleted records: said, not
+// guessed. A commit on a transaction marker reads the next real record.
+func TestLagInTimeDeletedRecordsAndMarkers(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 2, 1, nil, "txn")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := int64(1_780_000_000_000)
+	produceAt(t, kc, "txn", 0, base, base+1, base+2, base+3)
+	_, err = adm.DeleteRecords(ctx, kadm.Offsets{"txn": {0: {Topic: "txn", Partition: 0, At: 3}}})
+	require.NoError(t, err)
+
+	tx, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.TransactionalID("tx-1"))
+	require.NoError(t, err)
+	defer tx.Close()
+	require.NoError(t, tx.BeginTransaction())
+	require.NoError(t, tx.ProduceSync(ctx, &kgo.Record{Topic: "txn", Partition: 1, Value: []byte("a"), Timestamp: time.UnixMilli(base + 100)}).FirstErr())
+	require.NoError(t, tx.EndTransaction(ctx, kgo.TryCommit))
+	after := produceAt(t, kc, "txn", 1, base+200) // after the commit marker
+	commitAt(t, adm, "g", "txn", map[int32]int64{0: 1, 1: after[0] - 1}) // 1: on the marker
+
+	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	p0, p1 := partitionOf(t, res[0], 0), partitionOf(t, res[0], 1)
+	assert.Nil(t, p0.OldestUnconsumed)
+	assert.Equal(t, TimeUnknownDeleted, p0.TimeUnknown)
+	require.NotNil(t, p1.OldestUnconsumed, "%+v", p1)
+	assert.Equal(t, base+200, *p1.OldestUnconsumed, "the marker is skipped")
+	assert.Nil(t, res[0].Err)
+}
