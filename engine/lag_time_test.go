@@ -115,7 +115,7 @@ func TestLagInTimeDeletedRecordsAndMarkers(t *testing.T) {
 	require.NoError(t, tx.BeginTransaction())
 	require.NoError(t, tx.ProduceSync(ctx, &kgo.Record{Topic: "txn", Partition: 1, Value: []byte("a"), Timestamp: time.UnixMilli(base + 100)}).FirstErr())
 	require.NoError(t, tx.EndTransaction(ctx, kgo.TryCommit))
-	after := produceAt(t, kc, "txn", 1, base+200) // after the commit marker
+	after := produceAt(t, kc, "txn", 1, base+200)                        // after the commit marker
 	commitAt(t, adm, "g", "txn", map[int32]int64{0: 1, 1: after[0] - 1}) // 1: on the marker
 
 	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
