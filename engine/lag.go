@@ -34,7 +34,14 @@ type PartitionLag struct {
 	BehindHeadMs     *int64 `json:"behind_head_ms,omitempty"`
 	TimestampType    string `json:"timestamp_type,omitempty"` // CreateTime or LogAppendTime
 	TimeUnknown      string `json:"time_unknown,omitempty"`
-	Err              *Error `json:"error,omitempty"`
+	// RecordsLost is how many records were deleted before the group read
+	// them: the log start minus the committed offset, when positive.
+	RecordsLost int64 `json:"records_lost,omitempty"`
+	// AtRisk (with LagOptions.Time): the lag in time has reached
+	// LagOptions.AtRisk of the topic's retention.ms: the unread records
+	// will soon be deleted.
+	AtRisk bool   `json:"at_risk,omitempty"`
+	Err    *Error `json:"error,omitempty"`
 }
 
 // GroupLag is one result of Lag.
@@ -43,6 +50,9 @@ type GroupLag struct {
 	State      string         `json:"state"`
 	TotalLag   int64          `json:"total_lag"`
 	MaxLagMs   *int64         `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
+	// RecordsLost sums the partitions'; AtRisk counts those at risk.
+	RecordsLost int64 `json:"records_lost,omitempty"`
+	AtRisk      int   `json:"at_risk,omitempty"`
 	Partitions []PartitionLag `json:"partitions"`
 	Err        *Error         `json:"error,omitempty"`
 }
@@ -135,6 +145,7 @@ func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]
 				if p.Lag > 0 {
 					gl.TotalLag += p.Lag
 				}
+				gl.RecordsLost += p.RecordsLost
 				if p.Err != nil && gl.Err == nil && p.Err.Code != kerr.UnknownTopicOrPartition.Message {
 					gl.Err = p.Err
 				}
@@ -260,6 +271,9 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 			lag := e.Offset
 			if s, ok := topicStart[part]; ok && s.Err == nil {
 				lag = e.Offset - s.Offset
+				if p.Committed >= 0 && s.Offset > p.Committed {
+					p.RecordsLost = s.Offset - p.Committed
+				}
 			}
 			if p.Committed >= 0 {
 				lag = e.Offset - p.Committed

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -21,8 +22,15 @@ type LagOptions struct {
 	// ReadCommitted reads the first unconsumed record as a read_committed
 	// consumer would: aborted transactions' records are skipped.
 	ReadCommitted bool
-	Now           func() time.Time // time.Now when nil (tests set it)
+	// AtRisk is the fraction of a topic's retention.ms at which a lag in
+	// time marks its partition at_risk; DefaultAtRisk when zero.
+	AtRisk float64
+	Now    func() time.Time // time.Now when nil (tests set it)
 }
+
+// DefaultAtRisk: a partition whose unread records are 80% of the way to
+// deletion is at risk.
+const DefaultAtRisk = 0.8
 
 // Why a lagging partition has no lag in time.
 const (
@@ -68,6 +76,14 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			heads[TopicPartition{l.Topic, l.Partition}] = l
 		}
 	}
+	retention, err := c.retentionMs(ctx, out)
+	if err != nil {
+		return err
+	}
+	risk := o.AtRisk
+	if risk <= 0 {
+		risk = DefaultAtRisk
+	}
 	at := now().UnixMilli()
 	for gi := range out {
 		g := &out[gi]
@@ -109,8 +125,45 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				p.BehindHeadMs = &behind
 			}
 			maxLag = max(maxLag, lag)
+			if r, ok := retention[p.Topic]; ok && r > 0 && float64(lag) >= risk*float64(r) {
+				p.AtRisk = true
+				g.AtRisk++
+			}
 		}
 		g.MaxLagMs = &maxLag
 	}
 	return nil
+}
+
+// retentionMs is retention.ms of each topic with a lagging partition (-1:
+// kept forever), from one DescribeConfigs request. A topic whose configs
+// cannot be read (not authorized) is left out: its partitions are not
+// judged at risk, rather than the call failing.
+func (c *Client) retentionMs(ctx context.Context, out []GroupLag) (map[string]int64, error) {
+	seen := map[string]bool{}
+	var rs []ConfigResource
+	for _, g := range out {
+		for _, p := range g.Partitions {
+			if p.Lag > 0 && p.Err == nil && !seen[p.Topic] {
+				seen[p.Topic] = true
+				rs = append(rs, ConfigResource{Type: ConfigTopic, Name: p.Topic})
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	described, err := c.DescribeConfigs(ctx, rs, DescribeConfigsOptions{Keys: []string{"retention.ms"}})
+	if err != nil {
+		return nil, err
+	}
+	ms := map[string]int64{}
+	for _, d := range described {
+		if e, ok := d.Configs["retention.ms"]; ok && d.Err == nil && e.Value != nil {
+			if v, perr := strconv.ParseInt(*e.Value, 10, 64); perr == nil {
+				ms[d.Name] = v
+			}
+		}
+	}
+	return ms, nil
 }

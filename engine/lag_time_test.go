@@ -123,7 +123,39 @@ func TestLagInTimeDeletedRecordsAndMarkers(t *testing.T) {
 	p0, p1 := partitionOf(t, res[0], 0), partitionOf(t, res[0], 1)
 	assert.Nil(t, p0.OldestUnconsumed)
 	assert.Equal(t, TimeUnknownDeleted, p0.TimeUnknown)
+	assert.EqualValues(t, 2, p0.RecordsLost, "offsets 1 and 2 were deleted unread")
+	assert.EqualValues(t, 2, res[0].RecordsLost)
+	plain, err := cl.Lag(ctx, []string{"g"})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, plain[0].RecordsLost, "records lost are counted without the time option too")
 	require.NotNil(t, p1.OldestUnconsumed, "%+v", p1)
 	assert.Equal(t, base+200, *p1.OldestUnconsumed, "the marker is skipped")
 	assert.Nil(t, res[0].Err)
+}
+
+// A lag in time at 80% of the topic's retention.ms (or the fraction asked)
+// marks the partition at risk: its unread records will soon be deleted.
+func TestLagInTimeAtRisk(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 2, 1, map[string]*string{"retention.ms": kadm.StringPtr("100000")}, "short")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	now := int64(1_780_000_100_000)
+	produceAt(t, kc, "short", 0, now-90_000, now-1_000) // 90 s behind: 90% of retention
+	produceAt(t, kc, "short", 1, now-50_000, now-1_000) // 50 s: 50%
+	commitAt(t, adm, "g", "short", map[int32]int64{0: 0, 1: 0})
+	clock := func() time.Time { return time.UnixMilli(now) }
+
+	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true, Now: clock})
+	require.NoError(t, err)
+	assert.True(t, partitionOf(t, res[0], 0).AtRisk)
+	assert.False(t, partitionOf(t, res[0], 1).AtRisk)
+	assert.Equal(t, 1, res[0].AtRisk)
+
+	res, err = cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true, Now: clock, AtRisk: 0.5})
+	require.NoError(t, err)
+	assert.Equal(t, 2, res[0].AtRisk, "at half the retention both are")
 }

@@ -353,20 +353,40 @@ func exactInt(v lua.LValue) (int64, bool) {
 
 // ---- floating point
 
-// NumType reads a finite Lua number no smaller than Min (quota rates).
-type NumType struct{ Min float64 }
+// NumType reads a finite Lua number no smaller than Min (quota rates),
+// and no larger than Max when it has one (a fraction).
+type NumType struct {
+	Min, Max float64
+	hasMax   bool
+}
 
 // Number is a finite number >= min.
 func Number(min float64) NumType { return NumType{Min: min} }
 
-func (t NumType) sample() string            { return strconv.FormatFloat(max(t.Min, 1), 'g', -1, 64) }
-func (t NumType) Doc() string               { return fmt.Sprintf("number >= %g", t.Min) }
+// NumberBetween is a finite number in [min, max].
+func NumberBetween(min, max float64) NumType { return NumType{Min: min, Max: max, hasMax: true} }
+
+func (t NumType) sample() string {
+	s := max(t.Min, 1)
+	if t.hasMax {
+		s = t.Max
+	}
+	return strconv.FormatFloat(s, 'g', -1, 64)
+}
+
+func (t NumType) Doc() string {
+	if t.hasMax {
+		return fmt.Sprintf("number between %g and %g", t.Min, t.Max)
+	}
+	return fmt.Sprintf("number >= %g", t.Min)
+}
+
 func (t NumType) accepts(v lua.LValue) bool { _, ok := v.(lua.LNumber); return ok }
 func (t NumType) read(_ *reader, v lua.LValue, at string) (any, error) {
 	n, ok := v.(lua.LNumber)
 	f := float64(n)
-	if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < t.Min {
-		return nil, argErr(at, "must be a finite number >= %g, got %s", t.Min, describe(v))
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < t.Min || (t.hasMax && f > t.Max) {
+		return nil, argErr(at, "must be a finite %s, got %s", t.Doc(), describe(v))
 	}
 	return f, nil
 }

@@ -349,22 +349,24 @@ func TestCheckLag(t *testing.T) {
 	r := e.ok(false, s, "--max", "20")
 	assert.Equal(t, []string{"orders-processor: lags 56 records (max 20)"}, r.checks)
 	require.Len(t, r.rows, 2)
-	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "total_lag": 15.0, "max": 20.0, "ok": true}, r.rows[0])
+	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "total_lag": 15.0, "max": 20.0, "records_lost": 0.0, "ok": true}, r.rows[0])
 	assert.Equal(t, false, r.rows[1]["ok"])
-	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records or unreadable: orders-processor")
+	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records, or unreadable: orders-processor")
 
 	assert.Equal(t, map[string]float64{
 		"kafka_consumergroup_lag{group=billing,topic=payments}":        15,
 		"kafka_consumergroup_lag{group=orders-processor,topic=orders}": 56,
 		"kafka_consumergroup_total_lag{group=billing}":                 15,
 		"kafka_consumergroup_total_lag{group=orders-processor}":        56,
+		"kafka_consumergroup_records_lost{group=billing}":              0,
+		"kafka_consumergroup_records_lost{group=orders-processor}":     0,
 		"kafka_consumergroup_lag_ok{group=billing}":                    1,
 		"kafka_consumergroup_lag_ok{group=orders-processor}":           0,
 	}, r.metrics)
 
 	r = e.ok(false, s, "--max=100")
 	assert.Empty(t, r.checks)
-	assert.Contains(t, r.stderr, "2 groups within 100 records of the end")
+	assert.Contains(t, r.stderr, "2 groups within 100 records")
 
 	r = e.ok(false, s, "billing", "no-such-group", "--max", "15")
 	assert.Equal(t, []string{"no-such-group: GROUP_ID_NOT_FOUND: The group id does not exist."}, r.checks)
@@ -373,9 +375,33 @@ func TestCheckLag(t *testing.T) {
 	require.Len(t, r.rows, 2)
 	assert.Equal(t, true, r.rows[0]["ok"])
 
-	e.usage(s, "--max is required")
+	// In time: the demo's records are minutes old, so a day passes and a
+	// second fails; the age is the metric.
+	r = e.ok(false, s, "--max-seconds", "86400")
+	assert.Empty(t, r.checks)
+	assert.Contains(t, r.stderr, "2 groups within 86400 seconds")
+	assert.Positive(t, r.metrics["kafka_consumergroup_max_lag_seconds{group=orders-processor}"])
+	assert.Contains(t, r.metrics, "kafka_consumergroup_at_risk_partitions{group=billing}")
+	r = e.ok(false, s, "billing", "--max-seconds", "1")
+	require.Len(t, r.checks, 1)
+	assert.Regexp(t, `^billing: lags \d+ seconds \(max 1\)$`, r.checks[0])
+	assert.Positive(t, r.rows[0]["max_lag_seconds"])
+
+	// Records deleted before billing read them: lost, and with
+	// --fail-on-loss a failed check.
+	_, err := e.adm.DeleteRecords(e.ctx(), kadm.Offsets{"payments": {0: {Topic: "payments", Partition: 0, At: 30}}})
+	require.NoError(t, err)
+	r = e.ok(false, s, "billing", "--max", "1000")
+	assert.Empty(t, r.checks, "lost records fail only with --fail-on-loss")
+	assert.Equal(t, 2.0, r.rows[0]["records_lost"])
+	r = e.ok(false, s, "billing", "--max", "1000", "--fail-on-loss")
+	assert.Equal(t, []string{"billing: lost 2 records: deleted before it read them"}, r.checks)
+	assert.Equal(t, 2.0, r.metrics["kafka_consumergroup_records_lost{group=billing}"])
+
+	e.usage(s, "--max or --max-seconds is required")
 	e.usage(s, `--max must be a non-negative integer, got "-1"`, "--max", "-1")
 	e.usage(s, "--max needs a value", "--max")
+	e.usage(s, `--max-seconds must be a non-negative integer, got "x"`, "--max-seconds", "x")
 }
 
 func TestResetOffsets(t *testing.T) {

@@ -1,0 +1,62 @@
+package luaapi
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// lag{time=true} from Lua: the fields a script reads, from records with
+// known timestamps; records_lost after delete_records under a commit.
+func TestLagInTimeFromLua(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := e.adm.CreateTopics(ctx, 2, 1, nil, "lt")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	old := time.Now().Add(-10 * time.Minute).Truncate(time.Millisecond)
+	for i, p := range []int32{0, 0, 0, 1} {
+		ts := old.Add(time.Duration(i) * time.Minute)
+		require.NoError(t, kc.ProduceSync(ctx, &kgo.Record{Topic: "lt", Partition: p, Value: []byte("v"), Timestamp: ts}).FirstErr())
+	}
+	offs := kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: "lt", Partition: 0, At: 1, LeaderEpoch: -1})
+	offs.Add(kadm.Offset{Topic: "lt", Partition: 1, At: 0, LeaderEpoch: -1})
+	_, err = e.adm.CommitOffsets(ctx, "g", offs)
+	require.NoError(t, err)
+
+	v := e.json(`
+		local g = lag("g", {time = true, at_risk = 0.5})[1]
+		local p0, p1 = g.partitions[1], g.partitions[2]
+		return {oldest = p0.oldest_unconsumed, behind = p0.behind_head_ms, type = p0.timestamp_type,
+			lag_ms = p0.lag_ms, max = g.max_lag_ms, p1 = p1.oldest_unconsumed}`)
+	var got struct {
+		Oldest int64  `json:"oldest"`
+		Behind int64  `json:"behind"`
+		LagMs  int64  `json:"lag_ms"`
+		Max    int64  `json:"max"`
+		P1     int64  `json:"p1"`
+		Type   string `json:"type"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(v), &got), v)
+	assert.Equal(t, old.Add(time.Minute).UnixMilli(), got.Oldest)
+	assert.Equal(t, int64(60_000), got.Behind)
+	assert.Equal(t, "CreateTime", got.Type)
+	assert.InDelta(t, 9*time.Minute.Milliseconds(), got.LagMs, float64(time.Minute.Milliseconds()))
+	assert.Equal(t, got.LagMs, got.Max)
+	assert.Equal(t, old.Add(3*time.Minute).UnixMilli(), got.P1)
+
+	e.run(`delete_records{{topic = "lt", partition = 0, offset = 3}}`)
+	lost := e.run(`return lag("g")[1].records_lost`)
+	assert.Equal(t, "2", lost.String())
+	re := e.runErr(`lag("g", {time = true, at_risk = 2})`)
+	assert.Contains(t, re.Message, "at_risk: must be a finite number between 0.01 and 1, got 2")
+}
