@@ -46,15 +46,15 @@ type PartitionLag struct {
 
 // GroupLag is one result of Lag.
 type GroupLag struct {
-	Group      string         `json:"group"`
-	State      string         `json:"state"`
-	TotalLag   int64          `json:"total_lag"`
-	MaxLagMs   *int64         `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
+	Group    string `json:"group"`
+	State    string `json:"state"`
+	TotalLag int64  `json:"total_lag"`
+	MaxLagMs *int64 `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
 	// RecordsLost sums the partitions'; AtRisk counts those at risk.
-	RecordsLost int64 `json:"records_lost,omitempty"`
-	AtRisk      int   `json:"at_risk,omitempty"`
-	Partitions []PartitionLag `json:"partitions"`
-	Err        *Error         `json:"error,omitempty"`
+	RecordsLost int64          `json:"records_lost,omitempty"`
+	AtRisk      int            `json:"at_risk,omitempty"`
+	Partitions  []PartitionLag `json:"partitions"`
+	Err         *Error         `json:"error,omitempty"`
 }
 
 func (g GroupLag) Key() string     { return g.Group }
