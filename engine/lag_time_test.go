@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -158,4 +159,33 @@ func TestLagInTimeAtRisk(t *testing.T) {
 	res, err = cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true, Now: clock, AtRisk: 0.5})
 	require.NoError(t, err)
 	assert.Equal(t, 2, res[0].AtRisk, "at half the retention both are")
+}
+
+// One timestamp per partition, in one ListOffsets request per leader.
+func TestListOffsetsAtOneTimePerPartition(t *testing.T) {
+	cl, c, adm := newTestClient(t, kfake.NumBrokers(1))
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 2, 1, nil, "ts")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := int64(1_780_000_000_000)
+	produceAt(t, kc, "ts", 0, base, base+10, base+20)
+	produceAt(t, kc, "ts", 1, base+100, base+200)
+
+	lists := countKey(c, kmsg.ListOffsets)
+	got, err := cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{"ts", 0}: base + 15, {"ts", 1}: base + 150, {"ts", 9}: base})
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	assert.Equal(t, int64(2), got[0].Offset, "p0: the first record at or after base+15")
+	assert.Equal(t, base+20, got[0].Timestamp)
+	assert.Equal(t, int64(1), got[1].Offset, "p1 at its own time")
+	assert.Equal(t, int32(9), got[2].Partition)
+	require.NotNil(t, got[2].Err)
+	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", got[2].Err.Code)
+	assert.LessOrEqual(t, lists.Load(), int32(4), "one request for both times (and the unknown partition's retries), not one per partition")
+
+	_, err = cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{"ts", 0}: -5})
+	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
 }

@@ -123,16 +123,47 @@ func (c *Client) topicPartitions(ctx context.Context, topics []string) ([]TopicP
 	return tps, failed, nil
 }
 
+// ListOffsetsAt lists, for each partition, the first offset whose record
+// timestamp is at or after that partition's own time (milliseconds since
+// the epoch): one ListOffsets request per leader, however many partitions
+// and times, as the API allows. A partition with no record at or after its
+// time answers its end offset with timestamp -1, as ListOffsets does for
+// one time. Sorted by topic then partition; a partition that does not
+// exist gets UNKNOWN_TOPIC_OR_PARTITION.
+func (c *Client) ListOffsetsAt(ctx context.Context, times map[TopicPartition]int64) ([]ListedOffset, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	tps := make([]TopicPartition, 0, len(times))
+	for tp, ms := range times {
+		if ms < 0 {
+			return nil, Errorf(CodeInvalidArgument, tp.String(), "timestamp must be >= 0 (milliseconds since the epoch), got %d", ms)
+		}
+		tps = append(tps, tp)
+	}
+	slices.SortFunc(tps, compareTP)
+	out, err := c.listOffsetsBy(ctx, tps, func(tp TopicPartition) int64 { return times[tp] }, 0)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // listOffsets lists q for known partitions, retrying per partition.
 func (c *Client) listOffsets(ctx context.Context, tps []TopicPartition, q OffsetQuery) ([]ListedOffset, error) {
 	ts, isolation, qerr := q.request()
 	if qerr != nil {
 		return nil, qerr
 	}
+	return c.listOffsetsBy(ctx, tps, func(TopicPartition) int64 { return ts }, isolation)
+}
+
+// listOffsetsBy lists each partition at its own timestamp (tsOf: -1 the
+// end, -2 the start, ..., or a time), retrying per partition.
+func (c *Client) listOffsetsBy(ctx context.Context, tps []TopicPartition, tsOf func(TopicPartition) int64, isolation int8) ([]ListedOffset, error) {
 	got := map[TopicPartition]ListedOffset{}
 	unknownSeen := map[TopicPartition]int{}
 	errs := retryItems(ctx, tps, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
-		answers, res, err := c.listOffsetsOnce(ctx, pending, ts, isolation)
+		answers, res, err := c.listOffsetsOnce(ctx, pending, tsOf, isolation)
 		if err != nil {
 			return nil, err
 		}
@@ -149,13 +180,13 @@ func (c *Client) listOffsets(ctx context.Context, tps []TopicPartition, q Offset
 		var toEnd []TopicPartition
 		for tp, r := range res {
 			got[tp] = r
-			if ts >= 0 && r.Offset == -1 && answers[tp] == nil {
+			if tsOf(tp) >= 0 && r.Offset == -1 && answers[tp] == nil {
 				toEnd = append(toEnd, tp)
 			}
 		}
 		if len(toEnd) > 0 {
 			// Nothing at or after the time: the answer is the end.
-			endAnswers, endRes, err := c.listOffsetsOnce(ctx, toEnd, -1, 0)
+			endAnswers, endRes, err := c.listOffsetsOnce(ctx, toEnd, func(TopicPartition) int64 { return -1 }, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +215,7 @@ func (c *Client) listOffsets(ctx context.Context, tps []TopicPartition, q Offset
 // listOffsetsOnce sends one (sharded) ListOffsets request. answers holds
 // every partition that got an answer (nil for success); res the successful
 // ones. A shard that failed as a whole answers its partitions with its error.
-func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, timestamp int64, isolation int8) (map[TopicPartition]*Error, map[TopicPartition]ListedOffset, error) {
+func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, tsOf func(TopicPartition) int64, isolation int8) (map[TopicPartition]*Error, map[TopicPartition]ListedOffset, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.IsolationLevel = isolation
 	req.TimeoutMillis = int32(c.cfg.timeout().Milliseconds())
@@ -197,7 +228,7 @@ func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, time
 		rt.Topic = t
 		for _, p := range byTopic[t] {
 			rp := kmsg.NewListOffsetsRequestTopicPartition()
-			rp.Partition, rp.Timestamp = p, timestamp
+			rp.Partition, rp.Timestamp = p, tsOf(TopicPartition{t, p})
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		req.Topics = append(req.Topics, rt)

@@ -60,3 +60,33 @@ func TestLagInTimeFromLua(t *testing.T) {
 	re := e.runErr(`lag("g", {time = true, at_risk = 2})`)
 	assert.Contains(t, re.Message, "at_risk: must be a finite number between 0.01 and 1, got 2")
 }
+
+// list_offsets with one time per partition: each partition at its own
+// time; refused shapes name the argument.
+func TestListOffsetsPerPartitionTimes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := e.adm.CreateTopics(ctx, 2, 1, nil, "pt")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := time.UnixMilli(1_780_000_000_000)
+	for i, p := range []int32{0, 0, 0, 1, 1} {
+		require.NoError(t, kc.ProduceSync(ctx, &kgo.Record{Topic: "pt", Partition: p, Value: []byte("v"), Timestamp: base.Add(time.Duration(i) * time.Second)}).FirstErr())
+	}
+	got := e.json(`
+		local r = list_offsets{pt = {[0] = 1780000001500, [1] = 1780000004000}}
+		return {r[1].partition, r[1].offset, r[2].partition, r[2].offset}`)
+	assert.JSONEq(t, `[0, 2, 1, 1]`, got, "p0's first record at or after +1.5 s is offset 2; p1's at +4 s is its second")
+	for src, want := range map[string]string{
+		`list_offsets({pt = {[0] = 1}}, "latest")`: "list_offsets: at: is not given with per-partition times",
+		`list_offsets{pt = {[0] = -1}}`:            "list_offsets: topics: pt[0]: must be a timestamp in ms",
+		`list_offsets{pt = {}}`:                    "list_offsets: topics: pt: names no partition",
+		`list_offsets{pt = 5}`:                     "list_offsets: topics: pt: must be a table {[partition] = timestamp in ms}, got 5",
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)
+		assert.Contains(t, re.Message, want, src)
+	}
+}

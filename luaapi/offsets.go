@@ -8,7 +8,7 @@ func init() {
 	register(
 		&Func{Name: "list_offsets", Area: "offsets", Batch: true,
 			Params: []Param{
-				{Name: "topics", Type: topicNames.NonEmpty(), Doc: "every partition of these topics"},
+				{Name: "topics", Type: offsetTargetsType, Doc: "every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time"},
 				{Name: "at", Type: offsetAtType, Optional: true, Doc: `which offset (default "latest"; see below)`},
 			},
 			Returns: "{{topic=string, partition=int, offset=int, timestamp=time, leader_epoch=int, error=error?}...}",
@@ -23,11 +23,14 @@ func init() {
   {timestamp=ms}: the first offset whose record timestamp is at or after ms (milliseconds since the epoch, as kafka.now() gives).
 For {timestamp=ms}, a partition with no record at or after the time answers its end offset (the high watermark) with timestamp=-1: the position a consumer seeking to that time starts from, as kafka-consumer-groups --reset-offsets --to-datetime does (Kafka's raw answer, and kafka-get-offsets' output, is -1).
 timestamp is -1 unless the query was by time or max_timestamp; leader_epoch is -1 when unknown. Results are sorted by topic then partition.
+topics may instead give each partition its own time, {orders = {[0] = ms, [3] = ms}, payments = {[1] = ms}}: those partitions only, each listed at its time (as {timestamp=ms} does for one), in one request per leader broker; at is then not given.
 A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.`,
 			Example: `for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 local hour_ago = kafka.now() - 3600 * 1000
 local at = list_offsets({"orders"}, {timestamp = hour_ago})
-print(#at, at[1].offset)`,
+print(#at, at[1].offset)
+local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
+print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)`,
 			Run: listOffsets},
 	)
 }
@@ -44,5 +47,12 @@ func listOffsets(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cl.ListOffsets(c.Ctx(), param[[]string](c, "topics"), at.Query)
+	targets := param[offsetTargets](c, "topics")
+	if targets.Times != nil {
+		if c.Given("at") {
+			return nil, argErr("at", "is not given with per-partition times: each partition's time is in topics")
+		}
+		return cl.ListOffsetsAt(c.Ctx(), targets.Times)
+	}
+	return cl.ListOffsets(c.Ctx(), targets.Topics, at.Query)
 }

@@ -258,3 +258,83 @@ var offsetAtType = OneOf(
 			Partial: get[bool](rec, "partial")}, nil
 	}),
 ).Described(offsetAtDoc)
+
+// ---- list_offsets' topics, or one time per partition
+
+// offsetTargets is list_offsets' first argument: topic names (every
+// partition at one query), or per partition its own time
+// ({orders = {[0] = ms, [3] = ms}}).
+type offsetTargets struct {
+	Topics []string
+	Times  map[engine.TopicPartition]int64
+}
+
+var offsetTargetsType = Custom(
+	"topic name, array of names, or {topic = {[partition] = timestamp in ms}}", `"orders"`,
+	func(r *reader, v lua.LValue, at string) (any, error) {
+		t, isT := v.(*lua.LTable)
+		if !isT || looksLikeArray(t) {
+			x, err := topicNames.NonEmpty().read(r, v, at)
+			if err != nil {
+				return nil, err
+			}
+			return offsetTargets{Topics: x.([]string)}, nil
+		}
+		if err := r.enter(t, at); err != nil {
+			return nil, err
+		}
+		defer r.leave(t)
+		times := map[engine.TopicPartition]int64{}
+		var ferr error
+		t.ForEach(func(k, pv lua.LValue) {
+			if ferr != nil {
+				return
+			}
+			name, ok := k.(lua.LString)
+			if !ok {
+				ferr = argErr(at, "mixes topic names and array items: give {topic = {[partition] = ms}} or an array of names")
+				return
+			}
+			tat := r.sub(at, string(name))
+			if _, err := topicName.read(r, name, tat); err != nil {
+				ferr = err
+				return
+			}
+			pt, ok := pv.(*lua.LTable)
+			if !ok {
+				ferr = argErr(tat, "must be a table {[partition] = timestamp in ms}, got %s", describe(pv))
+				return
+			}
+			if err := r.enter(pt, tat); err != nil {
+				ferr = err
+				return
+			}
+			defer r.leave(pt)
+			n := 0
+			pt.ForEach(func(pk, tv lua.LValue) {
+				if ferr != nil {
+					return
+				}
+				n++
+				pat := tat + "[" + pk.String() + "]"
+				p, err := partitionNum.read(r, pk, pat)
+				if err != nil {
+					ferr = err
+					return
+				}
+				ms, err := timestampMs.read(r, tv, pat)
+				if err != nil {
+					ferr = err
+					return
+				}
+				times[engine.TopicPartition{Topic: string(name), Partition: p.(int32)}] = ms.(int64)
+			})
+			if ferr == nil && n == 0 {
+				ferr = argErr(tat, "names no partition")
+			}
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		return offsetTargets{Times: times}, nil
+	}, lua.LTString, lua.LTTable).Like(topicNames.NonEmpty())
