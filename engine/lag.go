@@ -141,6 +141,9 @@ func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]
 		}
 		if gl.Err == nil {
 			gl.Partitions = groupLag(d, commits[d.Group], start, end)
+			if o.NoCommit == NoCommitSkip {
+				skipUncommitted(gl.Partitions)
+			}
 			for _, p := range gl.Partitions {
 				if p.Lag > 0 {
 					gl.TotalLag += p.Lag

@@ -26,6 +26,26 @@ type LagOptions struct {
 	// time marks its partition at_risk; DefaultAtRisk when zero.
 	AtRisk float64
 	Now    func() time.Time // time.Now when nil (tests set it)
+	// NoCommit is how a partition the group has no commit for counts:
+	// NoCommitStart (the default) from its log start, NoCommitSkip not
+	// at all, as kafka-consumer-groups --describe prints "-".
+	NoCommit string
+}
+
+// How lag counts a partition without a commit.
+const (
+	NoCommitStart = "start"
+	NoCommitSkip  = "skip"
+)
+
+// skipUncommitted gives the partitions without a commit lag -1 (kafka-
+// consumer-groups' "-"), so that they are left out of the totals.
+func skipUncommitted(ps []PartitionLag) {
+	for i := range ps {
+		if ps[i].Committed < 0 && ps[i].Err == nil {
+			ps[i].Lag = -1
+		}
+	}
 }
 
 // DefaultAtRisk: a partition whose unread records are 80% of the way to
@@ -93,7 +113,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 		var maxLag int64
 		for pi := range g.Partitions {
 			p := &g.Partitions[pi]
-			if p.Err != nil {
+			if p.Err != nil || p.Lag < 0 {
 				continue
 			}
 			zero := int64(0)

@@ -189,3 +189,31 @@ func TestListOffsetsAtOneTimePerPartition(t *testing.T) {
 	_, err = cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{"ts", 0}: -5})
 	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
 }
+
+// no_commit=skip: a partition without a commit is "-" (lag -1) and out of
+// the total, as kafka-consumer-groups shows it; the default counts it from
+// the log start.
+func TestLagNoCommitSkip(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 2, 1, nil, "nc")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	produceAt(t, kc, "nc", 0, 1, 2, 3)
+	produceAt(t, kc, "nc", 1, 1, 2)
+	commitAt(t, adm, "g", "nc", map[int32]int64{0: 1})
+
+	def, err := cl.LagWith(ctx, []string{"g"}, LagOptions{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 4, def[0].TotalLag, "2 behind on 0, 2 from the start on 1")
+	skip, err := cl.LagWith(ctx, []string{"g"}, LagOptions{NoCommit: NoCommitSkip, Time: true})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, skip[0].TotalLag)
+	p1 := partitionOf(t, skip[0], 1)
+	assert.EqualValues(t, -1, p1.Lag)
+	assert.Nil(t, p1.Err)
+	assert.Nil(t, p1.LagMs)
+	assert.Empty(t, p1.TimeUnknown)
+}
