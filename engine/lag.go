@@ -36,7 +36,7 @@ type PartitionLag struct {
 	TimeUnknown      string `json:"time_unknown,omitempty"`
 	// RecordsLost is how many records were deleted before the group read
 	// them: the log start minus the committed offset, when positive.
-	RecordsLost int64 `json:"records_lost,omitempty"`
+	RecordsLost int64 `json:"records_lost"`
 	// AtRisk (with LagOptions.Time): the lag in time has reached
 	// LagOptions.AtRisk of the topic's retention.ms: the unread records
 	// will soon be deleted.
@@ -51,7 +51,7 @@ type GroupLag struct {
 	TotalLag int64  `json:"total_lag"`
 	MaxLagMs *int64 `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
 	// RecordsLost sums the partitions'; AtRisk counts those at risk.
-	RecordsLost int64          `json:"records_lost,omitempty"`
+	RecordsLost int64          `json:"records_lost"`
 	AtRisk      int            `json:"at_risk,omitempty"`
 	Partitions  []PartitionLag `json:"partitions"`
 	Err         *Error         `json:"error,omitempty"`

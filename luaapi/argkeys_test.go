@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 func TestExpectedAt(t *testing.T) {
@@ -130,7 +132,7 @@ func TestResultShapesParse(t *testing.T) {
 		if !strings.HasPrefix(f.Returns, "{") {
 			continue
 		}
-		_, err := parseShape(f.Returns)
+		_, err := output.ParseShape(f.Returns)
 		require.NoError(t, err, f.Name)
 		n++
 	}
@@ -158,7 +160,7 @@ func TestResultShapesParse(t *testing.T) {
 	assert.Nil(t, ResultShape("no_such_function"))
 	assert.Nil(t, (*Shape)(nil).Field("x"))
 	// Plugins may leave fields untyped.
-	untyped, err := parseShape("{{name=, size=}...}")
+	untyped, err := output.ParseShape("{{name=, size=}...}")
 	require.NoError(t, err)
 	assert.Equal(t, KindAny, untyped.Elem().Field("size").Kind)
 
@@ -180,7 +182,7 @@ func TestResultShapesParse(t *testing.T) {
 
 	for _, bad := range []string{"{", "{a=", "{a=, b}", "{{a=}}", "{[k]", "{a=}x", "{{a=}...", "", "{a=integer}",
 		"{[int]=string}", "{a=int, a=int}", "{a=int}?", "{int}"} {
-		_, err := parseShape(bad)
+		_, err := output.ParseShape(bad)
 		assert.Error(t, err, bad)
 	}
 }

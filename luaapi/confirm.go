@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // The REPL's question before a destructive call is read at 3 a.m.: it must
@@ -50,7 +51,7 @@ func confirmQuestion(name, target string, labels []string, args []any, verbose b
 	compact := make([]string, len(args))
 	n := 0
 	for i, a := range args {
-		compact[i] = compactValue(a)
+		compact[i] = output.CompactValue(a)
 		n += len(compact[i]) + 2
 	}
 	if n <= confirmLineMax {
@@ -101,7 +102,7 @@ func summarize(v any) summary {
 	case []any:
 		return summarizeArray(v)
 	case map[string]any:
-		if s := compactValue(v); len(s) <= confirmItemMax {
+		if s := output.CompactValue(v); len(s) <= confirmItemMax {
 			return summary{head: s}
 		}
 		var heads []string
@@ -122,7 +123,7 @@ func summarize(v any) summary {
 		head := "{" + strings.Join(heads, ", ") + "}"
 		return summary{head: head, lines: lines}
 	default:
-		return summary{head: cutText(compactValue(v))}
+		return summary{head: cutText(output.CompactValue(v))}
 	}
 }
 
@@ -144,7 +145,7 @@ func isArrayMap(m map[string]any) bool {
 func mapEntries(m map[string]any, keys []string) []any {
 	out := make([]any, len(keys))
 	for i, k := range keys {
-		out[i] = k + "=" + compactValue(m[k])
+		out[i] = k + "=" + output.CompactValue(m[k])
 	}
 	return out
 }
@@ -165,7 +166,7 @@ func summarizeArray(a []any) summary {
 			s.lines = append(s.lines, cutText(str)) // a map entry from mapEntries
 			continue
 		}
-		s.lines = append(s.lines, cutText(compactValue(it)))
+		s.lines = append(s.lines, cutText(output.CompactValue(it)))
 	}
 	return s
 }
@@ -229,7 +230,7 @@ func topicCounts(a []any) string {
 // blur the list.
 func quoteIfOdd(s string) string {
 	if strings.ContainsAny(s, " ,") || s == "" {
-		return quoteLua(s)
+		return output.QuoteLua(s)
 	}
 	return s
 }

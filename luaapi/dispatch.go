@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 var itemType = reflect.TypeOf((*engine.Item)(nil)).Elem()
@@ -126,7 +127,7 @@ func markDryRun(lv lua.LValue) {
 	if !ok {
 		return
 	}
-	if isArray(t) && t.Len() > 0 {
+	if output.IsArray(t) && t.Len() > 0 {
 		for i := 1; i <= t.Len(); i++ {
 			if rec, ok := t.RawGetInt(i).(*lua.LTable); ok {
 				rec.RawSetString("dry_run", lua.LTrue)

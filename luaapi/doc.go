@@ -1,6 +1,7 @@
 // Package luaapi is kadmin-lua's Lua surface: the functions a script or the
-// REPL calls, the kafka.* library, error values, output formatting, and the
-// runtime that runs chunks.
+// REPL calls, the kafka.* library, error values, and the runtime that runs
+// chunks. How a value is printed (tables, JSON, YAML, Lua) is package
+// luaapi/output's; the runtime serves it as its output.Host (print.go).
 //
 // Every function is declared once as data (a Func in the area's file, e.g.
 // topics.go) and registered in init. That one declaration feeds the loader

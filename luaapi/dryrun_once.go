@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // A dry run shows its plan once. The plan lines on stderr (printPlan) say
@@ -37,7 +39,7 @@ func (r *Runtime) plannedNote(t *lua.LTable) string {
 	for _, p := range r.planned {
 		if p == t {
 			n := 1
-			if isArray(t) {
+			if output.IsArray(t) {
 				n = t.Len()
 			}
 			rows := "rows"

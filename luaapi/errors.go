@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 const errorTypeName = "kafka.error"
@@ -216,7 +217,7 @@ func errorObjectText(t *lua.LTable) string {
 	if err != nil {
 		return "error(table): " + err.Error()
 	}
-	return compactValue(v)
+	return output.CompactValue(v)
 }
 
 // syntaxMessage gives a syntax error as "file:line:column: message near

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // fromLua turns a Lua value into plain Go (for the audit log, confirm
@@ -14,46 +16,46 @@ import (
 // contains itself)>", so the audit line or message is still written.
 // goValue is the strict form.
 func fromLua(v lua.LValue) any {
-	out, _ := toGo(newGuard("value").small(), lua.LNil, v, true)
+	out, _ := toGo(output.NewGuard("value").Small(), lua.LNil, v, true)
 	return out
 }
 
 // goValue is fromLua that fails, naming where and why, instead of writing
 // markers. root names the value in the message ("cfg.a: cyclic table").
 func goValue(v lua.LValue, root string) (any, error) {
-	return toGo(newGuard(root).small(), lua.LNil, v, false)
+	return toGo(output.NewGuard(root).Small(), lua.LNil, v, false)
 }
 
 // toGo converts v, found under key. Lenient, a part that cannot be
 // converted becomes a marker string in its place.
-func toGo(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
+func toGo(g *output.Guard, key, v lua.LValue, lenient bool) (any, error) {
 	out, err := toGoValue(g, key, v, lenient)
-	var ve *valueError
+	var ve *output.ValueError
 	if lenient && errors.As(err, &ve) {
 		return "<" + ve.Reason + ">", nil
 	}
 	return out, err
 }
 
-func toGoValue(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
+func toGoValue(g *output.Guard, key, v lua.LValue, lenient bool) (any, error) {
 	switch v := v.(type) {
 	case *lua.LNilType:
-		return nil, g.count(key, 0)
+		return nil, g.Count(key, 0)
 	case lua.LBool:
-		return bool(v), g.count(key, 0)
+		return bool(v), g.Count(key, 0)
 	case lua.LNumber:
-		return float64(v), g.count(key, 0)
+		return float64(v), g.Count(key, 0)
 	case lua.LString:
-		return string(v), g.str(key, string(v))
+		return string(v), g.Str(key, string(v))
 	case *lua.LTable:
-		if err := g.count(key, 0); err != nil {
+		if err := g.Count(key, 0); err != nil {
 			return nil, err
 		}
-		if err := g.enter(key, v); err != nil {
+		if err := g.Enter(key, v); err != nil {
 			return nil, err
 		}
-		defer g.leave(v)
-		if isArray(v) {
+		defer g.Leave(v)
+		if output.IsArray(v) {
 			out := make([]any, 0, v.Len())
 			for i := 1; i <= v.Len(); i++ {
 				e, err := toGo(g, lua.LNumber(i), v.RawGetInt(i), lenient)
@@ -65,9 +67,9 @@ func toGoValue(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
 			return out, nil
 		}
 		out := map[string]any{}
-		for _, k := range tableKeys(v) { // sorted: the first error is always the same
+		for _, k := range output.TableKeys(v) { // sorted: the first error is always the same
 			ks := lua.LVAsString(k) + keySuffix(k)
-			g.bytes += len(ks) // checked with the value
+			g.AddBytes(len(ks)) // checked with the value
 			e, err := toGo(g, k, v.RawGet(k), lenient)
 			if err != nil {
 				return nil, err
@@ -76,7 +78,7 @@ func toGoValue(g *valueGuard, key, v lua.LValue, lenient bool) (any, error) {
 		}
 		return out, nil
 	}
-	return v.Type().String(), g.count(key, 0)
+	return v.Type().String(), g.Count(key, 0)
 }
 
 func keySuffix(k lua.LValue) string {
@@ -85,36 +87,4 @@ func keySuffix(k lua.LValue) string {
 		return ""
 	}
 	return k.Type().String()
-}
-
-// isArray: a table whose keys are exactly 1..n, and which is not marked as
-// an object. An empty unmarked table is an array (prints as []).
-func isArray(t *lua.LTable) bool {
-	if isObject(t) {
-		return false
-	}
-	values, others := t.KeyCounts()
-	return others == 0 && values == t.Len()
-}
-
-func isObject(t *lua.LTable) bool {
-	mt, ok := t.Metatable.(*lua.LTable)
-	return ok && mt.RawGetString("__kind") == lua.LString("object")
-}
-
-// columns returns a record table's preferred column order, if it has one.
-func columns(t *lua.LTable) []string {
-	mt, ok := t.Metatable.(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	cols, ok := mt.RawGetString("__columns").(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for i := 1; i <= cols.Len(); i++ {
-		out = append(out, lua.LVAsString(cols.RawGetInt(i)))
-	}
-	return out
 }

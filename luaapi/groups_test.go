@@ -393,10 +393,10 @@ func TestLag(t *testing.T) {
 
 	out := e.json(`return lag("idle")`)
 	assert.Equal(t, `[{"group":"idle","partitions":[`+
-		`{"committed":10,"end_offset":10,"lag":0,"partition":0,"topic":"events"},`+
-		`{"committed":4,"end_offset":10,"lag":6,"partition":1,"topic":"events"},`+
-		`{"committed":-1,"end_offset":10,"lag":10,"partition":2,"topic":"events"}],`+
-		`"state":"Empty","total_lag":16}]`, out)
+		`{"committed":10,"end_offset":10,"lag":0,"partition":0,"records_lost":0,"topic":"events"},`+
+		`{"committed":4,"end_offset":10,"lag":6,"partition":1,"records_lost":0,"topic":"events"},`+
+		`{"committed":-1,"end_offset":10,"lag":10,"partition":2,"records_lost":0,"topic":"events"}],`+
+		`"records_lost":0,"state":"Empty","total_lag":16}]`, out)
 
 	e.run(`
 		local all = lag()

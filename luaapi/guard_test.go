@@ -13,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // newBareEnv is an env without a cluster, for what needs no Kafka.
@@ -112,7 +113,7 @@ func TestConvertersRefuseDeepNesting(t *testing.T) {
 // one below, 2^100 elements in all, no cycle anywhere. The element budget
 // stops it.
 func TestConvertersStopAtTheElementBudget(t *testing.T) {
-	setLimit(t, &maxValueElements, 100_000) // the default takes seconds
+	setLimit(t, &output.MaxElements, 100_000) // the default takes seconds
 	e := newBareEnv(t, Options{})
 	const dag = `local t = {} for i = 1, 100 do t = {t, t} end `
 	for src, want := range map[string]string{
@@ -129,15 +130,15 @@ func TestConvertersStopAtTheElementBudget(t *testing.T) {
 	// fromLua (audit lines, prompts) never fails: it marks the part.
 	vals, err := e.rt.DoString(context.Background(), "t", dag+`return {a = 1, dag = t}`)
 	require.NoError(t, err)
-	setLimit(t, &maxGoElements, 1000)
+	setLimit(t, &output.MaxGoElements, 1000)
 	got := fromLua(vals[0]).(map[string]any)
 	assert.Equal(t, 1.0, got["a"])
-	assert.Contains(t, compactValue(got), "too large to convert")
+	assert.Contains(t, output.CompactValue(got), "too large to convert")
 }
 
 // One big string referred to many times is as big as its copies.
 func TestConvertersStopAtTheByteBudget(t *testing.T) {
-	setLimit(t, &maxValueBytes, 1<<20)
+	setLimit(t, &output.MaxBytes, 1<<20)
 	e := newBareEnv(t, Options{})
 	const many = `local s = string.rep("x", 100000) local t = {} for i = 1, 100 do t[i] = s end `
 	re := e.runErr(many + `return kafka.json.encode(t)`)
@@ -162,11 +163,4 @@ func TestFromLuaMarksCycles(t *testing.T) {
 	}, fromLua(vals[0]))
 	_, err = goValue(vals[0], "args")
 	assert.EqualError(t, err, "args.a: cyclic table (it contains itself)")
-}
-
-func TestGuardPaths(t *testing.T) {
-	g := newGuard("value")
-	assert.Equal(t, "value", g.path(nil))
-	assert.Equal(t, `value.a[2]["a b"][boolean]`, (&valueGuard{root: "value",
-		keys: []lua.LValue{lua.LNil, lua.LString("a"), lua.LNumber(2), lua.LString("a b")}}).path(lua.LTrue))
 }

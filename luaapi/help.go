@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // FuncHelp is one function's help text, as help(fn) prints it.
@@ -83,7 +85,7 @@ func (r *Runtime) libHelp(c *Call) int {
 			text = pt
 		} else if f == nil {
 			text = fmt.Sprintf("no function named %s%s; help() lists them\n",
-				quoteLua(string(v)), unknownGlobalHint(string(v), r.helpNames()))
+				output.QuoteLua(string(v)), unknownGlobalHint(string(v), r.helpNames()))
 		} else {
 			text = FuncHelp(f)
 		}

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // kafka.json.decode reads JSON with its own small parser, not
@@ -59,7 +61,7 @@ func (d *jsonReader) expect(c byte) error {
 		return d.errorf("unexpected end of input, want %q", c)
 	}
 	if d.s[d.i] != c {
-		return d.errorf("invalid character %s, want %q", quoteLua(d.s[d.i:d.i+1]), c)
+		return d.errorf("invalid character %s, want %q", output.QuoteLua(d.s[d.i:d.i+1]), c)
 	}
 	d.i++
 	return nil
@@ -71,8 +73,8 @@ func (d *jsonReader) value() (lua.LValue, error) {
 	}
 	switch c := d.s[d.i]; {
 	case c == '{' || c == '[':
-		if d.depth++; d.depth > maxValueDepth {
-			return nil, d.errorf("nested more than %d deep", maxValueDepth)
+		if d.depth++; d.depth > output.MaxDepth {
+			return nil, d.errorf("nested more than %d deep", output.MaxDepth)
 		}
 		defer func() { d.depth-- }()
 		if c == '{' {
@@ -94,7 +96,7 @@ func (d *jsonReader) value() (lua.LValue, error) {
 			return w.v, nil
 		}
 	}
-	return nil, d.errorf("invalid character %s looking for a value", quoteLua(d.s[d.i:d.i+1]))
+	return nil, d.errorf("invalid character %s looking for a value", output.QuoteLua(d.s[d.i:d.i+1]))
 }
 
 func (d *jsonReader) object() (lua.LValue, error) {
@@ -222,7 +224,7 @@ func (d *jsonReader) str() (string, error) {
 			d.i++
 			return b.String(), nil
 		case c < 0x20:
-			return "", d.errorf("control character %s in a string (it must be escaped)", quoteLua(string(c)))
+			return "", d.errorf("control character %s in a string (it must be escaped)", output.QuoteLua(string(c)))
 		}
 		d.i++ // backslash
 		if d.i >= len(d.s) {

@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // installKafka builds the kafka table (also require("kafka")), binds every
@@ -212,7 +213,7 @@ func (r *Runtime) libJSONEncode(c *Call) int {
 	if param[bool](c, "indent") {
 		indent = "  "
 	}
-	s, err := encodeJSON(L.Get(1), r.null(), indent)
+	s, err := output.EncodeJSON(L.Get(1), r.null(), indent)
 	if err != nil {
 		return libError(L, "kafka.json.encode", argErr("", "%v", err))
 	}
@@ -323,7 +324,7 @@ func logAt(level string) func(r *Runtime, c *Call) int {
 		switch v := L.Get(1).(type) {
 		case *lua.LTable:
 			if m := v.RawGetString("msg"); m != lua.LNil {
-				fmt.Fprintf(&b, " %s", cellText(lua.LVAsString(m)))
+				fmt.Fprintf(&b, " %s", output.CellText(lua.LVAsString(m)))
 			}
 			var keys []string
 			v.ForEach(func(k, _ lua.LValue) {
@@ -339,10 +340,10 @@ func logAt(level string) func(r *Runtime, c *Call) int {
 				}
 				// Secrets are hidden at any depth (engine.Redact).
 				red, _ := engine.Redact(map[string]any{k: gv}).(map[string]any)
-				fmt.Fprintf(&b, " %s=%s", cellText(k), compactValue(red[k]))
+				fmt.Fprintf(&b, " %s=%s", output.CellText(k), output.CompactValue(red[k]))
 			}
 		default:
-			fmt.Fprintf(&b, " %s", cellText(L.ToStringMeta(v).String()))
+			fmt.Fprintf(&b, " %s", output.CellText(L.ToStringMeta(v).String()))
 		}
 		b.WriteByte('\n')
 		_, _ = io.WriteString(r.opts.Stderr, b.String())

@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // env is a 3-broker kfake cluster, a runtime bound to it, and an
@@ -78,7 +79,7 @@ func (e *env) runErr(src string) *RunError {
 // json runs Lua returning one value and gives it as JSON.
 func (e *env) json(src string) string {
 	e.t.Helper()
-	s, err := encodeJSON(e.run(src), e.rt.null(), "")
+	s, err := output.EncodeJSON(e.run(src), e.rt.null(), "")
 	require.NoError(e.t, err)
 	return s
 }

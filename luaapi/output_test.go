@@ -60,21 +60,22 @@ func TestOutputFormatsOfRealResults(t *testing.T) {
 		e.t = t
 		const billing = `return lag{"billing"}`
 		assert.Equal(t, ""+
-			"GROUP    STATE  TOTAL_LAG\n"+
-			"billing  Empty  15\n"+
-			"  TOPIC     PARTITION  COMMITTED  END_OFFSET  LAG\n"+
-			"  payments  0          28         32          4\n"+
-			"  payments  1          25         36          11\n"+
-			"  payments  2          52         52          0\n", e.format(billing, "table"))
+			"GROUP    STATE  TOTAL_LAG  RECORDS_LOST\n"+
+			"billing  Empty  15         0\n"+
+			"  TOPIC     PARTITION  COMMITTED  END_OFFSET  LAG  RECORDS_LOST\n"+
+			"  payments  0          28         32          4    0\n"+
+			"  payments  1          25         36          11   0\n"+
+			"  payments  2          52         52          0    0\n", e.format(billing, "table"))
 		// member_id and client_id are nil for unassigned partitions, and
 		// error for rows that did not fail: null, not left out.
 		lines := splitLines(e.format(billing, "ndjson"))
 		require.Len(t, lines, 1)
-		assert.Equal(t, `{"error":null,"group":"billing","partitions":[`+
-			`{"client_id":null,"committed":28,"end_offset":32,"error":null,"lag":4,"member_id":null,"partition":0,"topic":"payments"},`+
-			`{"client_id":null,"committed":25,"end_offset":36,"error":null,"lag":11,"member_id":null,"partition":1,"topic":"payments"},`+
-			`{"client_id":null,"committed":52,"end_offset":52,"error":null,"lag":0,"member_id":null,"partition":2,"topic":"payments"}],`+
-			`"state":"Empty","total_lag":15}`, lines[0])
+		// Fields that lag gives only with {time=true} are null too.
+		assert.Equal(t, `{"at_risk":null,"error":null,"group":"billing","max_lag_ms":null,"partitions":[`+
+			`{"at_risk":null,"behind_head_ms":null,"client_id":null,"committed":28,"end_offset":32,"error":null,"lag":4,"lag_ms":null,"member_id":null,"oldest_unconsumed":null,"partition":0,"records_lost":0,"time_unknown":null,"timestamp_type":null,"topic":"payments"},`+
+			`{"at_risk":null,"behind_head_ms":null,"client_id":null,"committed":25,"end_offset":36,"error":null,"lag":11,"lag_ms":null,"member_id":null,"oldest_unconsumed":null,"partition":1,"records_lost":0,"time_unknown":null,"timestamp_type":null,"topic":"payments"},`+
+			`{"at_risk":null,"behind_head_ms":null,"client_id":null,"committed":52,"end_offset":52,"error":null,"lag":0,"lag_ms":null,"member_id":null,"oldest_unconsumed":null,"partition":2,"records_lost":0,"time_unknown":null,"timestamp_type":null,"topic":"payments"}],`+
+			`"records_lost":0,"state":"Empty","total_lag":15}`, lines[0])
 		assert.Contains(t, e.format(billing, "json"), "\n        \"member_id\": null,\n")
 		// The Lua value itself is not changed; kafka.json.encode writes
 		// what it holds, so that decode(encode(t)) gives t back.

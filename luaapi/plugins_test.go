@@ -17,6 +17,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
 	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // newPluginEnv is newEnv with plugins loaded from dirs.
@@ -411,7 +412,7 @@ end`)
 
 func mustJSON(t *testing.T, rt *Runtime, v lua.LValue) string {
 	t.Helper()
-	s, err := encodeJSON(v, rt.null(), "")
+	s, err := output.EncodeJSON(v, rt.null(), "")
 	require.NoError(t, err)
 	return s
 }

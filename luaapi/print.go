@@ -1,138 +1,50 @@
 package luaapi
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
-// Printing streams: the JSON, table and Lua printers write to a printBuf
-// as they walk the value, so a result of a million rows is printed with no
-// more memory than a block of output (the rows themselves are the
-// script's). What is printed is the same as building it whole.
+// How values are printed (table, JSON, NDJSON, YAML, Lua) is package
+// output's. The runtime gives the printers what only it knows, as their
+// output.Host: kafka.json.null, a result's declared shape, error values, the
+// dry-run results whose plan was printed, and tostring.
 
-const (
-	// printBlock is how much output is written at a time.
-	printBlock = 64 << 10
-	// printHold is how much output is held back before the first write:
-	// a value that turns out not to be printable (a cycle, a function
-	// under -o json) prints nothing as long as its output is smaller.
-	printHold = 1 << 20
-)
-
-// printBuf buffers the printers' output and counts it (the guard limits
-// output by size).
-type printBuf struct {
-	dst     io.Writer
-	buf     []byte
-	flushed int // bytes already written to dst
-	hold    int // bytes held back before the first write
-	err     error
-	last    byte // the last byte written on
-}
-
-func newPrintBuf(dst io.Writer, hold int) *printBuf {
-	return &printBuf{dst: dst, hold: hold, buf: make([]byte, 0, 512)} // grows as the output does
-}
-
-// Len is how much has been printed, written on or not.
-func (p *printBuf) Len() int { return p.flushed + len(p.buf) }
-
-func (p *printBuf) Write(b []byte) (int, error) {
-	p.buf = append(p.buf, b...)
-	p.spill()
-	return len(b), nil
-}
-
-func (p *printBuf) WriteString(s string) (int, error) {
-	p.buf = append(p.buf, s...)
-	p.spill()
-	return len(s), nil
-}
-
-func (p *printBuf) WriteByte(c byte) error {
-	p.buf = append(p.buf, c)
-	if len(p.buf) >= printBlock {
-		p.spill()
-	}
-	return nil
-}
-
-// spill writes the buffer on once it holds a block, and is past the
-// held-back start.
-func (p *printBuf) spill() {
-	if len(p.buf) >= printBlock && (p.flushed > 0 || len(p.buf) >= p.hold) {
-		_ = p.Flush()
-	}
-}
-
-// Flush writes what is buffered. The first write error is kept and
-// returned from then on; later output is dropped.
-func (p *printBuf) Flush() error {
-	if len(p.buf) > 0 {
-		p.last = p.buf[len(p.buf)-1]
-	}
-	if p.err == nil && len(p.buf) > 0 {
-		n, err := p.dst.Write(p.buf)
-		p.flushed += n
-		if err == nil && n < len(p.buf) {
-			err = io.ErrShortWrite
-		}
-		p.err = err
-	}
-	p.buf = p.buf[:0]
-	return p.err
-}
-
-// Print writes values as Format renders them, streaming: see printBuf. A
-// value that cannot be printed is an error naming where in it ("value.a:
-// cyclic table"); what was already written (past printHold of output)
-// stays written. Failing to write is a *WriteError.
-func (r *Runtime) Print(w io.Writer, values []lua.LValue, output string) error {
-	out := newPrintBuf(w, printHold)
-	for _, v := range values {
-		start := out.Len()
-		err := r.printOne(out, v, output)
-		if out.err != nil {
-			return &WriteError{Err: out.err}
-		}
-		if err != nil {
-			return err
-		}
-		// One line block per value; an empty array under ndjson is no
-		// line at all.
-		if (out.Len() == start && output != "ndjson") || (out.Len() > start && out.lastByte() != '\n') {
-			out.WriteByte('\n')
-		}
-	}
-	if err := out.Flush(); err != nil {
-		return &WriteError{Err: err}
-	}
-	return nil
-}
+// Outputs are the formats --output and kafka.pp print in.
+var Outputs = output.Outputs
 
 // WriteError is Print's error when the output could not be written.
-type WriteError struct{ Err error }
+type WriteError = output.WriteError
 
-func (e *WriteError) Error() string { return e.Err.Error() }
-func (e *WriteError) Unwrap() error { return e.Err }
+// TerminalText returns s with what could drive a terminal escaped:
+// controls as \x1b (\n and \t are kept, for multi-line messages), other
+// non-printing characters as \u202e, bytes that are not UTF-8 as \xff.
+// Backslashes are kept as they are. For error messages and printed results.
+func TerminalText(s string) string { return output.TerminalText(s) }
 
-// lastByte is the last byte printed.
-func (p *printBuf) lastByte() byte {
-	if len(p.buf) == 0 {
-		return p.last
-	}
-	return p.buf[len(p.buf)-1]
+// Print writes values as Format renders them, streaming: a result of a
+// million rows is printed with no more memory than a block of output. A
+// value that cannot be printed is an error naming where in it ("value.a:
+// cyclic table"); what was already written (past output.HoldBack of output)
+// stays written. Failing to write is a *WriteError.
+func (r *Runtime) Print(w io.Writer, values []lua.LValue, format string) error {
+	return output.Print(w, (*printHost)(r), values, format)
 }
 
-// Format renders values the way --output asks (Outputs; printOne): "json"
-// as indented JSON (arrays stay arrays, [] for empty), "ndjson" a line per
+// Format renders values the way --output asks (Outputs): "json" as
+// indented JSON (arrays stay arrays, [] for empty), "ndjson" a line per
 // element, "yaml", "table" as an aligned table for arrays of records and as
 // indented Lua otherwise. One value per line block.
-func (r *Runtime) Format(values []lua.LValue, output string) (string, error) {
+func (r *Runtime) Format(values []lua.LValue, format string) (string, error) {
 	var b strings.Builder
-	if err := r.Print(&b, values, output); err != nil {
+	if err := r.Print(&b, values, format); err != nil {
 		return "", err
 	}
 	return b.String(), nil
@@ -142,27 +54,59 @@ func (r *Runtime) Format(values []lua.LValue, output string) (string, error) {
 // "json", "ndjson" or "yaml" output does a function's result: the same
 // conversion, keys, quoting and escaping. For commands that print data
 // without a runtime (version, undo, runbooks).
-func FormatGo(v any, output string) (string, error) {
+func FormatGo(v any, format string) (string, error) {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
-	lv := newConverter(L).toLua(v)
-	var b strings.Builder
-	out := newPrintBuf(&b, 0)
-	var err error
-	switch output {
-	case "ndjson":
-		err = writeNDJSON(out, lv, nil, nil)
-	case "yaml":
-		err = writeYAML(out, lv, nil, nil)
-	default:
-		err = writeJSONShaped(out, lv, nil, nil, "  ")
-		out.WriteByte('\n')
+	return output.FormatData(newConverter(L).toLua(v), format)
+}
+
+// printHost is the Runtime as the printers' output.Host.
+type printHost Runtime
+
+func (h *printHost) Null() lua.LValue { return (*Runtime)(h).null() }
+
+func (h *printHost) ShapeOf(v lua.LValue) *Shape { return shapeOf(v) }
+
+func (h *printHost) ErrorText(t *lua.LTable) (string, bool) {
+	if _, ok := isErrorValue(h.L, t); !ok {
+		return "", false
 	}
-	if err != nil {
-		return "", err
+	return errorText(t), true
+}
+
+func (h *printHost) Note(t *lua.LTable) string { return (*Runtime)(h).plannedNote(t) }
+
+// Display is tostring(v). A __tostring metamethod is Lua code, and Format
+// runs after the chunk, outside its protected call: an error there would
+// crash the process. So it is called protected, and under the memory
+// limit when no chunk is running.
+func (h *printHost) Display(v lua.LValue) (string, error) {
+	r := (*Runtime)(h)
+	L := r.L
+	fn := L.GetMetaField(v, "__tostring")
+	if fn == lua.LNil {
+		return v.String(), nil
 	}
-	if err := out.Flush(); err != nil {
-		return "", err
+	if L.Context() == nil && r.opts.MaxMemory > 0 {
+		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway, true)
+		defer stop()
+		L.SetContext(ctx)
+		defer L.RemoveContext()
 	}
-	return b.String(), nil
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(fn)
+	L.Push(v)
+	if err := L.PCall(1, 1, nil); err != nil {
+		var api *lua.ApiError
+		if errors.As(err, &api) && api.Object != nil {
+			return "", fmt.Errorf("__tostring failed: %s", lua.LVAsString(api.Object))
+		}
+		return "", fmt.Errorf("__tostring failed: %w", err)
+	}
+	s, ok := L.Get(-1).(lua.LString)
+	if !ok {
+		return "", fmt.Errorf("__tostring returned a %s, not a string", L.Get(-1).Type())
+	}
+	return string(s), nil
 }

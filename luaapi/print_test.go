@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // heapWatcher is a writer that remembers the largest live heap seen while
@@ -43,14 +44,14 @@ func TestPrintStreamsInBoundedMemory(t *testing.T) {
 		end
 		return rows`)
 	require.NoError(t, err)
-	for _, output := range Outputs {
+	for _, format := range Outputs {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		w := &heapWatcher{}
-		require.NoError(t, e.rt.Print(w, vals, output))
-		assert.Greater(t, w.n, 6<<20, "%s: the output is bigger than what the heap may grow by", output)
-		assert.Less(t, int64(w.peak)-int64(ms.HeapAlloc), int64(4<<20), output)
+		require.NoError(t, e.rt.Print(w, vals, format))
+		assert.Greater(t, w.n, 6<<20, "%s: the output is bigger than what the heap may grow by", format)
+		assert.Less(t, int64(w.peak)-int64(ms.HeapAlloc), int64(4<<20), format)
 	}
 }
 
@@ -62,13 +63,13 @@ func TestPrintIsFormat(t *testing.T) {
 		for i = 1, 3000 do rows[i] = {name = "n" .. i, n = i / 3, ok = i % 2 == 0, tags = {"a", i}} end
 		return rows, {a = {1, 2, {b = "x\27"}}}, "text", 42, nil`)
 	require.NoError(t, err)
-	for _, output := range Outputs {
-		want, err := e.rt.Format(vals, output)
+	for _, format := range Outputs {
+		want, err := e.rt.Format(vals, format)
 		require.NoError(t, err)
 		var b bytes.Buffer
-		require.NoError(t, e.rt.Print(&b, vals, output))
-		assert.Equal(t, want, b.String(), output)
-		assert.Greater(t, b.Len(), printHold/10)
+		require.NoError(t, e.rt.Print(&b, vals, format))
+		assert.Equal(t, want, b.String(), format)
+		assert.Greater(t, b.Len(), output.HoldBack/10)
 	}
 }
 
@@ -86,7 +87,7 @@ func TestPrintErrorsAfterHoldBack(t *testing.T) {
 	err = e.rt.Print(&b, []lua.LValue{big}, "json")
 	require.EqualError(t, err, "value[100001]: JSON cannot hold a function")
 	assert.True(t, strings.HasPrefix(b.String(), "[\n  \"row 1\",\n"), "past the hold-back the output went out")
-	assert.Greater(t, b.Len(), printHold)
+	assert.Greater(t, b.Len(), output.HoldBack)
 	assert.NotContains(t, b.String(), "row 100000", "the block being printed when it failed is not written")
 }
 
@@ -102,16 +103,9 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 func TestPrintWriteErrors(t *testing.T) {
 	e := newBareEnv(t, Options{})
 	big := e.run(`local t = {} for i = 1, 300000 do t[i] = i end return t`)
-	err := e.rt.Print(&failingWriter{after: printHold}, []lua.LValue{big}, "json")
+	err := e.rt.Print(&failingWriter{after: output.HoldBack}, []lua.LValue{big}, "json")
 	var we *WriteError
 	require.ErrorAs(t, err, &we)
 	assert.EqualError(t, we.Err, "broken pipe")
 	require.ErrorAs(t, e.rt.Print(&failingWriter{}, []lua.LValue{lua.LNumber(1)}, "table"), &we)
-}
-
-func TestAppendLuaNumberIsToString(t *testing.T) {
-	for _, f := range []float64{0, -0.0, 1, -1, 0.5, 1e15, 1e16, 1e21, 123456789012, 1.0 / 3, -2.5e-7, 9007199254740993} {
-		n := lua.LNumber(f)
-		assert.Equal(t, n.String(), string(appendLuaNumber(nil, n)), fmt.Sprint(f))
-	}
 }

@@ -444,7 +444,7 @@ func (ConfigValueType) read(r *reader, v lua.LValue, at string) (any, error) {
 
 // AnyType accepts any Lua value; the value itself is given to Run
 // (kafka.pp, kafka.json.encode, kafka.log). It is not walked here: the
-// converter that uses it (guard.go) refuses cycles and sizes with the
+// converter that uses it (output/guard.go) refuses cycles and sizes with the
 // value's own path (value.a[1]).
 type AnyType struct{}
 

@@ -16,6 +16,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // shapeErrors lists every way v departs from its declared shape s, with
@@ -56,15 +57,15 @@ func shapeErrors(L *lua.LState, s *Shape, v lua.LValue, path string) []string {
 			bad("want an error value, got %s", v.Type())
 		}
 	case KindList:
-		if !isTable || !isArray(t) {
+		if !isTable || !output.IsArray(t) {
 			bad("want a list, got %s", v.Type())
 			break
 		}
 		for i := 1; i <= t.Len(); i++ {
-			errs = append(errs, shapeErrors(L, s.elem, t.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i))...)
+			errs = append(errs, shapeErrors(L, s.Elem(), t.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i))...)
 		}
 	case KindMap, KindRecord:
-		if !isTable || (isArray(t) && t.Len() > 0) {
+		if !isTable || (output.IsArray(t) && t.Len() > 0) {
 			bad("want a %s, got %s", s.Kind, v.Type())
 			break
 		}
@@ -74,13 +75,13 @@ func shapeErrors(L *lua.LState, s *Shape, v lua.LValue, path string) []string {
 			case !ok:
 				bad("a %s key: %s", k.Type(), k)
 			case s.Kind == KindMap:
-				errs = append(errs, shapeErrors(L, s.elem, fv, path+"."+string(ks))...)
-			case s.fields[string(ks)] == nil:
+				errs = append(errs, shapeErrors(L, s.Elem(), fv, path+"."+string(ks))...)
+			case s.Field(string(ks)) == nil:
 				bad("undeclared field %q (%s)", ks, fv.Type())
 			}
 		})
-		for _, k := range s.keys {
-			errs = append(errs, shapeErrors(L, s.fields[k], t.RawGetString(k), path+"."+k)...)
+		for _, k := range s.Keys() {
+			errs = append(errs, shapeErrors(L, s.Field(k), t.RawGetString(k), path+"."+k)...)
 		}
 	default:
 		bad("unknown kind %q", s.Kind)
@@ -231,7 +232,7 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		s := f.resultShape()
 		require.NotNil(t, s, "%s declares no structured result", sc.fn)
 		assert.Same(t, s, shapeOf(v), "the result is marked as %s's", sc.fn)
-		if tb, ok := v.(*lua.LTable); ok && isArray(tb) && !assert.Positive(t, tb.Len(), "%s returned no rows: seed the cluster so that it does", sc.fn) {
+		if tb, ok := v.(*lua.LTable); ok && output.IsArray(tb) && !assert.Positive(t, tb.Len(), "%s returned no rows: seed the cluster so that it does", sc.fn) {
 			continue
 		}
 		assert.Empty(t, shapeErrors(e.rt.L, s, v, sc.fn+"()"), "declared: %s", f.Returns)
@@ -301,7 +302,7 @@ func craftQuorumAndTokens(e *env) {
 // The checker itself: it finds each kind of departure.
 func TestShapeErrorsFindsDepartures(t *testing.T) {
 	e := newEnv(t)
-	s, err := parseShape(`{{name=string, n=int, at=time?, tags={string...}, m={[string]=number}, err=error?}...}`)
+	s, err := output.ParseShape(`{{name=string, n=int, at=time?, tags={string...}, m={[string]=number}, err=error?}...}`)
 	require.NoError(t, err)
 	check := func(src string) []string { return shapeErrors(e.rt.L, s, e.run("return "+src), "r") }
 	assert.Empty(t, check(`{{name = "a", n = 1, tags = {"x"}, m = {a = 1.5}}, {name = "b", n = 2, at = 5, tags = {}, m = {}}}`))

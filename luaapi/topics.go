@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 func init() {
@@ -150,7 +151,7 @@ var topicSpecs = List[engine.TopicSpec](topicSpec).Items("spec").NonEmpty()
 var assignmentType = Custom("{[partition] = {broker ids}}", "{[0] = {0}}", func(r *reader, v lua.LValue, at string) (any, error) {
 	t := v.(*lua.LTable)
 	shift := int32(0)
-	if isArray(t) {
+	if output.IsArray(t) {
 		shift = 1
 	}
 	m, err := MapOf[int32, []int32](Int32(int64(shift)).Named("partition"), List[int32](brokerID).ArrayOnly().NonEmpty()).read(r, v, at)

@@ -1,4 +1,4 @@
-package luaapi
+package output
 
 import (
 	"bytes"
@@ -35,23 +35,23 @@ const yamlBatch = 256
 
 type yamlWriter struct {
 	null   lua.LValue
-	g      *valueGuard
+	g      *Guard
 	buf    bytes.Buffer
 	escape bool // a string in the batch holds a character to escape
 }
 
 // writeYAML writes v as YAML with its declared shape s (nil: none).
 func writeYAML(out *printBuf, v lua.LValue, s *Shape, null lua.LValue) error {
-	w := &yamlWriter{null: null, g: newGuard("value")}
+	w := &yamlWriter{null: null, g: NewGuard("value")}
 	t, ok := v.(*lua.LTable)
-	if !ok || !isArray(t) || t.Len() == 0 {
+	if !ok || !IsArray(t) || t.Len() == 0 {
 		n, err := w.node(lua.LNil, 0, v, s)
 		if err != nil {
 			return err
 		}
 		return w.encode(out, n)
 	}
-	if err := w.g.enter(lua.LNil, t); err != nil {
+	if err := w.g.Enter(lua.LNil, t); err != nil {
 		return err
 	}
 	for start := 1; start <= t.Len(); start += yamlBatch {
@@ -67,7 +67,7 @@ func writeYAML(out *printBuf, v lua.LValue, s *Shape, null lua.LValue) error {
 			return err
 		}
 	}
-	w.g.leave(t)
+	w.g.Leave(t)
 	return nil
 }
 
@@ -133,7 +133,7 @@ func (w *yamlWriter) node(key lua.LValue, idx int, v lua.LValue, s *Shape) (*yam
 		if key == nil {
 			return w.g.countIndex(idx, n)
 		}
-		return w.g.count(key, n)
+		return w.g.Count(key, n)
 	}
 	if v == w.null {
 		return yamlScalar("!!null", "null"), count(4)
@@ -162,7 +162,7 @@ func (w *yamlWriter) node(key lua.LValue, idx int, v lua.LValue, s *Shape) (*yam
 		if key == nil {
 			err = w.g.enterIndex(idx, v)
 		} else {
-			err = w.g.enter(key, v)
+			err = w.g.Enter(key, v)
 		}
 		if err != nil {
 			return nil, err
@@ -171,14 +171,14 @@ func (w *yamlWriter) node(key lua.LValue, idx int, v lua.LValue, s *Shape) (*yam
 		if err != nil {
 			return nil, err
 		}
-		w.g.leave(v)
+		w.g.Leave(v)
 		return n, nil
 	}
 	return nil, w.g.errorAt(keyOf(key, idx), "YAML output cannot hold a %s", v.Type())
 }
 
 func (w *yamlWriter) table(t *lua.LTable, s *Shape) (*yaml.Node, error) {
-	if isArray(t) {
+	if IsArray(t) {
 		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		if t.Len() == 0 {
 			seq.Style = yaml.FlowStyle // []
@@ -201,7 +201,7 @@ func (w *yamlWriter) table(t *lua.LTable, s *Shape) (*yaml.Node, error) {
 		m.Style = yaml.FlowStyle // {}
 	}
 	for _, p := range pairs {
-		if err := w.g.str(p.lkey, p.key); err != nil {
+		if err := w.g.Str(p.lkey, p.key); err != nil {
 			return nil, err
 		}
 		n, err := w.node(p.lkey, 0, p.val, p.shape)

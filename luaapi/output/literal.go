@@ -1,10 +1,8 @@
-package luaapi
+package output
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,28 +15,18 @@ import (
 // The Lua printer (indented Lua for tables that are not records, kafka.pp)
 // and the one-line form of values in log lines and prompts.
 
-// luaLiteral renders a value as indented Lua, keys in a stable order;
+// writeLuaLiteral writes v as indented Lua, keys in a stable order;
 // strings are quoted so that they read back exactly (and drive no
-// terminal).
-func (r *Runtime) luaLiteral(v lua.LValue) (string, error) {
-	var b strings.Builder
-	out := newPrintBuf(&b, 0)
-	if err := r.writeLuaLiteral(out, v); err != nil {
-		return "", err
-	}
-	return b.String(), out.Flush()
-}
-
-// writeLuaLiteral writes v as luaLiteral renders it, as it goes.
-func (r *Runtime) writeLuaLiteral(out *printBuf, v lua.LValue) error {
-	w := &luaWriter{r: r, b: out, g: newGuard("value")}
+// terminal). Other values are written as h displays them.
+func writeLuaLiteral(out *printBuf, h Host, v lua.LValue) error {
+	w := &luaWriter{h: h, b: out, g: NewGuard("value")}
 	return w.value(lua.LNil, v, "")
 }
 
 type luaWriter struct {
-	r *Runtime
+	h Host
 	b *printBuf
-	g *valueGuard
+	g *Guard
 }
 
 // value writes v, found under key; indent is the current indentation.
@@ -52,19 +40,19 @@ func (w *luaWriter) value(key, v lua.LValue, indent string) error {
 	}
 	switch v := v.(type) {
 	case lua.LString:
-		w.b.WriteString(quoteLua(string(v)))
+		w.b.WriteString(QuoteLua(string(v)))
 	case *lua.LTable:
-		if err := w.g.enter(key, v); err != nil {
+		if err := w.g.Enter(key, v); err != nil {
 			return err
 		}
 		if err := w.table(v, indent); err != nil {
 			return err
 		}
-		w.g.leave(v)
+		w.g.Leave(v)
 	case *lua.LNilType:
 		w.b.WriteString("nil")
 	default:
-		s, err := w.r.display(v)
+		s, err := w.h.Display(v)
 		if err != nil {
 			return w.g.errorAt(key, "%v", err)
 		}
@@ -75,7 +63,7 @@ func (w *luaWriter) value(key, v lua.LValue, indent string) error {
 
 func (w *luaWriter) table(t *lua.LTable, indent string) error {
 	inner := indent + "  "
-	if isArray(t) {
+	if IsArray(t) {
 		n := t.Len()
 		if n == 0 {
 			w.b.WriteString("{}")
@@ -102,7 +90,7 @@ func (w *luaWriter) table(t *lua.LTable, indent string) error {
 		w.b.WriteString(end)
 		return nil
 	}
-	keys := tableKeys(t)
+	keys := TableKeys(t)
 	if len(keys) == 0 {
 		w.b.WriteString("{}")
 		return nil
@@ -121,8 +109,8 @@ func (w *luaWriter) table(t *lua.LTable, indent string) error {
 	return nil
 }
 
-// tableKeys: declared columns first, then strings sorted, then other keys.
-func tableKeys(t *lua.LTable) []lua.LValue {
+// TableKeys: declared columns first, then strings sorted, then other keys.
+func TableKeys(t *lua.LTable) []lua.LValue {
 	var strs []string
 	var others []lua.LValue
 	t.ForEach(func(k, _ lua.LValue) {
@@ -133,7 +121,7 @@ func tableKeys(t *lua.LTable) []lua.LValue {
 		}
 	})
 	slices.Sort(strs)
-	order := columns(t)
+	order := Columns(t)
 	slices.SortStableFunc(strs, func(a, b string) int {
 		ia, ib := slices.Index(order, a), slices.Index(order, b)
 		if ia < 0 {
@@ -157,7 +145,7 @@ func luaKey(k lua.LValue) string {
 		return string(s)
 	}
 	if s, ok := k.(lua.LString); ok {
-		return "[" + quoteLua(string(s)) + "]"
+		return "[" + QuoteLua(string(s)) + "]"
 	}
 	return "[" + TerminalText(k.String()) + "]"
 }
@@ -174,12 +162,12 @@ func isIdent(s string) bool {
 	return true
 }
 
-// compactValue renders a Go value (from fromLua) on one line: a string as
-// a quoted Lua string, anything else as compact JSON with sorted keys.
-// Either way every control character is escaped.
-func compactValue(v any) string {
+// CompactValue renders a Go value (as luaapi's fromLua gives) on one line:
+// a string as a quoted Lua string, anything else as compact JSON with
+// sorted keys. Either way every control character is escaped.
+func CompactValue(v any) string {
 	if s, ok := v.(string); ok {
-		return quoteLua(s)
+		return QuoteLua(s)
 	}
 	var b bytes.Buffer
 	writeCompactJSON(&b, v)
@@ -191,7 +179,7 @@ func writeCompactJSON(b *bytes.Buffer, v any) {
 	case nil:
 		b.WriteString("null")
 	case string:
-		writeJSONString(b, v)
+		WriteJSONString(b, v)
 	case bool:
 		b.WriteString(strconv.FormatBool(v))
 	case float64:
@@ -211,7 +199,7 @@ func writeCompactJSON(b *bytes.Buffer, v any) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, k)
+			WriteJSONString(b, k)
 			b.WriteByte(':')
 			writeCompactJSON(b, v[k])
 		}
@@ -219,42 +207,8 @@ func writeCompactJSON(b *bytes.Buffer, v any) {
 	default:
 		enc, err := json.Marshal(v)
 		if err != nil {
-			enc = []byte(quoteLua(fmt.Sprint(v)))
+			enc = []byte(QuoteLua(fmt.Sprint(v)))
 		}
 		b.Write(enc)
 	}
-}
-
-// display is tostring(v). A __tostring metamethod is Lua code, and Format
-// runs after the chunk, outside its protected call: an error there would
-// crash the process. So it is called protected, and under the memory
-// limit when no chunk is running.
-func (r *Runtime) display(v lua.LValue) (string, error) {
-	L := r.L
-	fn := L.GetMetaField(v, "__tostring")
-	if fn == lua.LNil {
-		return v.String(), nil
-	}
-	if L.Context() == nil && r.opts.MaxMemory > 0 {
-		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway, true)
-		defer stop()
-		L.SetContext(ctx)
-		defer L.RemoveContext()
-	}
-	top := L.GetTop()
-	defer L.SetTop(top)
-	L.Push(fn)
-	L.Push(v)
-	if err := L.PCall(1, 1, nil); err != nil {
-		var api *lua.ApiError
-		if errors.As(err, &api) && api.Object != nil {
-			return "", fmt.Errorf("__tostring failed: %s", lua.LVAsString(api.Object))
-		}
-		return "", fmt.Errorf("__tostring failed: %w", err)
-	}
-	s, ok := L.Get(-1).(lua.LString)
-	if !ok {
-		return "", fmt.Errorf("__tostring returned a %s, not a string", L.Get(-1).Type())
-	}
-	return string(s), nil
 }

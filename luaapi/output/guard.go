@@ -1,4 +1,4 @@
-package luaapi
+package output
 
 import (
 	"fmt"
@@ -13,30 +13,30 @@ import (
 // script built, and a script can build values no output can hold: a table
 // that contains itself, nesting thousands deep, or a small table that
 // refers to the same big table or string a million times. Walked naively
-// these grow without bound (a cyclic table once took 24 GB). valueGuard is
+// these grow without bound (a cyclic table once took 24 GB). Guard is
 // the one place that stops them; each converter calls it on the way down.
 
 // Limits of one conversion. Variables so tests can lower them.
 var (
-	// maxValueDepth: deeper nesting than any Kafka result or plan has.
-	maxValueDepth = 200
-	// maxValueElements: tables and scalars visited. describe_topics of
+	// MaxDepth: deeper nesting than any Kafka result or plan has.
+	MaxDepth = 200
+	// MaxElements: tables and scalars visited. describe_topics of
 	// 200,000 partitions is about 2.5 million.
-	maxValueElements = 10_000_000
-	// maxValueBytes: string bytes visited, which is about the size of
+	MaxElements = 10_000_000
+	// MaxBytes: string bytes visited, which is about the size of
 	// the output (JSON, Lua, a table, an audit line).
-	maxValueBytes = 256 << 20
-	// maxGoElements: elements of a value turned into Go maps and slices
-	// (fromLua), which cost far more memory each than a line of output.
+	MaxBytes = 256 << 20
+	// MaxGoElements: elements of a value turned into Go maps and slices
+	// (luaapi's fromLua), which cost far more memory each than a line of output.
 	// A reassignment plan of 200,000 partitions is about 1.4 million.
-	maxGoElements = 4_000_000
+	MaxGoElements = 4_000_000
 )
 
-// valueGuard tracks one conversion: the tables on the current path (a
+// Guard tracks one conversion: the tables on the current path (a
 // table met again on its own path is a cycle; one met again on another
 // path is a shared reference, which is fine), the keys that lead there,
 // for messages, and how much of the budgets it has spent.
-type valueGuard struct {
+type Guard struct {
 	root string // what the value is called in messages: "value", "cfg"
 	keys []lua.LValue
 	// idxs parallels keys: where a key is nil, the array index it stands
@@ -57,11 +57,11 @@ type valueGuard struct {
 // guardScan is how many tables on the path are searched in place.
 const guardScan = 16
 
-func newGuard(root string) *valueGuard {
-	return &valueGuard{root: root, maxElems: maxValueElements}
+func NewGuard(root string) *Guard {
+	return &Guard{root: root, maxElems: MaxElements}
 }
 
-func (g *valueGuard) onPath(t *lua.LTable) bool {
+func (g *Guard) onPath(t *lua.LTable) bool {
 	if len(g.tables) > guardScan {
 		return g.deep[t]
 	}
@@ -73,36 +73,36 @@ func (g *valueGuard) onPath(t *lua.LTable) bool {
 	return false
 }
 
-// small lowers the element budget for conversions into Go values.
-func (g *valueGuard) small() *valueGuard {
-	g.maxElems = min(g.maxElems, maxGoElements)
+// Small lowers the element budget for conversions into Go values.
+func (g *Guard) Small() *Guard {
+	g.maxElems = min(g.maxElems, MaxGoElements)
 	return g
 }
 
-// enter steps into the table t, found under key (lua.LNil for the root),
+// Enter steps into the table t, found under key (lua.LNil for the root),
 // after its element was counted. Every successful enter is followed by
-// leave(t).
-func (g *valueGuard) enter(key lua.LValue, t *lua.LTable) error {
+// Leave(t).
+func (g *Guard) Enter(key lua.LValue, t *lua.LTable) error {
 	if g.onPath(t) {
 		return g.errorAt(key, "cyclic table (it contains itself)")
 	}
-	if len(g.keys) >= maxValueDepth {
-		return g.errorAt(key, "nested more than %d tables deep", maxValueDepth)
+	if len(g.keys) >= MaxDepth {
+		return g.errorAt(key, "nested more than %d tables deep", MaxDepth)
 	}
 	g.push(key, 0, t)
 	return nil
 }
 
-// enterIndex is enter for the table at index i of an array.
-func (g *valueGuard) enterIndex(i int, t *lua.LTable) error {
-	if g.onPath(t) || len(g.keys) >= maxValueDepth {
-		return g.enter(lua.LNumber(i), t) // refused, with the index in the message
+// enterIndex is Enter for the table at index i of an array.
+func (g *Guard) enterIndex(i int, t *lua.LTable) error {
+	if g.onPath(t) || len(g.keys) >= MaxDepth {
+		return g.Enter(lua.LNumber(i), t) // refused, with the index in the message
 	}
 	g.push(nil, i, t)
 	return nil
 }
 
-func (g *valueGuard) push(key lua.LValue, idx int, t *lua.LTable) {
+func (g *Guard) push(key lua.LValue, idx int, t *lua.LTable) {
 	g.keys = append(g.keys, key)
 	g.idxs = append(g.idxs, idx)
 	g.tables = append(g.tables, t)
@@ -119,8 +119,8 @@ func (g *valueGuard) push(key lua.LValue, idx int, t *lua.LTable) {
 	}
 }
 
-// leave steps out of t, the table entered last.
-func (g *valueGuard) leave(t *lua.LTable) {
+// Leave steps out of t, the table entered last.
+func (g *Guard) Leave(t *lua.LTable) {
 	if len(g.tables) > guardScan {
 		delete(g.deep, t)
 		if len(g.tables) == guardScan+1 {
@@ -132,9 +132,9 @@ func (g *valueGuard) leave(t *lua.LTable) {
 	g.idxs = g.idxs[:len(g.idxs)-1]
 }
 
-// count spends one element, found under key, and n bytes of output. The
+// Count spends one element, found under key, and n bytes of output. The
 // converters count every value, tables included, before writing it.
-func (g *valueGuard) count(key lua.LValue, n int) error {
+func (g *Guard) Count(key lua.LValue, n int) error {
 	if g.quiet > 0 {
 		return nil
 	}
@@ -143,46 +143,50 @@ func (g *valueGuard) count(key lua.LValue, n int) error {
 	if g.elems > g.maxElems {
 		return g.errorAt(key, "too large to convert (more than %d elements in all)", g.maxElems)
 	}
-	if g.bytes > maxValueBytes {
-		return g.errorAt(key, "too large to convert (more than %d MiB of text in all)", maxValueBytes>>20)
+	if g.bytes > MaxBytes {
+		return g.errorAt(key, "too large to convert (more than %d MiB of text in all)", MaxBytes>>20)
 	}
 	return nil
 }
 
 // countIndex is count for the value at index i of an array.
-func (g *valueGuard) countIndex(i, n int) error {
+func (g *Guard) countIndex(i, n int) error {
 	if g.quiet > 0 {
 		return nil
 	}
-	if g.elems+1 > g.maxElems || g.bytes+n > maxValueBytes {
-		return g.count(lua.LNumber(i), n) // refused, with the index in the message
+	if g.elems+1 > g.maxElems || g.bytes+n > MaxBytes {
+		return g.Count(lua.LNumber(i), n) // refused, with the index in the message
 	}
 	g.elems++
 	g.bytes += n
 	return nil
 }
 
-// str counts a string value or key by its length.
-func (g *valueGuard) str(key lua.LValue, s string) error { return g.count(key, len(s)) }
+// AddBytes spends n bytes of output (a key's text) that the next Count
+// checks with its value.
+func (g *Guard) AddBytes(n int) { g.bytes += n }
+
+// Str counts a string value or key by its length.
+func (g *Guard) Str(key lua.LValue, s string) error { return g.Count(key, len(s)) }
 
 // reach counts one element for a writer whose output will be total bytes
 // long once the element is written (indentation and punctuation count too).
-func (g *valueGuard) reach(key lua.LValue, total int) error {
-	return g.count(key, max(total-g.bytes, 0))
+func (g *Guard) reach(key lua.LValue, total int) error {
+	return g.Count(key, max(total-g.bytes, 0))
 }
 
 // reachIndex is reach for the value at index i of an array.
-func (g *valueGuard) reachIndex(i, total int) error {
+func (g *Guard) reachIndex(i, total int) error {
 	return g.countIndex(i, max(total-g.bytes, 0))
 }
 
-func (g *valueGuard) errorAt(key lua.LValue, format string, args ...any) error {
-	return &valueError{Path: g.path(key), Reason: fmt.Sprintf(format, args...)}
+func (g *Guard) errorAt(key lua.LValue, format string, args ...any) error {
+	return &ValueError{Path: g.path(key), Reason: fmt.Sprintf(format, args...)}
 }
 
 // path renders the keys from the root, with extra appended when not nil:
 // value.a[2]["a b"].
-func (g *valueGuard) path(extra lua.LValue) string {
+func (g *Guard) path(extra lua.LValue) string {
 	var b strings.Builder
 	b.WriteString(g.root)
 	keys := g.keys
@@ -219,11 +223,11 @@ func (g *valueGuard) path(extra lua.LValue) string {
 	return b.String()
 }
 
-// valueError says where in a value and why it cannot be converted:
+// ValueError says where in a value and why it cannot be converted:
 // "value.a: cyclic table (it contains itself)".
-type valueError struct {
+type ValueError struct {
 	Path   string
 	Reason string
 }
 
-func (e *valueError) Error() string { return e.Path + ": " + e.Reason }
+func (e *ValueError) Error() string { return e.Path + ": " + e.Reason }

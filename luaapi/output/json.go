@@ -1,4 +1,4 @@
-package luaapi
+package output
 
 import (
 	"math"
@@ -12,12 +12,12 @@ import (
 // JSON rules: keys sorted; a sequence is an array and an empty table is []
 // unless it came from a Go map or record (then {}); kafka.json.null is null;
 // integral numbers print without a fraction. Strings are exact: see
-// writeJSONString.
+// WriteJSONString.
 
-// encodeJSON writes v as JSON; indent "" means compact. A value JSON cannot
+// EncodeJSON writes v as JSON; indent "" means compact. A value JSON cannot
 // hold (a cyclic table, a function, NaN, too deep or too large) is an
 // error naming where it is: "value.a: cyclic table (it contains itself)".
-func encodeJSON(v lua.LValue, null lua.LValue, indent string) (string, error) {
+func EncodeJSON(v lua.LValue, null lua.LValue, indent string) (string, error) {
 	var b strings.Builder
 	out := newPrintBuf(&b, 0)
 	if err := writeJSON(out, v, null, indent); err != nil {
@@ -39,7 +39,7 @@ func writeJSON(out *printBuf, v lua.LValue, null lua.LValue, indent string) erro
 // a record's declared fields that a row lacks are written as null, so
 // that every row has the same keys. The Lua value is not changed.
 func writeJSONShaped(out *printBuf, v lua.LValue, s *Shape, null lua.LValue, indent string) error {
-	w := &jsonWriter{out: out, null: null, indent: indent, g: newGuard("value")}
+	w := &jsonWriter{out: out, null: null, indent: indent, g: NewGuard("value")}
 	return w.value(lua.LNil, 0, v, 0, s)
 }
 
@@ -47,11 +47,11 @@ func writeJSONShaped(out *printBuf, v lua.LValue, s *Shape, null lua.LValue, ind
 // for an empty one), any other value as one line.
 func writeNDJSON(out *printBuf, v lua.LValue, s *Shape, null lua.LValue) error {
 	t, ok := v.(*lua.LTable)
-	if !ok || !isArray(t) {
+	if !ok || !IsArray(t) {
 		return writeJSONShaped(out, v, s, null, "")
 	}
-	w := &jsonWriter{out: out, null: null, g: newGuard("value")}
-	if err := w.g.enter(lua.LNil, t); err != nil {
+	w := &jsonWriter{out: out, null: null, g: NewGuard("value")}
+	if err := w.g.Enter(lua.LNil, t); err != nil {
 		return err
 	}
 	for i := 1; i <= t.Len(); i++ {
@@ -60,7 +60,7 @@ func writeNDJSON(out *printBuf, v lua.LValue, s *Shape, null lua.LValue) error {
 		}
 		out.WriteByte('\n')
 	}
-	w.g.leave(t)
+	w.g.Leave(t)
 	return out.err
 }
 
@@ -68,7 +68,7 @@ type jsonWriter struct {
 	out    *printBuf
 	null   lua.LValue
 	indent string
-	g      *valueGuard
+	g      *Guard
 	pads   []string     // "\n" and the indentation of each depth
 	keys   [][]jsonPair // an object's keys, reused at each depth
 	num    []byte
@@ -120,12 +120,12 @@ func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int, s *
 		}
 		b.Write(w.num)
 	case lua.LString:
-		writeJSONString(b, string(v))
+		WriteJSONString(b, string(v))
 	case *lua.LTable:
 		if key == nil {
 			err = w.g.enterIndex(idx, v)
 		} else {
-			err = w.g.enter(key, v)
+			err = w.g.Enter(key, v)
 		}
 		if err != nil {
 			return err
@@ -133,7 +133,7 @@ func (w *jsonWriter) value(key lua.LValue, idx int, v lua.LValue, depth int, s *
 		if err := w.table(v, depth, s); err != nil {
 			return err
 		}
-		w.g.leave(v)
+		w.g.Leave(v)
 	default:
 		return w.g.errorAt(keyOf(key, idx), "JSON cannot hold a %s", v.Type())
 	}
@@ -161,7 +161,7 @@ func (w *jsonWriter) newline(depth int) {
 
 func (w *jsonWriter) table(t *lua.LTable, depth int, s *Shape) error {
 	b := w.out
-	if isArray(t) {
+	if IsArray(t) {
 		n := t.Len()
 		if n == 0 {
 			b.WriteString("[]")
@@ -202,7 +202,7 @@ func (w *jsonWriter) table(t *lua.LTable, depth int, s *Shape) error {
 			b.WriteByte(',')
 		}
 		w.newline(depth + 1)
-		writeJSONString(b, p.key)
+		WriteJSONString(b, p.key)
 		b.WriteByte(':')
 		if w.indent != "" {
 			b.WriteByte(' ')
@@ -220,7 +220,7 @@ func (w *jsonWriter) table(t *lua.LTable, depth int, s *Shape) error {
 // their declared shapes and the declared fields t lacks (withDeclared). A
 // key that is neither a string nor a number is an error: format (JSON,
 // YAML) cannot hold it.
-func objectPairs(dst []jsonPair, t *lua.LTable, s *Shape, g *valueGuard, format string) ([]jsonPair, error) {
+func objectPairs(dst []jsonPair, t *lua.LTable, s *Shape, g *Guard, format string) ([]jsonPair, error) {
 	var kerr error
 	for k, val := t.Next(lua.LNil); k != lua.LNil; k, val = t.Next(k) {
 		switch kk := k.(type) { // k itself is kept: boxing kk again would allocate

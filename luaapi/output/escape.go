@@ -1,4 +1,4 @@
-package luaapi
+package output
 
 import (
 	"fmt"
@@ -40,9 +40,9 @@ func printable(r rune) bool { return r == ' ' || unicode.IsPrint(r) }
 // Backslashes are kept as they are. For error messages and printed results.
 func TerminalText(s string) string { return termText(s, true) }
 
-// cellText is TerminalText for one table cell: a newline or tab would
+// CellText is TerminalText for one table cell: a newline or tab would
 // break the table, so they are escaped too (\n, \t).
-func cellText(s string) string { return termText(s, false) }
+func CellText(s string) string { return termText(s, false) }
 
 func termText(s string, keepLines bool) string {
 	if plain(s) {
@@ -94,11 +94,11 @@ func shortEscape(c byte) string {
 	return ""
 }
 
-// quoteLua writes s as a Lua string literal that reads back as exactly s:
+// QuoteLua writes s as a Lua string literal that reads back as exactly s:
 // printable characters as they are, controls as \n or \x1b, the bytes of
 // other non-printing characters and bytes that are not UTF-8 as \xNN (the
 // hexadecimal escape of Lua 5.2, which kadmin-lua's Lua reads too).
-func quoteLua(s string) string {
+func QuoteLua(s string) string {
 	if plain(s) && !strings.ContainsAny(s, `"\`) {
 		return `"` + s + `"`
 	}
@@ -133,7 +133,7 @@ type textWriter interface {
 	io.ByteWriter
 }
 
-// writeJSONString writes s as a JSON string that gives back exactly s.
+// WriteJSONString writes s as a JSON string that gives back exactly s.
 // Valid UTF-8 is kept, with every character that is not printable escaped
 // (C0 and C1 controls, DEL, U+2028, bidi and other format characters), so
 // JSON read on a terminal cannot drive it either. A byte that is not UTF-8
@@ -144,7 +144,7 @@ type textWriter interface {
 // "surrogateescape") gives back the original bytes; decoders that insist
 // on Unicode read U+FFFD there. (encoding/json would write U+FFFD itself,
 // losing the byte.)
-func writeJSONString(b textWriter, s string) {
+func WriteJSONString(b textWriter, s string) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
 		c := s[i]

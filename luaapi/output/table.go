@@ -1,4 +1,4 @@
-package luaapi
+package output
 
 import (
 	"fmt"
@@ -18,47 +18,47 @@ var Outputs = []string{"table", "json", "ndjson", "yaml"}
 // noRows is what a table prints for an empty array: a result with no rows.
 const noRows = "(no rows)"
 
-// printOne writes one value the way --output asks: "json" as indented
+// printOne writes one value the way format asks: "json" as indented
 // JSON, "ndjson" as a compact JSON line per element of an array, "yaml" as
 // YAML, "table" as an aligned table for arrays of records and as indented
-// Lua otherwise (print.go: Format, Print). A function's result is printed
-// with its declared shape (shapeOf): times in tables, nulls in JSON.
-func (r *Runtime) printOne(out *printBuf, v lua.LValue, output string) error {
-	switch output {
+// Lua otherwise (print.go: Print). A function's result is printed with its
+// declared shape (Host.ShapeOf): times in tables, nulls in JSON.
+func printOne(out *printBuf, h Host, v lua.LValue, format string) error {
+	switch format {
 	case "json":
-		return writeJSONShaped(out, v, shapeOf(v), r.null(), "  ")
+		return writeJSONShaped(out, v, h.ShapeOf(v), h.Null(), "  ")
 	case "ndjson":
-		return writeNDJSON(out, v, shapeOf(v), r.null())
+		return writeNDJSON(out, v, h.ShapeOf(v), h.Null())
 	case "yaml":
-		return writeYAML(out, v, shapeOf(v), r.null())
+		return writeYAML(out, v, h.ShapeOf(v), h.Null())
 	}
 	if t, ok := v.(*lua.LTable); ok {
-		if _, isErr := isErrorValue(r.L, t); isErr {
-			out.WriteString(TerminalText(errorText(t)))
+		if text, isErr := h.ErrorText(t); isErr {
+			out.WriteString(TerminalText(text))
 			return nil
 		}
-		if note := r.plannedNote(t); note != "" {
+		if note := h.Note(t); note != "" {
 			out.WriteString(note)
 			return nil
 		}
-		shape := shapeOf(t)
-		if isArray(t) && t.Len() == 0 {
+		shape := h.ShapeOf(t)
+		if IsArray(t) && t.Len() == 0 {
 			out.WriteString(noRows)
 			return nil
 		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(out, rows, cols, "", newGuard("value"), shape.rows())
+			return renderTable(out, rows, cols, "", NewGuard("value"), shape.rows())
 		}
 		// One result record (describe_cluster, plan_reassignment, ...):
 		// a one-row table, its arrays of records as sub-tables.
-		if len(columns(t)) > 0 && !isArray(t) {
+		if len(Columns(t)) > 0 && !IsArray(t) {
 			wrapped := &lua.LTable{}
 			wrapped.Append(t)
 			if rows, cols, ok := recordRows(wrapped); ok {
-				return renderTable(out, rows, cols, "", newGuard("value"), shape.rows())
+				return renderTable(out, rows, cols, "", NewGuard("value"), shape.rows())
 			}
 		}
-		return r.writeLuaLiteral(out, v)
+		return writeLuaLiteral(out, h, v)
 	}
 	if v == lua.LNil {
 		out.WriteString("nil")
@@ -66,7 +66,7 @@ func (r *Runtime) printOne(out *printBuf, v lua.LValue, output string) error {
 	}
 	// A string is printed as text, as print would, but escaped: it may
 	// come from the cluster.
-	s, err := r.display(v)
+	s, err := h.Display(v)
 	if err != nil {
 		return fmt.Errorf("value: %w", err)
 	}
@@ -94,7 +94,7 @@ func (s rowSet) row(i int) *lua.LTable {
 // in sorted order.
 func recordRows(t *lua.LTable) (rowSet, []string, bool) {
 	n := t.Len()
-	if n == 0 || !isArray(t) {
+	if n == 0 || !IsArray(t) {
 		return rowSet{}, nil, false
 	}
 	set := rowSet{t: t, n: n}
@@ -128,12 +128,12 @@ func rowColumns(set rowSet) ([]string, bool) {
 	var lastMeta lua.LValue
 	for i := range set.n {
 		row, ok := rowAt(set, i)
-		if !ok || (isArray(row) && row.Len() > 0) {
+		if !ok || (IsArray(row) && row.Len() > 0) {
 			return nil, false
 		}
 		if row.Metatable != lastMeta { // records of one type share theirs
 			lastMeta = row.Metatable
-			for _, c := range columns(row) {
+			for _, c := range Columns(row) {
 				if !has(c) {
 					add(&cols, c)
 				}
@@ -188,7 +188,7 @@ func keyRank(k string) int {
 //
 // It goes over the rows twice: once for the columns' widths (and the
 // guard's counts), then to print. No cell is kept in between.
-func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *valueGuard, rs *Shape) error {
+func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Guard, rs *Shape) error {
 	var flat, nested []string
 	for _, c := range cols {
 		// One level of sub-tables; deeper ones are summarized in a cell.
@@ -206,7 +206,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 	shapes := make([]*Shape, len(flat))
 	for j, c := range flat {
 		keys[j] = lua.LString(c)
-		width[j] = utf8.RuneCountInString(strings.ToUpper(cellText(c)))
+		width[j] = utf8.RuneCountInString(strings.ToUpper(CellText(c)))
 		shapes[j] = rs.Field(c)
 	}
 	var buf []byte
@@ -222,7 +222,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 			}
 			width[j] = max(width[j], utf8.RuneCount(buf))
 		}
-		g.leave(row)
+		g.Leave(row)
 	}
 
 	// The header, then each row and its sub-tables.
@@ -234,7 +234,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 	}
 	line = append(line, indent...)
 	for j, c := range flat {
-		line = appendPadded(line, strings.ToUpper(cellText(c)), width[j], j < len(flat)-1)
+		line = appendPadded(line, strings.ToUpper(CellText(c)), width[j], j < len(flat)-1)
 	}
 	endLine()
 	g.quiet++ // counted in the first pass
@@ -258,7 +258,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 				if err := g.enterIndex(i+1, row); err != nil {
 					return err
 				}
-				if err := g.enter(lua.LString(c), sub); err != nil {
+				if err := g.Enter(lua.LString(c), sub); err != nil {
 					return err
 				}
 				g.quiet--
@@ -267,8 +267,8 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *val
 				if err != nil {
 					return err
 				}
-				g.leave(sub)
-				g.leave(row)
+				g.Leave(sub)
+				g.Leave(row)
 			}
 		}
 		if out.err != nil {
@@ -325,7 +325,7 @@ func subTable(t *lua.LTable) (rowSet, []string, bool) {
 	t.ForEach(func(k, v lua.LValue) {
 		ks, ok := k.(lua.LString)
 		rec, isTable := v.(*lua.LTable)
-		if !ok || !isTable || (isArray(rec) && rec.Len() > 0) {
+		if !ok || !isTable || (IsArray(rec) && rec.Len() > 0) {
 			allRecords = false
 			return
 		}
@@ -373,11 +373,11 @@ func topicPartitionsCell(t *lua.LTable) string {
 	parts := map[string][]string{}
 	for i := 1; i <= t.Len(); i++ {
 		r := t.RawGetInt(i).(*lua.LTable)
-		topic := cellText(lua.LVAsString(r.RawGetString("topic")))
+		topic := CellText(lua.LVAsString(r.RawGetString("topic")))
 		if _, seen := parts[topic]; !seen {
 			order = append(order, topic)
 		}
-		parts[topic] = append(parts[topic], cellText(lua.LVAsString(r.RawGetString("partition"))))
+		parts[topic] = append(parts[topic], CellText(lua.LVAsString(r.RawGetString("partition"))))
 	}
 	out := make([]string, 0, len(order))
 	for _, topic := range order {
@@ -390,15 +390,15 @@ func topicPartitionsCell(t *lua.LTable) string {
 // scalars as escaped text, a declared time (fs) as RFC 3339, errors by
 // code, arrays of scalars joined, records and maps as key=value. g counts
 // what it writes: a row can refer to one big string many times.
-func appendCell(dst []byte, g *valueGuard, key, v lua.LValue, fs *Shape) ([]byte, error) {
+func appendCell(dst []byte, g *Guard, key, v lua.LValue, fs *Shape) ([]byte, error) {
 	switch v := v.(type) {
 	case *lua.LNilType:
-		return dst, g.str(key, "")
+		return dst, g.Str(key, "")
 	case lua.LString:
-		if err := g.str(key, string(v)); err != nil { // before the copy
+		if err := g.Str(key, string(v)); err != nil { // before the copy
 			return dst, err
 		}
-		return append(dst, cellText(string(v))...), nil
+		return append(dst, CellText(string(v))...), nil
 	case lua.LNumber:
 		start := len(dst)
 		if fs.Is(KindTime) {
@@ -406,10 +406,10 @@ func appendCell(dst []byte, g *valueGuard, key, v lua.LValue, fs *Shape) ([]byte
 		} else {
 			dst = appendLuaNumber(dst, v)
 		}
-		return dst, g.count(key, len(dst)-start)
+		return dst, g.Count(key, len(dst)-start)
 	case lua.LBool:
 		s := strconv.FormatBool(bool(v))
-		return append(dst, s...), g.str(key, s)
+		return append(dst, s...), g.Str(key, s)
 	}
 	s, err := cell(g, key, v, fs, false)
 	return append(dst, s...), err
@@ -441,15 +441,15 @@ const maxTimeMillis = 253402300799999
 // cell renders one value, found under key, inside a table (see
 // appendCell); fs is its declared shape, or nil. nested: the value is
 // inside another cell, where a record or map is braced.
-func cell(g *valueGuard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
+func cell(g *Guard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
 	var s string
 	switch v := v.(type) {
 	case *lua.LNilType:
 	case lua.LString:
-		if err := g.str(key, string(v)); err != nil { // before the copy
+		if err := g.Str(key, string(v)); err != nil { // before the copy
 			return "", err
 		}
-		return cellText(string(v)), nil
+		return CellText(string(v)), nil
 	case lua.LNumber:
 		if fs.Is(KindTime) {
 			s = string(appendTime(nil, v))
@@ -460,18 +460,18 @@ func cell(g *valueGuard, key, v lua.LValue, fs *Shape, nested bool) (string, err
 		s = strconv.FormatBool(bool(v))
 	case *lua.LTable:
 		if code := v.RawGetString("code"); code != lua.LNil && v.RawGetString("message") != lua.LNil {
-			s = cellText(lua.LVAsString(code))
+			s = CellText(lua.LVAsString(code))
 			break
 		}
 		if isTopicPartitions(v) {
 			s = topicPartitionsCell(v)
 			break
 		}
-		if err := g.enter(key, v); err != nil {
+		if err := g.Enter(key, v); err != nil {
 			return "", err
 		}
-		defer g.leave(v)
-		if isArray(v) {
+		defer g.Leave(v)
+		if IsArray(v) {
 			var parts []string
 			for i := 1; i <= v.Len(); i++ {
 				e := v.RawGetInt(i)
@@ -500,14 +500,14 @@ func cell(g *valueGuard, key, v lua.LValue, fs *Shape, nested bool) (string, err
 	default:
 		s = v.String()
 	}
-	return s, g.str(key, s)
+	return s, g.Str(key, s)
 }
 
 // keyValueCell renders a record or a map as `key=value` pairs in key
 // order, separated by spaces, as kafka.log writes fields: a quota entity
 // reads `client_id=app user=alice`, a filter `operation=write
 // principal=User:bob`. Keys are escaped like any cell text.
-func keyValueCell(g *valueGuard, t *lua.LTable, fs *Shape) (string, error) {
+func keyValueCell(g *Guard, t *lua.LTable, fs *Shape) (string, error) {
 	var keys []lua.LValue
 	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
 	slices.SortFunc(keys, func(a, b lua.LValue) int { return strings.Compare(a.String(), b.String()) })
@@ -524,7 +524,7 @@ func keyValueCell(g *valueGuard, t *lua.LTable, fs *Shape) (string, error) {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(cellText(k.String()))
+		b.WriteString(CellText(k.String()))
 		b.WriteByte('=')
 		b.WriteString(p)
 	}
