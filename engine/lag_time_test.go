@@ -2,12 +2,15 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -216,4 +219,77 @@ func TestLagNoCommitSkip(t *testing.T) {
 	assert.Nil(t, p1.Err)
 	assert.Nil(t, p1.LagMs)
 	assert.Empty(t, p1.TimeUnknown)
+}
+
+// A leader that moves mid-call: the Fetch answered NOT_LEADER_OR_FOLLOWER
+// is sent again to the new leader, and the time is still exact.
+func TestLagInTimeSurvivesALeaderMove(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 1, 1, nil, "mv")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := int64(1_780_000_000_000)
+	produceAt(t, kc, "mv", 0, base, base+1)
+	commitAt(t, adm, "g", "mv", map[int32]int64{0: 0})
+	var refused atomic.Int32
+	c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if refused.Add(1) > 1 {
+			return nil, nil, false // the second one goes through
+		}
+		c.KeepControl()
+		r := req.(*kmsg.FetchRequest)
+		resp := r.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	p := partitionOf(t, res[0], 0)
+	require.NotNil(t, p.OldestUnconsumed, "%+v", p)
+	assert.Equal(t, base, *p.OldestUnconsumed)
+	assert.GreaterOrEqual(t, refused.Load(), int32(2), "the refused Fetch was sent again")
+}
+
+// A leader that never answers the Fetch: the call ends by its deadline,
+// and the partition names what failed; nothing hangs.
+func TestLagInTimeNeverHangs(t *testing.T) {
+	_, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 1, 1, nil, "dead")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	produceAt(t, kc, "dead", 0, 1, 2)
+	commitAt(t, adm, "g", "dead", map[int32]int64{0: 0})
+	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second})
+	require.NoError(t, err)
+	defer cl.Close()
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return nil, errors.New("the broker drops the connection"), true
+	})
+	began := time.Now()
+	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	took := time.Since(began)
+	assert.Less(t, took, 6*time.Second, "bounded by the call's timeout")
+	require.NoError(t, err)
+	p := partitionOf(t, res[0], 0)
+	require.NotNil(t, p.Err, "the partition says what failed")
+	t.Logf("after %s: %v", took, p.Err)
+	assert.Contains(t, p.Err.Resource, "dead[0]")
+	assert.Nil(t, p.LagMs)
+	assert.NotNil(t, res[0].Err, "and fails its group")
 }
