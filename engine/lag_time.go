@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -64,11 +66,14 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 	if o.Now != nil {
 		now = o.Now
 	}
-	want := map[TopicPartition]int64{}
+	var want []RecordWant
+	lagging := map[TopicPartition]bool{}
 	for _, g := range out {
 		for _, p := range g.Partitions {
 			if p.Err == nil && p.Lag > 0 {
-				want[TopicPartition{p.Topic, p.Partition}] = p.EndOffset - p.Lag // the first unread offset
+				tp := TopicPartition{p.Topic, p.Partition}
+				want = append(want, RecordWant{tp, p.EndOffset - p.Lag}) // the first unread offset
+				lagging[tp] = true
 			}
 		}
 	}
@@ -76,17 +81,14 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 	if o.ReadCommitted {
 		isolation = 1
 	}
-	var first map[TopicPartition]firstRecord
+	var first map[RecordWant]firstRecord
 	var heads map[TopicPartition]ListedOffset
 	if len(want) > 0 {
 		var err error
 		if first, err = c.firstRecords(ctx, want, isolation); err != nil {
 			return err
 		}
-		tps := make([]TopicPartition, 0, len(want))
-		for tp := range want {
-			tps = append(tps, tp)
-		}
+		tps := slices.SortedFunc(maps.Keys(lagging), compareTP)
 		listed, err := c.listOffsets(ctx, tps, OffsetQuery{Kind: OffsetAtMaxTimestamp})
 		if err != nil {
 			return err
@@ -122,7 +124,11 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				continue
 			}
 			tp := TopicPartition{p.Topic, p.Partition}
-			r := first[tp]
+			r, ok := first[RecordWant{tp, p.EndOffset - p.Lag}]
+			if !ok {
+				p.TimeUnknown = TimeUnknownNone
+				continue
+			}
 			switch {
 			case r.Err != nil && r.Err.Code == kerr.OffsetOutOfRange.Message:
 				p.TimeUnknown = TimeUnknownDeleted

@@ -293,3 +293,30 @@ func TestLagInTimeNeverHangs(t *testing.T) {
 	assert.Nil(t, p.LagMs)
 	assert.NotNil(t, res[0].Err, "and fails its group")
 }
+
+// Groups at different commits on one partition each get their own first
+// unread record, from one Fetch of that partition.
+func TestLagInTimeManyGroupsOnePartition(t *testing.T) {
+	cl, c, adm := newTestClient(t, kfake.NumBrokers(1))
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 1, 1, nil, "shared")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := int64(1_780_000_000_000)
+	produceAt(t, kc, "shared", 0, base, base+1_000, base+2_000, base+3_000)
+	for g, at := range map[string]int64{"a": 0, "b": 1, "c": 3} {
+		commitAt(t, adm, g, "shared", map[int32]int64{0: at})
+	}
+	fetches := countKey(c, kmsg.Fetch)
+	res, err := cl.LagWith(ctx, []string{"a", "b", "c"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	require.Len(t, res, 3)
+	for i, want := range []int64{base, base + 1_000, base + 3_000} {
+		p := res[i].Partitions[0]
+		require.NotNil(t, p.OldestUnconsumed, "%s: %+v", res[i].Group, p)
+		assert.Equal(t, want, *p.OldestUnconsumed, res[i].Group)
+	}
+	assert.EqualValues(t, 1, fetches.Load(), "one Fetch served the three groups")
+}

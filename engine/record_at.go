@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -41,43 +42,110 @@ type firstRecord struct {
 // keeps the answer small when batches are.
 const recordAtBytes = 64 << 10
 
-// recordAtRounds bounds how often a partition is fetched again because a
-// fetch held only records to skip (control records, aborted ones).
-const recordAtRounds = 4
+// recordAtRounds bounds the Fetches of one partition: a fetch that held
+// only records to skip (control records, aborted ones), or that ended
+// before a larger wanted offset, goes on from where it stopped.
+const recordAtRounds = 8
 
-// firstRecords reads, for each partition, the first record at or after its
-// offset. A partition whose offset is at or past its end has no record
-// (Found false, no error); one whose offset is below the log start answers
-// OFFSET_OUT_OF_RANGE with LogStart set, as the broker says.
-func (c *Client) firstRecords(ctx context.Context, want map[TopicPartition]int64, isolation int8) (map[TopicPartition]firstRecord, error) {
-	out := make(map[TopicPartition]firstRecord, len(want))
-	pos := maps.Clone(want)
-	keys := slices.SortedFunc(maps.Keys(want), compareTP)
-	for round := 0; round < recordAtRounds && len(keys) > 0; round++ {
-		errs := retryItems(ctx, keys, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
-			return c.fetchFirst(ctx, pending, pos, isolation, out)
-		})
-		var again []TopicPartition
+// RecordWant is a partition and an offset to read the first record at.
+type RecordWant struct {
+	TopicPartition
+	Offset int64
+}
+
+// firstRecords reads, for each wanted partition and offset, the first
+// record at or after the offset. Several offsets of one partition (groups
+// at different commits) share its Fetches: each Fetch starts at the
+// smallest offset still pending and serves every pending offset its
+// records reach. A partition whose offset is at or past its end has no
+// record (Found false, no error); one whose offset is below the log start
+// answers OFFSET_OUT_OF_RANGE with LogStart set, as the broker says.
+func (c *Client) firstRecords(ctx context.Context, want []RecordWant, isolation int8) (map[RecordWant]firstRecord, error) {
+	out := make(map[RecordWant]firstRecord, len(want))
+	pending := map[TopicPartition][]int64{}
+	for _, w := range want {
+		pending[w.TopicPartition] = append(pending[w.TopicPartition], w.Offset)
+	}
+	for tp, offs := range pending {
+		slices.Sort(offs)
+		pending[tp] = slices.Compact(offs)
+	}
+	from := map[TopicPartition]int64{} // where the next Fetch of a partition starts
+	for round := 0; round < recordAtRounds && len(pending) > 0; round++ {
+		keys := slices.SortedFunc(maps.Keys(pending), compareTP)
 		for _, tp := range keys {
-			r := out[tp]
-			if errs[tp] != nil {
-				r.Err = errs[tp]
-				out[tp] = r
+			from[tp] = max(from[tp], pending[tp][0])
+		}
+		got := map[TopicPartition]fetched{}
+		errs := retryItems(ctx, keys, TopicPartition.String, func(ctx context.Context, ps []TopicPartition) (map[TopicPartition]*Error, error) {
+			return c.fetchFrom(ctx, ps, from, isolation, got)
+		})
+		for _, tp := range keys {
+			f := got[tp]
+			if e := cmp.Or(errs[tp], f.err); e != nil {
+				// The smallest pending offset failed (out of range: below
+				// the log start); the others are tried from the next round.
+				offs := pending[tp]
+				if errs[tp] != nil {
+					for _, o := range offs {
+						out[RecordWant{tp, o}] = firstRecord{Offset: o, HighWatermark: -1, LogStart: -1, Err: e}
+					}
+					delete(pending, tp)
+					continue
+				}
+				out[RecordWant{tp, offs[0]}] = firstRecord{Offset: offs[0], HighWatermark: f.hwm, LogStart: f.logStart, Err: e}
+				if f.logStart > offs[0] {
+					from[tp] = f.logStart
+				}
+				if pending[tp] = offs[1:]; len(pending[tp]) == 0 {
+					delete(pending, tp)
+				}
 				continue
 			}
-			if !r.Found && r.Offset > pos[tp] && r.Offset < r.HighWatermark {
-				pos[tp] = r.Offset // only records to skip so far: go on from there
-				again = append(again, tp)
+			var left []int64
+			for _, o := range pending[tp] {
+				i, _ := slices.BinarySearchFunc(f.records, o, func(r firstRecord, o int64) int { return cmp.Compare(r.Offset, o) })
+				switch {
+				case i < len(f.records):
+					r := f.records[i]
+					r.HighWatermark, r.LogStart = f.hwm, f.logStart
+					out[RecordWant{tp, o}] = r
+				case o >= f.hwm || f.next <= from[tp]:
+					// Nothing at or after o up to the end, or no progress.
+					out[RecordWant{tp, o}] = firstRecord{Offset: o, HighWatermark: f.hwm, LogStart: f.logStart}
+				default:
+					left = append(left, o)
+				}
 			}
+			if len(left) == 0 {
+				delete(pending, tp)
+				continue
+			}
+			pending[tp], from[tp] = left, f.next
 		}
-		keys = again
+	}
+	for tp, offs := range pending { // rounds ran out
+		for _, o := range offs {
+			out[RecordWant{tp, o}] = firstRecord{Offset: o, HighWatermark: -1, LogStart: -1}
+		}
 	}
 	return out, nil
 }
 
-// fetchFirst sends one Fetch per leader for pending and records what each
-// partition answered in out; retriable errors come back for retryItems.
-func (c *Client) fetchFirst(ctx context.Context, pending []TopicPartition, pos map[TopicPartition]int64, isolation int8, out map[TopicPartition]firstRecord) (map[TopicPartition]*Error, error) {
+// fetched is one partition's answer to a Fetch: its records at or after
+// the fetch offset (control and aborted ones dropped), where the next
+// Fetch would start, and the offsets the broker gave.
+type fetched struct {
+	records       []firstRecord // Found, Offset, Timestamp, TimestampType
+	next          int64
+	hwm, logStart int64
+	err           *Error // a terminal error of the partition (OFFSET_OUT_OF_RANGE, a corrupt batch)
+}
+
+// fetchFrom sends one Fetch per leader for pending, each partition from
+// pos, and records what each answered in out; retriable errors come back
+// for retryItems.
+func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos map[TopicPartition]int64, isolation int8, out map[TopicPartition]fetched) (map[TopicPartition]*Error, error) {
 	topics := slices.Compact(slices.Sorted(func(yield func(string) bool) {
 		for _, tp := range pending {
 			if !yield(tp.Topic) {
@@ -181,7 +249,7 @@ func (c *Client) fetchFirst(ctx context.Context, pending []TopicPartition, pos m
 				if _, asked := pos[tp]; !asked {
 					continue
 				}
-				answers[tp], out[tp] = readFirst(tp, pos[tp], rp, isolation)
+				answers[tp], out[tp] = readFetched(tp, pos[tp], rp, isolation)
 			}
 		}
 		for _, tp := range tps {
@@ -193,19 +261,19 @@ func (c *Client) fetchFirst(ctx context.Context, pending []TopicPartition, pos m
 	return answers, nil
 }
 
-// readFirst reads one partition's Fetch answer: its first record at or
-// after offset, or where the next fetch must start when the answer held
-// only records to skip.
-func readFirst(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8) (*Error, firstRecord) {
-	r := firstRecord{HighWatermark: rp.HighWatermark, LogStart: rp.LogStartOffset, Offset: offset}
+// readFetched reads one partition's Fetch answer: its records at or after
+// offset, and where the next fetch must start.
+func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8) (*Error, fetched) {
+	f := fetched{hwm: rp.HighWatermark, logStart: rp.LogStartOffset, next: offset}
 	if e := kafkaErr(rp.ErrorCode, nil, tp.String()); e != nil {
 		if e.Code == kerr.OffsetOutOfRange.Message {
 			// Not retriable: the offset is outside the log (deleted by
 			// retention, or past the end). The caller says which.
 			e.Retriable = false
-			return nil, firstRecord{Offset: offset, HighWatermark: rp.HighWatermark, LogStart: rp.LogStartOffset, Err: e}
+			f.err = e
+			return nil, f
 		}
-		return e, r
+		return e, f
 	}
 	il := kgo.ReadUncommitted()
 	if isolation == 1 {
@@ -215,22 +283,19 @@ func readFirst(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicParti
 		Offset: offset, IsolationLevel: il, Topic: tp.Topic, Partition: tp.Partition,
 	}, rp, kgo.DefaultDecompressor(), nil)
 	if fp.Err != nil && len(fp.Records) == 0 {
-		return nil, firstRecord{Offset: offset, HighWatermark: rp.HighWatermark, LogStart: rp.LogStartOffset,
-			Err: AsError(fmt.Errorf("reading %s at offset %d: %w", tp, offset, fp.Err), tp.String())}
+		f.err = AsError(fmt.Errorf("reading %s at offset %d: %w", tp, offset, fp.Err), tp.String())
+		return nil, f
 	}
+	f.next = max(next, offset)
 	for _, rec := range fp.Records {
 		if rec.Offset < offset {
 			continue
 		}
-		r.Found, r.Offset, r.Timestamp = true, rec.Offset, rec.Timestamp.UnixMilli()
-		r.TimestampType = TimestampCreateTime
+		r := firstRecord{Found: true, Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(), TimestampType: TimestampCreateTime}
 		if rec.Attrs.TimestampType() == 1 {
 			r.TimestampType = TimestampLogAppendTime
 		}
-		return nil, r
+		f.records = append(f.records, r)
 	}
-	if next > offset {
-		r.Offset = next // skipped records only: the next fetch starts here
-	}
-	return nil, r
+	return nil, f
 }
