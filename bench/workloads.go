@@ -23,6 +23,8 @@ func workloads() []workload {
 	return []workload{
 		{name: "L", work: "lag() of G groups x P partitions, summed in Lua", yardstick: "kadm Lag", target: "<= 1.5x",
 			limit: 1.5, cluster: true, seed: seedL},
+		{name: "LT", work: "lag{time=true} of L's groups: the first unread record of each lagging partition", yardstick: "kadm Lag + a kgo consumer",
+			target: "<= 1.5x (and <= 2x L)", limit: 1.5, cluster: true, seed: seedLT},
 		{name: "C", work: "create then delete N topics (6 partitions, RF 1) in one script", yardstick: "kadm CreateTopics+DeleteTopics",
 			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedC},
 		{name: "S", work: "start, run `return 1`, exit", yardstick: "Go hello world", target: "<= 2x hello (4 ms)",
@@ -80,6 +82,21 @@ func seedL(ctx context.Context, s *seeded, sc Scale) (func(int) ([]string, []str
 	return func(int) ([]string, []string) {
 		return kadminArgs("L.lua"), plainArgs("L")
 	}, strconv.FormatInt(total, 10), nil
+}
+
+// sameOutput as a seed's want: the two programs must print the same as
+// each other (what that is depends on the seeding, e.g. its records' times).
+const sameOutput = "="
+
+// seedLT: L's cluster; both programs print how many rows got a time and
+// the oldest of them.
+func seedLT(ctx context.Context, s *seeded, sc Scale) (func(int) ([]string, []string), string, error) {
+	if _, _, err := seedL(ctx, s, sc); err != nil {
+		return nil, "", err
+	}
+	return func(int) ([]string, []string) {
+		return kadminArgs("LT.lua"), plainArgs("LT")
+	}, sameOutput, nil
 }
 
 // seedX: one group committed at 0 on XTopics x XPartitions partitions;

@@ -3,6 +3,7 @@
 // would write it by hand, and prints what the kadmin-lua script prints.
 //
 //	plain BROKERS L              lag of every group, summed over partitions
+//	plain BROKERS LT             L's lag in time: rows with a time, and the oldest
 //	plain BROKERS X GROUP        lag of one group, summed
 //	plain BROKERS XJ GROUP       lag of one group as indented JSON
 //	plain BROKERS C PREFIX N     create then delete N topics (6 partitions, RF 1)
@@ -39,6 +40,9 @@ func main() {
 		lags, err := adm.Lag(ctx)
 		check(err)
 		fmt.Println(sumLag(lags))
+	case "LT":
+		n, oldest := lagTime(ctx, strings.Split(os.Args[1], ","), adm)
+		fmt.Println(n, oldest)
 	case "X":
 		lags, err := adm.Lag(ctx, args[0])
 		check(err)
