@@ -7,7 +7,7 @@ PKGS    := ./...
 # Packages that start real Kafka brokers (JVMs); everything else runs on kfake.
 KAFKA_PKGS := ./internal/kafkatest/ ./integration/...
 
-.PHONY: build demo test unit lua-upstream integration docs lint fuzz bench clean
+.PHONY: build demo deps test unit lua-upstream integration docs lint fuzz bench clean
 
 # The version `kadmin-lua --version` prints: git describe in a checkout
 # (v1.2.0, v1.2.0-3-g36f4d38, 36f4d38-dirty); outside git nothing is
@@ -42,9 +42,14 @@ integration:
 lua-upstream:
 	cd third_party/gopher-lua && $(GO) test -count=1 -timeout 5m ./...
 
+# What the tests need beyond Go: Debian packages (installed when root, else
+# the apt-get line is printed), Go modules, the Kafka broker jars.
+deps:
+	@bash tools/deps.sh
+
 # Everything: unit, API, examples, cross-checks, the patched Lua runtime's
-# upstream suite, then the real-Kafka suites.
-test: lint
+# upstream suite, then the real-Kafka suites. It sets itself up first (deps).
+test: deps lint
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v -e /integration/ -e /internal/kafkatest)
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20s
 	$(MAKE) --no-print-directory lua-upstream

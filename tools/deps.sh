@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# deps.sh: install what `make test` needs beyond Go, on a Debian machine, and
+# fetch the Kafka broker jars. Idempotent: a second run installs nothing.
+# As root it installs the missing Debian packages with apt-get; as another
+# user it prints the exact apt-get line and exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v kcat >/dev/null || need+=(kcat)                      # independent client cross-checks
+/usr/bin/python3 -c 'import kafka' 2>/dev/null || need+=(python3-kafka)
+command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # real Kafka brokers
+command -v mvn >/dev/null || need+=(maven)                      # fetches the broker jars
+command -v tmux >/dev/null || need+=(tmux)                      # REPL terminal test
+[ -x /usr/sbin/krb5kdc ] || need+=(krb5-kdc krb5-admin-server)   # a real KDC for the GSSAPI test
+command -v kinit >/dev/null || need+=(krb5-user)               # kinit fills its ticket cache
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: make test needs these Debian packages; as root run:" >&2
+    echo "  apt-get update && apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
+  echo "deps: installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+go mod download
+echo "deps: broker jars in $(bash internal/kafkatest/fetch-jars.sh)"
