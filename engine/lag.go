@@ -79,6 +79,9 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 // LagWith is Lag with options: with Time, the lag in time of each
 // partition (lag_time.go).
 func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]GroupLag, error) {
+	if o.Sort == LagSortLagMs && !o.Time {
+		return nil, Errorf(CodeInvalidArgument, "", "sort by lag_ms needs the lag in time (time=true)")
+	}
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	var listed []GroupSummary
@@ -161,7 +164,7 @@ func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]
 			return nil, err
 		}
 	}
-	return out, nil
+	return shapeLag(out, o), nil
 }
 
 // groupLag computes one group's per-partition lag, sorted by topic and

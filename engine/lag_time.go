@@ -32,6 +32,14 @@ type LagOptions struct {
 	// NoCommitStart (the default) from its log start, NoCommitSkip not
 	// at all, as kafka-consumer-groups --describe prints "-".
 	NoCommit string
+	// OnlyLagging leaves out partitions that do not lag (and groups left
+	// with none); Sort orders groups and partitions worst first by
+	// LagSortLag or LagSortLagMs; Top keeps each group's Top worst
+	// partitions (with Sort; alone, the first Top). Totals count every
+	// partition.
+	OnlyLagging bool
+	Sort        string
+	Top         int
 }
 
 // How lag counts a partition without a commit.
@@ -192,4 +200,60 @@ func (c *Client) retentionMs(ctx context.Context, out []GroupLag) (map[string]in
 		}
 	}
 	return ms, nil
+}
+
+// Ways lag can order its rows (LagOptions.Sort).
+const (
+	LagSortLag   = "lag"    // records behind, most first
+	LagSortLagMs = "lag_ms" // time behind, most first (with Time)
+)
+
+// shapeLag applies OnlyLagging, Sort and Top to the results, in that
+// order: partitions that do not lag are left out, groups and their
+// partitions are ordered worst first, and each group keeps its Top worst
+// partitions. The totals still count every partition.
+func shapeLag(out []GroupLag, o LagOptions) []GroupLag {
+	if o.OnlyLagging {
+		for i := range out {
+			out[i].Partitions = slices.DeleteFunc(out[i].Partitions, func(p PartitionLag) bool { return p.Err == nil && p.Lag <= 0 })
+		}
+		out = slices.DeleteFunc(out, func(g GroupLag) bool { return g.Err == nil && len(g.Partitions) == 0 })
+	}
+	key := func(p PartitionLag) int64 { return p.Lag }
+	groupKey := func(g GroupLag) int64 { return g.TotalLag }
+	if o.Sort == LagSortLagMs {
+		key = func(p PartitionLag) int64 { return deref(p.LagMs) }
+		groupKey = func(g GroupLag) int64 { return deref(g.MaxLagMs) }
+	}
+	if o.Sort != "" {
+		for i := range out {
+			slices.SortStableFunc(out[i].Partitions, func(a, b PartitionLag) int { return cmpDesc(key(a), key(b)) })
+		}
+		slices.SortStableFunc(out, func(a, b GroupLag) int { return cmpDesc(groupKey(a), groupKey(b)) })
+	}
+	if o.Top > 0 {
+		for i := range out {
+			if len(out[i].Partitions) > o.Top {
+				out[i].Partitions = out[i].Partitions[:o.Top]
+			}
+		}
+	}
+	return out
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func cmpDesc(a, b int64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }

@@ -90,3 +90,38 @@ func TestListOffsetsPerPartitionTimes(t *testing.T) {
 		assert.Contains(t, re.Message, want, src)
 	}
 }
+
+// only_lagging, sort and top: the worst first, the totals whole.
+func TestLagOnlyLaggingSortedTop(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := e.adm.CreateTopics(ctx, 3, 1, nil, "w")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	for p, n := range []int{2, 5, 3} {
+		for range n {
+			require.NoError(t, kc.ProduceSync(ctx, &kgo.Record{Topic: "w", Partition: int32(p), Value: []byte("v")}).FirstErr())
+		}
+	}
+	for g, at := range map[string]map[int32]int64{"small": {0: 2, 1: 4, 2: 3}, "big": {0: 0, 1: 1, 2: 3}} {
+		offs := kadm.Offsets{}
+		for p, o := range at {
+			offs.Add(kadm.Offset{Topic: "w", Partition: p, At: o, LeaderEpoch: -1})
+		}
+		_, err := e.adm.CommitOffsets(ctx, g, offs)
+		require.NoError(t, err)
+	}
+	got := e.json(`
+		local out = {}
+		for _, g in ipairs(lag({"small", "big"}, {only_lagging = true, sort = "lag", top = 1})) do
+			out[#out + 1] = {g.group, g.total_lag, #g.partitions, g.partitions[1].partition, g.partitions[1].lag}
+		end
+		return out`)
+	assert.JSONEq(t, `[["big", 6, 1, 1, 4], ["small", 1, 1, 1, 1]]`, got, "big first; each its worst partition; totals whole")
+	re := e.runErr(`lag(nil, {sort = "lag_ms"})`)
+	assert.Contains(t, re.Message, "sort by lag_ms needs the lag in time (time=true)")
+	re = e.runErr(`lag(nil, {sort = "size"})`)
+	assert.Equal(t, "INVALID_ARGUMENT", re.Code)
+}
