@@ -70,11 +70,14 @@ func TestOutputFormatsOfRealResults(t *testing.T) {
 		// error for rows that did not fail: null, not left out.
 		lines := splitLines(e.format(billing, "ndjson"))
 		require.Len(t, lines, 1)
-		assert.Equal(t, `{"error":null,"group":"billing","partitions":[`+
-			`{"client_id":null,"committed":28,"end_offset":32,"error":null,"lag":4,"member_id":null,"partition":0,"topic":"payments"},`+
-			`{"client_id":null,"committed":25,"end_offset":36,"error":null,"lag":11,"member_id":null,"partition":1,"topic":"payments"},`+
-			`{"client_id":null,"committed":52,"end_offset":52,"error":null,"lag":0,"member_id":null,"partition":2,"topic":"payments"}],`+
-			`"state":"Empty","total_lag":15}`, lines[0])
+		// The time and data-at-risk fields (lag{time=true}) are declared
+		// optional: null here too.
+		timeNulls := `"at_risk":null,"behind_head_ms":null,`
+		assert.Equal(t, `{"at_risk":null,"error":null,"group":"billing","max_lag_ms":null,"partitions":[`+
+			`{`+timeNulls+`"client_id":null,"committed":28,"end_offset":32,"error":null,"lag":4,"lag_ms":null,"member_id":null,"oldest_unconsumed":null,"partition":0,"records_lost":null,"time_unknown":null,"timestamp_type":null,"topic":"payments"},`+
+			`{`+timeNulls+`"client_id":null,"committed":25,"end_offset":36,"error":null,"lag":11,"lag_ms":null,"member_id":null,"oldest_unconsumed":null,"partition":1,"records_lost":null,"time_unknown":null,"timestamp_type":null,"topic":"payments"},`+
+			`{`+timeNulls+`"client_id":null,"committed":52,"end_offset":52,"error":null,"lag":0,"lag_ms":null,"member_id":null,"oldest_unconsumed":null,"partition":2,"records_lost":null,"time_unknown":null,"timestamp_type":null,"topic":"payments"}],`+
+			`"records_lost":null,"state":"Empty","total_lag":15}`, lines[0])
 		assert.Contains(t, e.format(billing, "json"), "\n        \"member_id\": null,\n")
 		// The Lua value itself is not changed; kafka.json.encode writes
 		// what it holds, so that decode(encode(t)) gives t back.
