@@ -130,21 +130,19 @@ func (c *Client) Peek(ctx context.Context, topic string, partition int32, from P
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = PeekDefaultMaxBytes
 	}
-	if err := c.partitionExists(ctx, tp); err != nil {
-		return nil, err
-	}
-	low, high, err := c.partitionRange(ctx, tp)
+	meta, err := c.partitionMeta(ctx, tp)
 	if err != nil {
 		return nil, err
 	}
-	start, err := c.peekStart(ctx, tp, from, opts.Count, low, high)
+	start, empty, err := c.peekStart(ctx, tp, from, opts.Count)
 	if err != nil {
 		return nil, err
 	}
-	out := &Peeked{Topic: topic, Partition: partition, Start: start, LogStart: low, HighWatermark: high, Records: []PeekedRecord{}}
-	if start < low || start > high {
-		return nil, Errorf(kerr.OffsetOutOfRange.Message, tp.String(), "offset %d is outside %s's records: offsets %d to %d (the high watermark, the next record's offset)",
-			start, tp, low, high)
+	// The range is read from the Fetch answers (HighWatermark,
+	// LogStartOffset): no ListOffsets for a start given as an offset.
+	out := &Peeked{Topic: topic, Partition: partition, Start: start, LogStart: -1, HighWatermark: -1, Records: []PeekedRecord{}, Stopped: "end"}
+	if empty {
+		return out, nil
 	}
 	var isolation int8
 	if opts.ReadCommitted {
@@ -153,17 +151,20 @@ func (c *Client) Peek(ctx context.Context, topic string, partition int32, from P
 	partBytes := int32(min(max(opts.MaxBytes, peekFetchFloor), peekFetchCeil))
 	held := 0
 	pos := start
-	out.Stopped = "end"
-	for pos < out.HighWatermark {
+	for {
 		var fp kgo.FetchPartition
 		var next int64
 		errs := retryItems(ctx, []TopicPartition{tp}, TopicPartition.String, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
-			return c.fetchRaw(ctx, pending, map[TopicPartition]int64{tp: pos}, isolation, partBytes, func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error {
+			answers, err := c.fetchRaw(ctx, pending, meta, map[TopicPartition]int64{tp: pos}, isolation, partBytes, func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error {
 				if e := kafkaErr(rp.ErrorCode, nil, tp.String()); e != nil {
 					if e.Code == kerr.OffsetOutOfRange.Message {
-						e.Retriable = false // deleted under us, or truncated
+						e.Retriable = false // outside the log: said below
 					}
 					return e
+				}
+				out.HighWatermark = max(out.HighWatermark, rp.HighWatermark)
+				if out.LogStart < 0 {
+					out.LogStart = rp.LogStartOffset
 				}
 				il := kgo.ReadUncommitted()
 				if isolation == 1 {
@@ -175,13 +176,17 @@ func (c *Client) Peek(ctx context.Context, topic string, partition int32, from P
 				if fp.Err != nil && len(fp.Records) == 0 {
 					return AsError(fmt.Errorf("reading %s at offset %d: %w", tp, pos, fp.Err), tp.String())
 				}
-				if rp.HighWatermark > out.HighWatermark {
-					out.HighWatermark = rp.HighWatermark
-				}
 				return nil
 			})
+			if err != nil || answers[tp] != nil {
+				meta = nil // the leader may have moved: ask again
+			}
+			return answers, err
 		})
 		if e := errs[tp]; e != nil {
+			if e.Code == kerr.OffsetOutOfRange.Message && len(out.Records) == 0 {
+				return nil, c.outOfRange(ctx, tp, pos, e)
+			}
 			return nil, e
 		}
 		for _, rec := range fp.Records {
@@ -213,10 +218,22 @@ func (c *Client) Peek(ctx context.Context, topic string, partition int32, from P
 		case next > pos:
 			pos = next // only control or aborted records: go on after them
 		default:
-			return out, nil // nothing more comes from the leader below its high watermark
+			return out, nil // nothing more below the high watermark
+		}
+		if pos >= out.HighWatermark {
+			return out, nil
 		}
 	}
-	return out, nil
+}
+
+// outOfRange says where tp's records are, for a start outside them.
+func (c *Client) outOfRange(ctx context.Context, tp TopicPartition, start int64, e *Error) error {
+	low, high, err := c.partitionRange(ctx, tp)
+	if err != nil {
+		return e
+	}
+	return Errorf(kerr.OffsetOutOfRange.Message, tp.String(), "offset %d is outside %s's records: offsets %d to %d (the high watermark, the next record's offset)",
+		start, tp, low, high)
 }
 
 // peekRow turns a record into a row and says how many bytes it holds.
@@ -238,9 +255,10 @@ func peekRow(rec *kgo.Record, opts PeekOptions) (PeekedRecord, int) {
 	return row, size
 }
 
-// partitionExists fails at once, not at the deadline, for a topic or
-// partition the cluster does not have.
-func (c *Client) partitionExists(ctx context.Context, tp TopicPartition) error {
+// partitionMeta reads tp's topic's metadata, and fails at once, not at
+// the deadline, for a topic or partition the cluster does not have. The
+// answer serves the first Fetch.
+func (c *Client) partitionMeta(ctx context.Context, tp TopicPartition) (*kmsg.MetadataResponse, error) {
 	var meta *kmsg.MetadataResponse
 	if e := retryCall(ctx, tp.String(), func(ctx context.Context) error {
 		m, err := c.rawMetadata(ctx, tp.Topic)
@@ -255,7 +273,7 @@ func (c *Client) partitionExists(ctx context.Context, tp TopicPartition) error {
 		meta = m
 		return nil
 	}); e != nil {
-		return e
+		return nil, e
 	}
 	for _, t := range meta.Topics {
 		if t.Topic == nil || *t.Topic != tp.Topic || t.ErrorCode != 0 {
@@ -263,13 +281,13 @@ func (c *Client) partitionExists(ctx context.Context, tp TopicPartition) error {
 		}
 		for _, p := range t.Partitions {
 			if p.Partition == tp.Partition {
-				return nil
+				return meta, nil
 			}
 		}
-		return Errorf(kerr.UnknownTopicOrPartition.Message, tp.String(), "topic %s has %d partitions (0 to %d), not %d",
+		return nil, Errorf(kerr.UnknownTopicOrPartition.Message, tp.String(), "topic %s has %d partitions (0 to %d), not %d",
 			tp.Topic, len(t.Partitions), len(t.Partitions)-1, tp.Partition)
 	}
-	return Errorf(kerr.UnknownTopicOrPartition.Message, tp.String(), "topic %s does not exist", tp.Topic)
+	return nil, Errorf(kerr.UnknownTopicOrPartition.Message, tp.String(), "topic %s does not exist", tp.Topic)
 }
 
 // partitionRange lists the partition's log start offset and high watermark.
@@ -294,47 +312,64 @@ func (c *Client) partitionRange(ctx context.Context, tp TopicPartition) (low, hi
 	return low, high, nil
 }
 
-// peekStart resolves from to an offset.
-func (c *Client) peekStart(ctx context.Context, tp TopicPartition, from PeekFrom, count int, low, high int64) (int64, error) {
+// listedOffset lists one offset of tp.
+func (c *Client) listedOffset(ctx context.Context, tp TopicPartition, q OffsetQuery) (int64, error) {
+	ls, err := c.listOffsets(ctx, []TopicPartition{tp}, q)
+	if err != nil {
+		return 0, err
+	}
+	if len(ls) != 1 {
+		return 0, Errorf(CodeNetwork, tp.String(), "no %s offset listed for %s", q.Kind, tp)
+	}
+	if ls[0].Err != nil {
+		return 0, ls[0].Err
+	}
+	return ls[0].Offset, nil
+}
+
+// peekStart resolves from to an offset; empty says there is nothing to
+// read (no record at or after the time, an empty partition's end).
+func (c *Client) peekStart(ctx context.Context, tp TopicPartition, from PeekFrom, count int) (start int64, empty bool, err error) {
 	switch from.Kind {
 	case PeekFromOffset:
 		if from.Offset < 0 {
-			return 0, Errorf(CodeInvalidArgument, tp.String(), "offset must be >= 0, got %d", from.Offset)
+			return 0, false, Errorf(CodeInvalidArgument, tp.String(), "offset must be >= 0, got %d", from.Offset)
 		}
-		return from.Offset, nil
+		return from.Offset, false, nil
 	case PeekFromEarliest:
-		return low, nil
+		low, err := c.listedOffset(ctx, tp, OffsetQuery{Kind: OffsetAtEarliest})
+		return low, false, err
 	case PeekFromLatest:
-		return max(low, high-int64(count)), nil
+		low, high, err := c.partitionRange(ctx, tp)
+		return max(low, high-int64(count)), high <= low, err
 	case PeekFromTimestamp:
 		ls, err := c.listOffsets(ctx, []TopicPartition{tp}, OffsetQuery{Kind: OffsetAtTimestamp, Timestamp: from.Timestamp})
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if len(ls) != 1 {
-			return 0, Errorf(CodeNetwork, tp.String(), "no offset listed for %s at time %d", tp, from.Timestamp)
+			return 0, false, Errorf(CodeNetwork, tp.String(), "no offset listed for %s at time %d", tp, from.Timestamp)
 		}
 		if ls[0].Err != nil {
-			return 0, ls[0].Err
+			return 0, false, ls[0].Err
 		}
-		if ls[0].Offset < 0 {
-			return high, nil // no record at or after the time
-		}
-		return max(ls[0].Offset, low), nil
+		// No record at or after the time: listOffsets answers the end
+		// with timestamp -1 (or -1 itself).
+		return ls[0].Offset, ls[0].Offset < 0 || ls[0].Timestamp < 0, nil
 	case PeekFromGroup:
 		if from.Group == "" {
-			return 0, Errorf(CodeInvalidArgument, tp.String(), "group must not be empty")
+			return 0, false, Errorf(CodeInvalidArgument, tp.String(), "group must not be empty")
 		}
-		offs, err := c.fetchOffsets(ctx, from.Group)
-		if err != nil {
-			return 0, err
+		offs, ferr := c.fetchOffsets(ctx, from.Group)
+		if ferr != nil {
+			return 0, false, ferr
 		}
 		if o, ok := offs.Lookup(tp.Topic, tp.Partition); ok && o.Err == nil && o.At >= 0 {
-			return o.At, nil
+			return o.At, false, nil
 		} else if ok && o.Err != nil {
-			return 0, AsError(o.Err, tp.String())
+			return 0, false, AsError(o.Err, tp.String())
 		}
-		return 0, Errorf(CodeNoCommittedOffset, tp.String(), "group %s has no committed offset on %s", from.Group, tp)
+		return 0, false, Errorf(CodeNoCommittedOffset, tp.String(), "group %s has no committed offset on %s", from.Group, tp)
 	}
-	return 0, Errorf(CodeInvalidArgument, tp.String(), "unknown start %q (want an offset, earliest, latest, a timestamp or a group)", from.Kind)
+	return 0, false, Errorf(CodeInvalidArgument, tp.String(), "unknown start %q (want an offset, earliest, latest, a timestamp or a group)", from.Kind)
 }

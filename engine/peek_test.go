@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func peekProducer(t *testing.T, addrs []string, opts ...kgo.Opt) *kgo.Client {
@@ -48,8 +49,11 @@ func TestPeekRecordsFromEachStart(t *testing.T) {
 	}
 	require.NoError(t, kc.ProduceSync(ctx, &kgo.Record{Topic: "events", Partition: 1, Value: nil, Timestamp: time.UnixMilli(base + 20_000)}).FirstErr())
 
+	listOffsets, fetches := countKey(c, kmsg.ListOffsets), countKey(c, kmsg.Fetch)
 	p, err := cl.Peek(ctx, "events", 1, PeekFrom{Kind: PeekFromOffset, Offset: 3}, PeekOptions{Count: 2})
 	require.NoError(t, err)
+	assert.Zero(t, listOffsets.Load(), "from an offset, the range comes from the Fetch answer")
+	assert.EqualValues(t, 1, fetches.Load())
 	require.Len(t, p.Records, 2)
 	r := p.Records[0]
 	assert.Equal(t, int64(3), r.Offset)

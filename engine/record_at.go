@@ -78,7 +78,7 @@ func (c *Client) firstRecords(ctx context.Context, want map[TopicPartition]int64
 // fetchFirst sends one Fetch per leader for pending and records what each
 // partition answered in out; retriable errors come back for retryItems.
 func (c *Client) fetchFirst(ctx context.Context, pending []TopicPartition, pos map[TopicPartition]int64, isolation int8, out map[TopicPartition]firstRecord) (map[TopicPartition]*Error, error) {
-	return c.fetchRaw(ctx, pending, pos, isolation, recordAtBytes, func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error {
+	return c.fetchRaw(ctx, pending, nil, pos, isolation, recordAtBytes, func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error {
 		var e *Error
 		e, out[tp] = readFirst(tp, pos[tp], rp, isolation)
 		return e
@@ -90,8 +90,9 @@ func (c *Client) fetchFirst(ctx context.Context, pending []TopicPartition, pos m
 // larger whole, KIP-74), and hands each partition's answer to read, whose
 // error is that partition's answer; retriable errors come back for
 // retryItems. A topic or partition the metadata does not know answers
-// UNKNOWN_TOPIC_OR_PARTITION.
-func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, pos map[TopicPartition]int64, isolation int8, partBytes int32,
+// UNKNOWN_TOPIC_OR_PARTITION. meta, when not nil, is a Metadata answer for
+// pending's topics just read, used instead of asking again.
+func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *kmsg.MetadataResponse, pos map[TopicPartition]int64, isolation int8, partBytes int32,
 	read func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error) (map[TopicPartition]*Error, error) {
 	topics := slices.Compact(slices.Sorted(func(yield func(string) bool) {
 		for _, tp := range pending {
@@ -100,9 +101,11 @@ func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, pos map
 			}
 		}
 	}))
-	meta, err := c.rawMetadata(ctx, topics...)
-	if err != nil {
-		return nil, err
+	if meta == nil {
+		var err error
+		if meta, err = c.rawMetadata(ctx, topics...); err != nil {
+			return nil, err
+		}
 	}
 	answers := map[TopicPartition]*Error{}
 	type place struct {
