@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -236,4 +237,43 @@ func TestPeekMaxBytes(t *testing.T) {
 	require.Len(t, p.Records, 3000)
 	assert.Equal(t, int64(3004), p.Records[2999].Offset)
 	assert.Equal(t, "count", p.Stopped)
+}
+
+// A leader that keeps answering a retriable error (a leader moving, never
+// settling) is retried until the call's deadline, and no longer.
+func TestPeekGivesUpAtTheDeadline(t *testing.T) {
+	_, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 1, 1, nil, "stuck")
+	require.NoError(t, err)
+	produceAt(t, peekProducer(t, c.ListenAddrs()), "stuck", 0, 1, 2)
+	c.ControlKey(int16(kmsg.Fetch), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := r.(*kmsg.FetchRequest)
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 1500 * time.Millisecond})
+	require.NoError(t, err)
+	defer cl.Close()
+	started := time.Now()
+	_, err = cl.Peek(ctx, "stuck", 0, PeekFrom{Kind: PeekFromEarliest}, PeekOptions{})
+	took := time.Since(started)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, CodeTimeout, e.Code)
+	assert.Contains(t, e.Message, "last error: NOT_LEADER_OR_FOLLOWER", "retried until the deadline, saying why")
+	assert.Equal(t, "stuck[0]", e.Resource)
+	assert.Less(t, took, 3*time.Second, "bounded by the call's timeout")
+	assert.GreaterOrEqual(t, took, time.Second, "retried, not given up at once")
 }
