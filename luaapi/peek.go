@@ -36,8 +36,8 @@ An offset at the end gives no rows; one below the log start or past the end fail
 			Example: `for _, r in ipairs(peek("orders", 0, "earliest", {count = 3})) do print(r.offset, r.key, r.size) end
 local last = peek("orders", 0, "latest", {count = 1, values = true})
 print(#last, last[1].value)
-local next_up = peek("orders", 0, {group = "orders-processor"}, {count = 1})
-print(next_up[1] and next_up[1].offset)`,
+local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
+print(next_up[1].offset, next_up[1].value.status)`,
 			Run: peekRun},
 	)
 }
