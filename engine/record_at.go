@@ -146,6 +146,22 @@ type fetched struct {
 // pos, and records what each answered in out; retriable errors come back
 // for retryItems.
 func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos map[TopicPartition]int64, isolation int8, out map[TopicPartition]fetched) (map[TopicPartition]*Error, error) {
+	return c.fetchRaw(ctx, pending, nil, pos, isolation, recordAtBytes, func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error {
+		var e *Error
+		e, out[tp] = readFetched(tp, pos[tp], rp, isolation)
+		return e
+	})
+}
+
+// fetchRaw sends one Fetch per leader for pending, each partition from
+// pos[tp] with at most partBytes (Kafka still returns a first batch that is
+// larger whole, KIP-74), and hands each partition's answer to read, whose
+// error is that partition's answer; retriable errors come back for
+// retryItems. A topic or partition the metadata does not know answers
+// UNKNOWN_TOPIC_OR_PARTITION. meta, when not nil, is a Metadata answer for
+// pending's topics just read, used instead of asking again.
+func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *kmsg.MetadataResponse, pos map[TopicPartition]int64, isolation int8, partBytes int32,
+	read func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error) (map[TopicPartition]*Error, error) {
 	topics := slices.Compact(slices.Sorted(func(yield func(string) bool) {
 		for _, tp := range pending {
 			if !yield(tp.Topic) {
@@ -153,9 +169,11 @@ func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos ma
 			}
 		}
 	}))
-	meta, err := c.rawMetadata(ctx, topics...)
-	if err != nil {
-		return nil, err
+	if meta == nil {
+		var err error
+		if meta, err = c.rawMetadata(ctx, topics...); err != nil {
+			return nil, err
+		}
 	}
 	answers := map[TopicPartition]*Error{}
 	type place struct {
@@ -199,7 +217,7 @@ func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos ma
 		req.ReplicaID = -1
 		req.MaxWaitMillis = 0 // answer at once with what is there
 		req.MinBytes = 1
-		req.MaxBytes = int32(min(len(tps)*recordAtBytes, 1<<30))
+		req.MaxBytes = int32(min(int64(len(tps))*int64(partBytes), 1<<30))
 		req.IsolationLevel = isolation
 		req.SessionEpoch = -1 // no fetch session
 		byTopic := map[string][]TopicPartition{}
@@ -211,7 +229,7 @@ func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos ma
 			rt.Topic, rt.TopicID = t, where[byTopic[t][0]].id
 			for _, tp := range byTopic[t] {
 				rp := kmsg.NewFetchRequestTopicPartition()
-				rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = tp.Partition, pos[tp], recordAtBytes
+				rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = tp.Partition, pos[tp], partBytes
 				rp.CurrentLeaderEpoch, rp.LogStartOffset = -1, -1
 				rt.Partitions = append(rt.Partitions, rp)
 			}
@@ -249,7 +267,7 @@ func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos ma
 				if _, asked := pos[tp]; !asked {
 					continue
 				}
-				answers[tp], out[tp] = readFetched(tp, pos[tp], rp, isolation)
+				answers[tp] = read(tp, rp)
 			}
 		}
 		for _, tp := range tps {

@@ -145,6 +145,7 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
   partition). Empty results are empty tables (` + "`[]`" + ` in JSON, ` + "`(no rows)`" + ` in a table).
   Each function declares its result's shape with types: ` + "`string`" + `, ` + "`int`" + `, ` + "`number`" + `, ` + "`bool`" + `,
   ` + "`time`" + ` (milliseconds since the epoch; RFC 3339 in tables), ` + "`error`" + ` (an error value, below),
+  ` + "`json`" + ` (a value decoded from JSON the cluster holds: a string, number, bool, table or ` + "`kafka.json.null`" + `),
   ` + "`{k=T, ...}`" + ` a record, ` + "`{T...}`" + ` a list, ` + "`{[string]=T}`" + ` a map, and ` + "`T?`" + ` a field that may be absent
   (nil). A field absent from a row is ` + "`null`" + ` in JSON and YAML output; ` + "`kadmin-lua doc --json`" + ` gives the
   shape as data (` + "`result`" + `). A mutating function's rows may also hold ` + "`dry_run`" + ` (below).

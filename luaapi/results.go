@@ -26,6 +26,7 @@ const (
 	KindBool   = output.KindBool
 	KindTime   = output.KindTime
 	KindError  = output.KindError
+	KindJSON   = output.KindJSON
 	KindList   = output.KindList
 	KindMap    = output.KindMap
 	KindRecord = output.KindRecord

@@ -35,7 +35,7 @@ func shapeErrors(L *lua.LState, s *Shape, v lua.LValue, path string) []string {
 	}
 	t, isTable := v.(*lua.LTable)
 	switch s.Kind {
-	case KindAny:
+	case KindAny, KindJSON:
 	case KindString:
 		if _, ok := v.(lua.LString); !ok {
 			bad("want a string, got %s", v.Type())
@@ -177,6 +177,7 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		}},
 		{fn: "wait_reassignments", expr: `wait_reassignments{interval_ms = 10, timeout = 10000}`},
 		{fn: "delete_records", expr: `delete_records{{topic = "audit-log", partition = 0, offset = 1}}`},
+		{fn: "peek", expr: `peek("orders", 0, "earliest", {count = 3, values = true, format = "json"})`},
 		{fn: "describe_share_groups", expr: `describe_share_groups("shape-queue")`, setup: func(e *env) {
 			share = shareConsumer(e, "shape-queue", "shape-q")
 		}},

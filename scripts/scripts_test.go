@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,8 @@ type env struct {
 	t   *testing.T
 	c   *demo.Cluster
 	adm *kadm.Client
+	// audit, when set, is the audit log runs write (--audit-log).
+	audit *engine.AuditLog
 }
 
 func newEnv(t *testing.T) *env {
@@ -69,7 +72,7 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 	e.t.Helper()
 	var stdout, stderr bytes.Buffer
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun},
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun, Audit: e.audit},
 		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()
@@ -477,4 +480,90 @@ func TestCopyGroupOffsets(t *testing.T) {
 
 	e.usage(s, "FROM and TO are the same group (billing)", "billing", "billing")
 	e.usage(s, "expected at least 2 arguments, got 1", "billing")
+}
+
+// consumeAt reads n records of topic's partition from offset with a plain
+// kgo consumer (no group): what skip-record should show.
+func (e *env) consumeAt(topic string, partition int32, offset int64, n int) []*kgo.Record {
+	e.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.c.Addrs...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(offset)}}))
+	require.NoError(e.t, err)
+	defer cl.Close()
+	var out []*kgo.Record
+	for len(out) < n {
+		fs := cl.PollFetches(e.ctx())
+		require.NoError(e.t, fs.Err0())
+		out = append(out, fs.Records()...)
+	}
+	return out[:n]
+}
+
+func TestSkipRecord(t *testing.T) {
+	e := newEnv(t)
+	const s = "skip-record.lua"
+	before := map[int32]int64{0: 28, 1: 25, 2: 52}
+	require.Equal(t, before, e.committed("billing", "payments"))
+	want := e.consumeAt("payments", 1, 25, 2)
+
+	// Dry run first: the record it would skip, the plan, nothing committed.
+	r := e.ok(true, s, "billing", "payments", "1")
+	assert.Equal(t, before, e.committed("billing", "payments"), "dry-run commits nothing")
+	require.Len(t, r.rows, 1)
+	assert.Equal(t, 25.0, r.rows[0]["offset"])
+	assert.Equal(t, string(want[0].Key), r.rows[0]["key"])
+	assert.Equal(t, float64(want[0].Timestamp.UnixMilli()), r.rows[0]["timestamp"])
+	assert.Equal(t, float64(len(want[0].Key)+len(want[0].Value)), r.rows[0]["size"])
+	assert.Equal(t, 26.0, r.rows[0]["target"])
+	assert.NotContains(t, r.json, string(want[0].Value), "values are never shown")
+	assert.Contains(t, r.stderr, `dry-run: billing: would skip payments[1] offset 25: key "`+string(want[0].Key)+`", `+strconv.Itoa(len(want[0].Key)+len(want[0].Value))+` bytes, 0 headers, CreateTime `+want[0].Timestamp.UTC().Format(time.RFC3339))
+	assert.Contains(t, r.stderr, "dry-run: billing: would move payments[1] from 25 to 26 (1 record skipped)")
+
+	// For real, two records, through the audit log.
+	audit := filepath.Join(t.TempDir(), "skip.jsonl")
+	log, err := engine.OpenAuditLog(audit)
+	require.NoError(t, err)
+	e.audit = log
+	r = e.ok(false, s, "billing", "payments", "1", "--count", "2")
+	require.NoError(t, log.Close())
+	e.audit = nil
+	assert.Equal(t, map[int32]int64{0: 28, 1: 27, 2: 52}, e.committed("billing", "payments"), "exactly that partition moved by 2")
+	require.Len(t, r.rows, 2)
+	assert.Equal(t, string(want[1].Key), r.rows[1]["key"])
+	assert.Contains(t, r.stderr, "billing: moved payments[1] from 25 to 27 (2 records skipped)")
+
+	// undo puts the committed offset back.
+	changes, problems, err := engine.ReadAuditFile(audit, engine.AuditLogOptions{})
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	require.Len(t, changes, 1)
+	assert.Equal(t, "reset_offsets", changes[0].Intent.Op)
+	cl, err := engine.New(engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer cl.Close()
+	_, err = cl.Undo(e.ctx(), changes, engine.UndoOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, before, e.committed("billing", "payments"), "undo restored the offset")
+
+	// Caught up: nothing to skip, nothing committed.
+	r = e.ok(false, s, "billing", "payments", "2")
+	assert.Empty(t, r.rows)
+	assert.Contains(t, r.stderr, "billing: nothing to skip on payments[2]: the committed offset 52 is at the end")
+	assert.Equal(t, before, e.committed("billing", "payments"))
+
+	// An active group is refused as reset_offsets refuses it.
+	r = e.run(false, s, "orders-processor", "orders", "1")
+	require.NotNil(t, r.err, "stderr: %s\njson: %s", r.stderr, r.json)
+	assert.Equal(t, luaapi.KindKafka, r.err.Kind)
+	assert.Equal(t, "NON_EMPTY_GROUP", r.err.Code)
+	assert.NotContains(t, r.stderr, "skipped", "nothing is said to be skipped")
+
+	r = e.run(false, s, "nobody", "payments", "0")
+	require.NotNil(t, r.err)
+	assert.Contains(t, r.err.Message, "nobody has no committed offset on payments[0]")
+
+	e.usage(s, `PARTITION must be a non-negative integer, got "x"`, "billing", "payments", "x")
+	e.usage(s, `--count must be a positive integer, got "0"`, "billing", "payments", "0", "--count", "0")
+	e.usage(s, "expected 3 arguments, got 2", "billing", "payments")
+	assert.Equal(t, before, e.committed("billing", "payments"))
 }

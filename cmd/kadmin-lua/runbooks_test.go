@@ -62,8 +62,13 @@ func TestRunbooksListsRunbooksAndPluginCommands(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(c.stdout.String()), &got))
 	assert.Len(t, got.Runbooks, len(scripts.Names()))
+	byName := map[string]runnable{}
+	for _, r := range got.Runbooks {
+		byName[r.Name] = r
+	}
 	assert.Equal(t, runnable{Name: "reset-offsets", Usage: "kadmin-lua run reset-offsets GROUP TO [TOPIC[:PARTITION]...] [--force]",
-		Summary: "move a stopped consumer group's committed offsets."}, got.Runbooks[len(got.Runbooks)-1])
+		Summary: "move a stopped consumer group's committed offsets."}, byName["reset-offsets"])
+	assert.Equal(t, "skip-record", got.Runbooks[len(got.Runbooks)-1].Name, "sorted by name")
 	var names []string
 	for _, cmd := range got.Commands {
 		names = append(names, cmd.Plugin+":"+cmd.Name)

@@ -19,6 +19,7 @@ import (
 // The notation:
 //
 //	string int number bool time error   scalars; time is epoch milliseconds
+//	json                                a value decoded from JSON (peek's values)
 //	{k=T, k2=T}                         a record, fields in declared order
 //	{T...}                              a list of T
 //	{[string]=T}                        a map from strings to T
@@ -54,13 +55,17 @@ const (
 	KindTime ShapeKind = "time"
 	// KindError is an error value ({code=, message=, retriable=, ...}):
 	// a batch item's failure.
-	KindError  ShapeKind = "error"
+	KindError ShapeKind = "error"
+	// KindJSON is a value decoded from JSON text the cluster holds (a
+	// record's value): a string, number, bool, table or kafka.json.null.
+	// Declared, unlike an untyped field: its type is the record's own.
+	KindJSON   ShapeKind = "json"
 	KindList   ShapeKind = "list"
 	KindMap    ShapeKind = "map"
 	KindRecord ShapeKind = "record"
 )
 
-var scalarKinds = []ShapeKind{KindString, KindInt, KindNumber, KindBool, KindTime, KindError}
+var scalarKinds = []ShapeKind{KindString, KindInt, KindNumber, KindBool, KindTime, KindError, KindJSON}
 
 // Field is the shape of a record's key; nil when s has no such key.
 func (s *Shape) Field(key string) *Shape {

@@ -1,0 +1,79 @@
+-- skip-record.lua: move a stopped group past the record(s) it is stuck on, in one partition.
+--
+-- Usage:    kadmin-lua run scripts/skip-record.lua GROUP TOPIC PARTITION [--count N]
+-- Arguments:
+--   GROUP      the consumer group (its consumers must be stopped)
+--   TOPIC      the topic of the stuck partition
+--   PARTITION  the partition (a number)
+--   --count N  how many offsets to skip from the committed one (default 1)
+-- Shows the record(s) it skips (peek from the group's committed offset: offset,
+-- timestamp, key, headers and size, never the values), then resets exactly that
+-- partition's committed offset by N (reset_offsets with to={shift=N}); no other
+-- partition is touched. Only the records with offsets in [committed, committed+N)
+-- are shown: what the shift skips (transaction markers take offsets too). With
+-- --dry-run (before `run`) it shows them and the plan and commits nothing: run that
+-- first. An active group is refused (NON_EMPTY_GROUP) before anything is committed.
+-- With --audit-log the reset is written ahead like every mutation, so
+-- `kadmin-lua undo FILE` puts the committed offset back.
+-- Returns a row per skipped record: topic, partition, offset, timestamp,
+-- timestamp_type, key, size, headers, committed (before) and target (after).
+-- Exit codes: 0 skipped (or planned, or nothing to skip: the group is at the end);
+--   1 bad arguments, or the group has no commit on the partition; 3 Kafka error
+--   (e.g. NON_EMPTY_GROUP: the group still has live members).
+-- Example:
+--   kadmin-lua --dry-run run scripts/skip-record.lua billing payments 0
+--   kadmin-lua --audit-log skip.jsonl run scripts/skip-record.lua billing payments 0 --count 2
+--   kadmin-lua undo skip.jsonl
+local args = require("lib.args")
+
+local usage = "skip-record.lua GROUP TOPIC PARTITION [--count N]"
+local a = args.parse{usage = usage, min = 3, max = 3, flags = {count = "string"}}
+if not a then return end
+local group, topic = a[1], a[2]
+if group == "" then args.usage_error("GROUP must not be empty") end
+if topic == "" then args.usage_error("TOPIC must not be empty") end
+local partition = args.integer(a[3], "PARTITION", 0)
+local count = args.integer(a.flags.count or "1", "--count", 1)
+if count > 10000 then args.usage_error(string.format("--count must be at most 10000, got %d", count)) end
+local where = string.format("%s[%d]", topic, partition)
+
+local committed
+for _, o in ipairs(fetch_offsets(group, topic)) do
+  if o.partition == partition then committed = o.offset end
+end
+if committed == nil then
+  kafka.fail(string.format("%s has no partition %d", topic, partition))
+elseif committed < 0 then
+  kafka.fail(string.format("%s has no committed offset on %s: nothing to skip from", group, where))
+end
+
+local records = peek(topic, partition, {group = group}, {count = count})
+local target = committed + count
+local rows = {}
+local cols = {"topic", "partition", "offset", "timestamp", "timestamp_type", "key", "size", "headers", "committed", "target"}
+for _, r in ipairs(records) do
+  if r.offset < target then
+    rows[#rows + 1] = args.record(cols, {topic = topic, partition = partition, offset = r.offset, timestamp = r.timestamp,
+      timestamp_type = r.timestamp_type, key = r.key, size = r.size, headers = r.headers,
+      committed = committed, target = target})
+  end
+end
+if #rows == 0 then
+  args.say("%s: nothing to skip on %s: the committed offset %d is at the end", group, where, committed)
+  return rows
+end
+
+-- The reset refuses an active group (NON_EMPTY_GROUP) before the records
+-- are said to be skipped.
+local reset = reset_offsets{group = group, topics = {{topic = topic, partition = partition}}, to = {shift = count}}
+local r = reset[1]
+for _, row in ipairs(rows) do
+  row.target = r.target
+  args.say("%s: %s %s offset %d: key %s, %d bytes, %d header%s, %s %s", group,
+    args.dry_run() and "would skip" or "skipped", where, row.offset, row.key and string.format("%q", row.key) or "null",
+    row.size, #row.headers, #row.headers == 1 and "" or "s", row.timestamp_type,
+    os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(row.timestamp / 1000)))
+end
+args.say("%s: %s %s from %d to %d (%d record%s skipped)", group, args.dry_run() and "would move" or "moved",
+  where, r.current, r.target, #rows, #rows == 1 and "" or "s")
+return rows
