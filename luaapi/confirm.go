@@ -223,7 +223,7 @@ func topicCounts(a []any) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", quoteIfOdd(t), counts[t]))
 	}
-	return fmt.Sprintf("%d partitions of %d topics: %s", len(a), len(topics), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d partition%s of %d topic%s: %s", len(a), plural(len(a)), len(topics), plural(len(topics)), strings.Join(parts, ", "))
 }
 
 // quoteIfOdd quotes a topic name that holds a space or comma, which would

@@ -104,7 +104,7 @@ func TestConfirmQuestionShapes(t *testing.T) {
 		[]any{plan, map[string]any{"throttle": 1000.0}}, false, noFile)
 	assert.Equal(t, `alter_partition_reassignments on cluster c (b:9092)
   rows: {leader_changes=3, moves=12, partitions=12 partitions}
-    partitions: 12 partitions of 1 topics: orders 12
+    partitions: 12 partitions of 1 topic: orders 12
     partitions: {"current":[0],"partition":0,"target":[1],"topic":"orders"}
     partitions: {"current":[0],"partition":1,"target":[1],"topic":"orders"}
     partitions: {"current":[0],"partition":2,"target":[1],"topic":"orders"}
