@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
@@ -67,7 +68,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(luaapi.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", cobra.FixedCompletions(
-		[]string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}, cobra.ShellCompDirectiveNoFileComp))
+		engine.SASLMechanisms, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("plugin-path")
 	for _, c := range root.Commands() {
 		switch c.Name() {

@@ -102,6 +102,8 @@ func TestBashCompletion(t *testing.T) {
 	assert.Equal(t, []string{"prod", "prod-eu"}, b.complete("kadmin-lua", "--profile", "pr"))
 	assert.Equal(t, []string{"staging"}, b.complete("kadmin-lua", "--config", other, "--profile", ""))
 	assert.Equal(t, []string{"SCRAM-SHA-256", "SCRAM-SHA-512"}, b.complete("kadmin-lua", "--sasl-mechanism", "SC"))
+	assert.Equal(t, []string{"AWS_MSK_IAM", "GSSAPI", "OAUTHBEARER", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
+		b.complete("kadmin-lua", "--sasl-mechanism", ""), "every mechanism it logs in with")
 	assert.Equal(t, []string{"json", "ndjson", "table", "yaml"}, b.complete("kadmin-lua", "-o", ""), "bash sorts them")
 	assert.Equal(t, []string{"yaml"}, b.complete("kadmin-lua", "--output", "y"))
 

@@ -56,10 +56,29 @@ func run(st *State) (code int) {
 		// Messages quote names from the cluster: escaped, like table cells.
 		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", luaapi.TerminalText(strings.TrimRight(err.Error(), "\n")))
 		if needsHint(err) {
+			if f := functionAsCommand(st.Args); f != "" {
+				// `kadmin-lua lag`: a Lua function typed as a command.
+				fmt.Fprintf(st.Stderr, "%s is a Lua function, not a command: run it with kadmin-lua -e '%s()', or type it in the REPL (kadmin-lua).\n", f, f)
+			}
 			fmt.Fprintln(st.Stderr, "Run 'kadmin-lua --help' for usage.")
 		}
 	}
 	return code
+}
+
+// functionAsCommand is the first argument when it names a Lua function
+// (kadmin-lua lag), else "".
+func functionAsCommand(args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return "" // a flag first: not the case this hint is for
+		}
+		if f := luaapi.Lookup(a); f != nil && f.IsAdmin() {
+			return f.Name
+		}
+		return ""
+	}
+	return ""
 }
 
 // needsHint reports a command-line mistake: one the commands marked, or one

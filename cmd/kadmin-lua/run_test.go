@@ -85,6 +85,18 @@ func TestExitUsageOnCommandLineMistakes(t *testing.T) {
 	}
 }
 
+// A Lua function typed as a command says how to run it; another unknown
+// command does not.
+func TestFunctionAsCommandHints(t *testing.T) {
+	c := newCLI(t)
+	require.Equal(t, ExitUsage, c.run("lag"))
+	assert.Contains(t, c.stderr.String(), "lag is a Lua function, not a command: run it with kadmin-lua -e 'lag()', or type it in the REPL (kadmin-lua).")
+	require.Equal(t, ExitUsage, c.run("describe_consumer_groups"))
+	assert.Contains(t, c.stderr.String(), "describe_groups is a Lua function", "an alias names the function")
+	require.Equal(t, ExitUsage, c.run("frobnicate"))
+	assert.NotContains(t, c.stderr.String(), "Lua function")
+}
+
 func TestHelpExitsZero(t *testing.T) {
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("--help"))
