@@ -60,3 +60,23 @@ func TestDocFlagMistakes(t *testing.T) {
 	c = newCLI(t)
 	require.Equal(t, ExitUsage, c.run("doc", "a", "b"))
 }
+
+// doc --search: every word must appear; name matches come first; nothing
+// found is exit 1.
+func TestDocSearch(t *testing.T) {
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("doc", "--search", "throttle"))
+	lines := strings.Split(strings.TrimSpace(c.stdout.String()), "\n")
+	require.NotEmpty(t, lines)
+	assert.True(t, strings.HasPrefix(lines[0], "alter_configs") || strings.HasPrefix(lines[0], "alter_partition_reassignments"), lines[0])
+	assert.Contains(t, c.stdout.String(), "wait_reassignments")
+
+	require.Equal(t, ExitOK, c.run("doc", "--search", "LAG time"))
+	first := strings.Fields(strings.Split(c.stdout.String(), "\n")[0])[0]
+	assert.Equal(t, "lag", first, "a name match first")
+	assert.NotContains(t, c.stdout.String(), "create_topics ")
+
+	require.Equal(t, ExitScript, c.run("doc", "--search", "zzzq"))
+	assert.Contains(t, c.stderr.String(), `no function mentions "zzzq"`)
+	require.Equal(t, ExitUsage, c.run("doc", "--search", "lag", "lag"))
+}
