@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func (a *app) completionCmd() *cobra.Command {
 profile names after --profile (from the config file), runbook and plugin
 command names after run (and .lua files), and function names after doc.
 
-  bash (needs the bash-completion package):
+  bash (with or without the bash-completion package):
     source <(kadmin-lua completion bash)                # this shell
     kadmin-lua completion bash > ~/.local/share/bash-completion/completions/kadmin-lua
   zsh (compinit loaded):
@@ -44,7 +45,9 @@ command names after run (and .lua files), and function names after doc.
 			var err error
 			switch args[0] {
 			case "bash":
-				err = root.GenBashCompletionV2(out, true)
+				if _, err = io.WriteString(out, bashWithoutBashCompletion); err == nil {
+					err = root.GenBashCompletionV2(out, true)
+				}
 			case "zsh":
 				err = root.GenZshCompletion(out)
 			case "fish":
@@ -61,6 +64,30 @@ command names after run (and .lua files), and function names after doc.
 		},
 	}
 }
+
+// bashWithoutBashCompletion comes before cobra's bash script, which calls
+// _get_comp_words_by_ref from the bash-completion package: without the
+// package every Tab printed "_get_comp_words_by_ref: command not found".
+// Where the package is loaded its own function stays.
+const bashWithoutBashCompletion = `# Without the bash-completion package: a minimal _get_comp_words_by_ref
+# (the words as bash split them), so that completion still works.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref() {
+    while [[ $# -gt 0 && $1 == -* ]]; do
+        case $1 in -n) shift 2 ;; *) shift ;; esac
+    done
+    local v
+    for v in "$@"; do
+        case $v in
+        cur) cur=${COMP_WORDS[COMP_CWORD]} ;;
+        prev) prev=${COMP_WORDS[COMP_CWORD-1]} ;;
+        words) words=("${COMP_WORDS[@]}") ;;
+        cword) cword=$COMP_CWORD ;;
+        esac
+    done
+}
+fi
+`
 
 // registerCompletions adds the completions that need more than the command
 // tree: call it once every command is added.

@@ -27,16 +27,10 @@ func kadminBinary(t *testing.T) string {
 
 // bashHarness sources the generated completion script and completes the
 // words given as arguments, as bash does on Tab: COMP_WORDS/COMP_CWORD set,
-// then the registered function. _get_comp_words_by_ref is the
-// bash-completion package's (which the script needs), reduced to the words
-// as typed.
+// then the registered function. The bash-completion package is not loaded
+// (bash --norc): the script brings its own _get_comp_words_by_ref then, and
+// "command not found" on stderr fails the completion.
 const bashHarness = `
-_get_comp_words_by_ref() {
-  cur="${COMP_WORDS[COMP_CWORD]}"
-  prev="${COMP_WORDS[COMP_CWORD-1]}"
-  words=("${COMP_WORDS[@]}")
-  cword=$COMP_CWORD
-}
 source <(kadmin-lua completion bash) || exit 9
 COMP_WORDS=("$@")
 COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
@@ -45,7 +39,10 @@ COMP_POINT=${#COMP_LINE}
 COMP_TYPE=${TEST_COMP_TYPE:-37}
 COMPREPLY=()
 fn=$(complete -p kadmin-lua | sed -E 's/.* -F ([^ ]+) .*/\1/')
-"$fn" kadmin-lua "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}" 2>/dev/null
+"$fn" kadmin-lua "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}" 2>/tmp/kadmin-lua-complete-err.$$
+# compopt complains outside a real Tab; a missing function must not.
+if grep -q 'command not found' /tmp/kadmin-lua-complete-err.$$; then cat /tmp/kadmin-lua-complete-err.$$ >&2; rm -f /tmp/kadmin-lua-complete-err.$$; exit 8; fi
+rm -f /tmp/kadmin-lua-complete-err.$$
 printf '%s\n' "${COMPREPLY[@]}"
 `
 
