@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/scripts"
 )
@@ -69,7 +72,32 @@ func (a *app) scriptRunner(args []string) func(context.Context, *luaapi.Runtime)
 				}
 				return rt.DoFS(ctx, scripts.FS, name, args[1:])
 			}
+			vals, err := rt.DoFile(ctx, args[0], args[1:])
+			return vals, a.notFound(err)
 		}
 		return rt.DoFile(ctx, args[0], args[1:])
 	}
+}
+
+// notFound adds to a missing script's error where else the name was
+// looked for: under cron, with no HOME or XDG_CONFIG_HOME, the plugin
+// directory is not there, and "cannot read script" alone hid why.
+func (a *app) notFound(err error) error {
+	var re *luaapi.RunError
+	if !errors.As(err, &re) {
+		return err
+	}
+	dirs, derr := a.pluginDirs()
+	var where string
+	switch cfg := clientconfig.DefaultConfigPath(a.st.Env); {
+	case derr == nil && len(dirs) > 0:
+		where = "plugin directories searched: " + strings.Join(dirs, ", ")
+	case cfg == "":
+		where = "no plugin directory: neither XDG_CONFIG_HOME nor HOME is set (as under cron); use --plugin-path or KADMIN_PLUGIN_PATH"
+	default:
+		where = "no plugin directory: " + filepath.Join(filepath.Dir(cfg), "plugins") + " does not exist"
+	}
+	c := *re
+	c.Message += "; nor is it a plugin command (" + where + ") or a runbook (kadmin-lua runbooks lists them)"
+	return &c
 }

@@ -212,6 +212,16 @@ func TestRunMissingFile(t *testing.T) {
 	c := newCLI(t)
 	require.Equal(t, ExitScript, c.run("run", t.TempDir()+"/nope.lua"))
 	assert.Contains(t, c.stderr.String(), "cannot read script")
+	assert.Contains(t, c.stderr.String(), "/kadmin-lua/plugins does not exist) or a runbook")
+
+	// Under cron: no HOME, no XDG_CONFIG_HOME; the error says why no
+	// plugin command was found.
+	delete(c.env, "HOME")
+	require.Equal(t, ExitScript, c.run("run", "nightly-fix"))
+	assert.Contains(t, c.stderr.String(), "nor is it a plugin command (no plugin directory: neither XDG_CONFIG_HOME nor HOME is set (as under cron); use --plugin-path or KADMIN_PLUGIN_PATH)")
+	dir := t.TempDir()
+	require.Equal(t, ExitScript, c.run("--plugin-path", dir, "run", "nightly-fix"))
+	assert.Contains(t, c.stderr.String(), "plugin directories searched: "+dir)
 }
 
 func TestStdinScriptWhenNotATerminal(t *testing.T) {
