@@ -72,6 +72,17 @@ func TestPluginCommandRun(t *testing.T) {
 	assert.Contains(t, c.stderr.String(), "not healthy")
 }
 
+// A plugin command that declares its usage answers --help from it; its
+// code never sees the flag. A bare function gets its arguments as given.
+func TestPluginCommandHelpFromItsDeclaration(t *testing.T) {
+	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "run", "make-topics", "--help"), c.stderr.String())
+	assert.Equal(t, "Usage: kadmin-lua run make-topics N TOPIC...\n\nCreate the topics named on the command line.\n\n(from plugin ops)\n", c.stdout.String())
+	require.Equal(t, ExitCheck, c.run("--plugin-path", dir, "run", "fail-check", "--help"))
+	assert.Contains(t, c.stderr.String(), "not healthy", "an undeclared command runs with --help as an argument")
+}
+
 func TestRunPrefersFileThenPluginCommandThenRunbook(t *testing.T) {
 	dir := testfiles.Tree(t, map[string]string{"mine.lua": `return {commands = {
   ["check-lag"] = function() return "plugin check-lag" end,

@@ -61,7 +61,12 @@ Prometheus after each run. See docs/scheduling.md.`,
 func (a *app) scriptRunner(args []string) func(context.Context, *luaapi.Runtime) ([]lua.LValue, error) {
 	return func(ctx context.Context, rt *luaapi.Runtime) ([]lua.LValue, error) {
 		if _, err := os.Stat(args[0]); err != nil && os.IsNotExist(err) {
-			if _, _, ok := rt.Command(args[0]); ok {
+			if c, p, ok := rt.Command(args[0]); ok {
+				if scripts.WantsHelp(args[1:]) && (c.Usage != "" || c.Summary != "" || c.Doc != "") {
+					// A command that declares its usage is answered
+					// from it: its code never sees --help.
+					return nil, writeText(a.st.Stdout, commandHelp(c, p))
+				}
 				return rt.RunCommand(ctx, args[0], args[1:])
 			}
 			if name, ok := scripts.Lookup(args[0]); ok {
@@ -100,4 +105,24 @@ func (a *app) notFound(err error) error {
 	c := *re
 	c.Message += "; nor is it a plugin command (" + where + ") or a runbook (kadmin-lua runbooks lists them)"
 	return &c
+}
+
+// commandHelp is a plugin command's --help, from its declaration; the
+// plugin's texts are escaped as cluster strings are.
+func commandHelp(c *luaapi.PluginCommand, p *luaapi.Plugin) string {
+	var b strings.Builder
+	b.WriteString("Usage: kadmin-lua run " + luaapi.TerminalText(strings.TrimSpace(c.Name+" "+c.Usage)) + "\n")
+	if c.Summary != "" {
+		b.WriteString("\n" + luaapi.TerminalText(c.Summary) + "\n")
+	}
+	if c.Doc != "" {
+		b.WriteString("\n")
+		for _, line := range strings.Split(c.Doc, "\n") {
+			b.WriteString(luaapi.TerminalText(line) + "\n")
+		}
+	}
+	if p != nil {
+		b.WriteString("\n(from plugin " + luaapi.TerminalText(p.Name) + ")\n")
+	}
+	return b.String()
 }
