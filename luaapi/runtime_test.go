@@ -145,13 +145,23 @@ func TestFormatNestedRecordsAsSubTables(t *testing.T) {
 	require.NoError(t, err)
 	out, err := r.Format(vals, "table")
 	require.NoError(t, err)
+	// Two kinds of sub-table under one set of rows: each is labelled.
 	assert.Equal(t, "GROUP  TOTAL_LAG\n"+
 		"g1     3\n"+
+		"  partitions:\n"+
 		"  TOPIC  PARTITION  LAG\n"+
 		"  t      0          3\n"+
 		"g2     0\n"+
+		"  members:\n"+
 		"  MEMBER_ID  ASSIGNMENT\n"+
 		"  m          t[0,1] u[0]\n", out)
+
+	// One kind (lag's partitions) needs no label.
+	vals, err = r.DoString(context.Background(), "t", `return {{group = "g1", partitions = {{topic = "t", partition = 0, lag = 1}}}}`)
+	require.NoError(t, err)
+	out, err = r.Format(vals, "table")
+	require.NoError(t, err)
+	assert.Equal(t, "GROUP\ng1\n  TOPIC  PARTITION  LAG\n  t      0          1\n", out)
 }
 
 func TestFormatSingleRecordAsOneRowTable(t *testing.T) {

@@ -261,6 +261,11 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 				if err := g.Enter(lua.LString(c), sub); err != nil {
 					return err
 				}
+				if len(nested) > 1 {
+					// Two sub-tables or more (describe_quorum's voters and
+					// observers): each says which it is.
+					out.WriteString(indent + "  " + CellText(c) + ":\n")
+				}
 				g.quiet--
 				err := renderTable(out, subRows, subCols, indent+"  ", g, rs.Field(c).Elem())
 				g.quiet++
