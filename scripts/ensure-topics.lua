@@ -16,7 +16,8 @@
 -- The whole file is validated before anything changes. With --dry-run (before
 -- `run`) the rows are the diff, Kafka validates each change and nothing changes.
 -- Returns a row per topic: status (create, update, ok, drift; dry_run=false means
--- the create or update was applied) and its changes.
+-- the create or update was applied), its partitions and replication factor (after
+-- the change when applied, as the topic is under --dry-run) and its changes.
 -- Exit codes: 0 converged; 1 bad file or arguments (nothing changed); 3 Kafka
 --   error (err.results says what was applied); 4 drift that needs a person.
 -- Example:
@@ -181,7 +182,15 @@ if #creates > 0 then
     end
   end
 end
-if next(raises) then create_partitions(raises) end
+if next(raises) then
+  create_partitions(raises)
+  if not args.dry_run() then
+    -- An applied row shows the state after the change.
+    for _, row in ipairs(rows) do
+      if raises[row.name] then row.partitions = raises[row.name] end
+    end
+  end
+end
 if #alters > 0 then alter_configs(alters) end
 
 local n = {create = 0, update = 0, ok = 0, drift = 0}

@@ -297,6 +297,15 @@ func TestEnsureTopics(t *testing.T) {
 	assert.Equal(t, want, status(r))
 	assert.NotContains(t, e.topics(), "shipments")
 	assert.Equal(t, 6, e.partitions("orders"))
+	partitionsOf := func(r result, name string) any {
+		for _, row := range r.rows {
+			if row["name"] == name {
+				return row["partitions"]
+			}
+		}
+		return nil
+	}
+	assert.Equal(t, 6.0, partitionsOf(r, "orders"), "a dry run's row shows the topic as it is")
 	assert.Equal(t, "259200000", e.config("orders", "retention.ms"))
 	assert.Equal(t, []string{"audit-log has replication factor 3, the spec says 2 (plan_reassignment can move it)"}, r.checks)
 	assert.Contains(t, r.json, `"setting": "retention.ms"`)
@@ -308,6 +317,7 @@ func TestEnsureTopics(t *testing.T) {
 	assert.Equal(t, 4, e.partitions("shipments"))
 	assert.Equal(t, "604800000", e.config("shipments", "retention.ms"))
 	assert.Equal(t, 12, e.partitions("orders"))
+	assert.Equal(t, 12.0, partitionsOf(r, "orders"), "an applied row shows the state after the change")
 	assert.Equal(t, "86400000", e.config("orders", "retention.ms"))
 	assert.Equal(t, "lz4", e.config("orders", "compression.type"), "configs the spec does not name are kept")
 	assert.Equal(t, "compact", e.config("payments", "cleanup.policy"))
