@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -232,4 +233,22 @@ func TestLibraryFunctionsCheckTheirArguments(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []lua.LValue{lua.LNumber(7), lua.LString("null"), lua.LString(`{"indent":true}`), lua.LFalse, lua.LFalse, lua.LFalse, lua.LString("table")}, vals)
 	assert.Equal(t, []string{"nil fails the check"}, r.CheckFailures())
+}
+
+// Up to three records in a cell print whole (a config's synonyms, in the
+// configs' sub-table); more are counted.
+func TestFormatFewRecordsInACell(t *testing.T) {
+	r := newBareRuntime(t)
+	vals, err := r.DoString(context.Background(), "t", `return {{type = "topic", configs = {
+		{name = "retention.ms", synonyms = {{name = "retention.ms", value = "1"}, {name = "log.retention.ms", value = "2"}}, n = {1, 2}},
+		{name = "x", synonyms = {{a = 1}, {a = 2}, {a = 3}, {a = 4}}, n = {}},
+	}}}`)
+	require.NoError(t, err)
+	out, err := r.Format(vals, "table")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 5, out)
+	assert.Contains(t, lines[3], "{name=retention.ms value=1} {name=log.retention.ms value=2}", out)
+	assert.Contains(t, lines[3], "1,2")
+	assert.Contains(t, lines[4], "[4 items]")
 }

@@ -446,6 +446,11 @@ const maxTimeMillis = 253402300799999
 // cell renders one value, found under key, inside a table (see
 // appendCell); fs is its declared shape, or nil. nested: the value is
 // inside another cell, where a record or map is braced.
+// maxRecordsInCell: a cell shows up to this many records whole (a config's
+// synonyms: {name=retention.ms source=DYNAMIC_TOPIC_CONFIG value=...});
+// more are counted, "[5 items]".
+const maxRecordsInCell = 3
+
 func cell(g *Guard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
 	var s string
 	switch v := v.(type) {
@@ -480,10 +485,7 @@ func cell(g *Guard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
 			var parts []string
 			for i := 1; i <= v.Len(); i++ {
 				e := v.RawGetInt(i)
-				if _, nested := e.(*lua.LTable); nested {
-					if v.Len() == 1 {
-						return "[1 item]", nil
-					}
+				if _, nested := e.(*lua.LTable); nested && v.Len() > maxRecordsInCell {
 					return fmt.Sprintf("[%d items]", v.Len()), nil
 				}
 				p, err := cell(g, lua.LNumber(i), e, fs.Elem(), true)
@@ -492,7 +494,11 @@ func cell(g *Guard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
 				}
 				parts = append(parts, p)
 			}
-			s = strings.Join(parts, ",")
+			if _, records := v.RawGetInt(1).(*lua.LTable); records {
+				s = strings.Join(parts, " ") // {name=a value=1} {name=b value=2}
+			} else {
+				s = strings.Join(parts, ",")
+			}
 			break
 		}
 		var err error
