@@ -32,7 +32,7 @@ type ElectedLeader struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
 	Leader    int32  `json:"leader"`
-	NotNeeded bool   `json:"not_needed,omitempty"`
+	NotNeeded bool   `json:"not_needed"`
 	Err       *Error `json:"error,omitempty"`
 }
 

@@ -13,7 +13,7 @@ func init() {
 				{Name: "all", Type: Bool(), Doc: "every partition in the cluster (instead of topics and partitions)"},
 				{Name: "type", Type: Enum(string(engine.ElectPreferred), string(engine.ElectUnclean)), Doc: `the election: "preferred" (default) or "unclean"`},
 			},
-			Returns: "{{topic=string, partition=int, leader=int, not_needed=bool?, error=error?}...}",
+			Returns: "{{topic=string, partition=int, leader=int, not_needed=bool, error=error?}...}",
 			Summary: "Elect partition leaders: move leadership back to the preferred replica, or (unclean) to any live replica.",
 			Doc: `topics (a name or array: all their partitions), partitions ({{topic=, partition=}...}) or all=true (every partition in the cluster) say where; type is "preferred" (the default) or "unclean".
 A partition that already has the leader the election would pick comes back with not_needed=true: that is not a failure. leader is the partition's leader afterwards. A topic that does not exist gets a row with partition -1 and UNKNOWN_TOPIC_OR_PARTITION.
