@@ -240,19 +240,7 @@ func TestLagInTimeSurvivesALeaderMove(t *testing.T) {
 			return nil, nil, false // the second one goes through
 		}
 		c.KeepControl()
-		r := req.(*kmsg.FetchRequest)
-		resp := r.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return notLeaderFetch(req), nil, true
 	})
 	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
 	require.NoError(t, err)
@@ -319,4 +307,22 @@ func TestLagInTimeManyGroupsOnePartition(t *testing.T) {
 		assert.Equal(t, want, *p.OldestUnconsumed, res[i].Group)
 	}
 	assert.EqualValues(t, 1, fetches.Load(), "one Fetch served the three groups")
+}
+
+// notLeaderFetch answers a Fetch with NOT_LEADER_OR_FOLLOWER for every
+// partition it asks for: a leader that moved.
+func notLeaderFetch(req kmsg.Request) kmsg.Response {
+	r := req.(*kmsg.FetchRequest)
+	resp := r.ResponseKind().(*kmsg.FetchResponse)
+	for _, rt := range r.Topics {
+		st := kmsg.NewFetchResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewFetchResponseTopicPartition()
+			sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -249,19 +248,7 @@ func TestPeekGivesUpAtTheDeadline(t *testing.T) {
 	produceAt(t, peekProducer(t, c.ListenAddrs()), "stuck", 0, 1, 2)
 	c.ControlKey(int16(kmsg.Fetch), func(r kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		req := r.(*kmsg.FetchRequest)
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return notLeaderFetch(r), nil, true
 	})
 	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 1500 * time.Millisecond})
 	require.NoError(t, err)
