@@ -188,8 +188,12 @@ func LoadConfigFile(path string) (*ConfigFile, error) {
 }
 
 // ParseConfigFile parses the JSON config file; path is used in messages.
-// Unknown keys are errors, and so is a password written into the file.
+// Unknown keys are errors, and so are a key given twice in one object
+// and a password written into the file.
 func ParseConfigFile(path string, b []byte) (*ConfigFile, error) {
+	if key, line, dup := duplicateKey(b); dup {
+		return nil, engine.Errorf(engine.CodeInvalidArgument, path, "bad config file: line %d: %s is given twice (JSON would keep the last silently)", line, key)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var cf ConfigFile
