@@ -102,6 +102,7 @@ func (m *metricsFile) readLastSuccess() {
 func (m *metricsFile) write(outs []outcome, now time.Time) error {
 	text := m.render(outs, now)
 	dir, base := filepath.Split(m.path)
+	removeStaleTemps(dir, base, now)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return err
@@ -115,10 +116,37 @@ func (m *metricsFile) write(outs []outcome, now time.Time) error {
 		tmp.Close()
 		return err
 	}
+	// On disk before the rename: after a crash the file is the old one
+	// or the new one, never an empty one.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), m.path)
+}
+
+// staleTempAge: a temporary metrics file older than this was left by a
+// process killed while writing (kill -9 gives no chance to remove it); a
+// live writer renames its own within milliseconds.
+const staleTempAge = time.Minute
+
+// removeStaleTemps removes what killed writers left beside the file.
+func removeStaleTemps(dir, base string, now time.Time) {
+	if dir == "" {
+		dir = "."
+	}
+	entries, _ := os.ReadDir(dir) // not Glob: the file's name may hold [ or *
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "."+base+".tmp-") || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 type series struct {

@@ -140,3 +140,27 @@ func TestMetricsFileFlagMistakes(t *testing.T) {
 		})
 	}
 }
+
+// What a writer killed mid-write left beside the metrics file (kill -9:
+// no chance to remove it) is removed by the next write once it is stale;
+// a fresh one, perhaps another writer's, is left alone.
+func TestMetricsFileRemovesStaleTemporaries(t *testing.T) {
+	c := newCluster(t)
+	dir := t.TempDir()
+	prom := filepath.Join(dir, "job.prom")
+	stale := filepath.Join(dir, ".job.prom.tmp-123")
+	fresh := filepath.Join(dir, ".job.prom.tmp-456")
+	other := filepath.Join(dir, ".other.prom.tmp-789")
+	for _, p := range []string{stale, fresh, other} {
+		require.NoError(t, os.WriteFile(p, []byte("half"), 0o600))
+	}
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	require.NoError(t, os.Chtimes(other, old, old))
+	cli := newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "run", "--metrics-file", prom, writeFile(t, "one.lua", "return 1")), cli.stderr.String())
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, fresh)
+	assert.FileExists(t, other, "another file's temporaries are not ours")
+	assert.FileExists(t, prom)
+}
