@@ -255,7 +255,7 @@ func isDir(path string) bool {
 // returns. A table with functions or commands is a plugin (p); anything
 // else is a library module that require finds (p is nil).
 func (r *Runtime) loadPlugin(ctx context.Context, pf pluginFile) (p *Plugin, v lua.LValue, err error) {
-	src, err := os.ReadFile(pf.path)
+	src, err := readFileBounded(pf.path, MaxScriptBytes)
 	if err != nil {
 		return nil, nil, &PluginError{Plugin: pf.name, File: pf.path, Msg: "cannot read: " + err.Error()}
 	}

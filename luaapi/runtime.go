@@ -299,7 +299,7 @@ func (r *Runtime) DoString(ctx context.Context, name, src string) ([]lua.LValue,
 // DoFile runs a script file the way lua.c does: `arg` holds the script
 // name at 0 and the arguments from 1, and the chunk gets them as `...`.
 func (r *Runtime) DoFile(ctx context.Context, path string, args []string) ([]lua.LValue, error) {
-	src, err := os.ReadFile(path)
+	src, err := readFileBounded(path, MaxScriptBytes)
 	if err != nil {
 		return nil, &RunError{Kind: KindScript, Message: "cannot read script: " + err.Error()}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -213,7 +212,7 @@ func (a *app) runRoot(cmd *cobra.Command, _ []string) error {
 	case a.st.IsTerminal(a.st.Stdin):
 		return a.runREPL(cmd)
 	default:
-		src, err := io.ReadAll(a.st.Stdin)
+		src, err := luaapi.ReadBounded(a.st.Stdin, luaapi.MaxScriptBytes)
 		if err != nil {
 			return exitf(ExitScript, "reading script from stdin: %v", err)
 		}

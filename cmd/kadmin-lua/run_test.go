@@ -396,3 +396,27 @@ func TestRunBuiltInRunbookBadArgumentsExit1(t *testing.T) {
 	require.Equal(t, ExitScript, c.run("run", "add-partitions", "only-a-topic"))
 	assert.Contains(t, c.stderr.String(), "usage")
 }
+
+// zeros is an endless stdin, as < /dev/zero gives.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// Reads that never end are refused at once, not grown until the kernel
+// kills the process: a script file, stdin and the config file.
+func TestEndlessInputsAreRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	c := newCLI(t)
+	require.Equal(t, ExitScript, c.run("run", "/dev/zero"))
+	assert.Contains(t, c.stderr.String(), "cannot read script: /dev/zero: larger than 16 MiB; refusing to read more")
+
+	c.stdin = zeros{}
+	require.Equal(t, ExitScript, c.run())
+	assert.Contains(t, c.stderr.String(), "reading script from stdin: larger than 16 MiB")
+
+	c.stdin = strings.NewReader("")
+	require.NotEqual(t, ExitOK, c.run("--config", "/dev/zero", "--profile", "p", "-e", "return 1"))
+	assert.Contains(t, c.stderr.String(), "reading config file: larger than 4 MiB")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,7 +178,7 @@ func DefaultConfigPath(env func(string) string) string {
 // LoadConfigFile reads a config file. A missing file is an error wrapping
 // os.ErrNotExist, so callers can treat the default path as optional.
 func LoadConfigFile(path string) (*ConfigFile, error) {
-	b, err := os.ReadFile(path)
+	b, err := readConfigBounded(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &engine.Error{Code: engine.CodeInvalidArgument, Resource: path, Message: "config file not found", Err: err}
@@ -252,4 +253,22 @@ func (cf *ConfigFile) Profile(name string) (Profile, error) {
 		out.CommandConfig = ""
 	}
 	return out, nil
+}
+
+// maxConfigFile bounds the config file: a thousand profiles fit in far
+// less, and --config /dev/zero fails at once instead of growing until the
+// kernel kills the process.
+const maxConfigFile = 4 << 20
+
+func readConfigBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	if err == nil && len(b) > maxConfigFile {
+		err = fmt.Errorf("larger than %d MiB", maxConfigFile>>20)
+	}
+	return b, err
 }
