@@ -238,3 +238,19 @@ func readFile(t *testing.T, path string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// A profile name from the config file reaches the terminal escaped and
+// cannot forge a log field or line: in the fleet header, the stderr
+// prefix and the summary line.
+func TestFleetProfileNamesAreEscaped(t *testing.T) {
+	cl := newCluster(t)
+	c := newCLI(t)
+	writeConfig(t, c, fmt.Sprintf(`{"profiles": {"ev\u001b[31mil x=1\nINFO forged": {"brokers": [%q]}}}`, cl.addrs))
+	script := writeFile(t, "n.lua", `io.stderr:write("from the script\n") return 1`)
+	c.run("run", "--profiles", "*", script)
+	out := c.stdout.String() + c.stderr.String()
+	assert.NotContains(t, out, "\x1b", "no raw ESC reaches the terminal")
+	assert.NotContains(t, out, "\nINFO forged", "no forged line")
+	assert.Contains(t, c.stdout.String(), `== ev\x1b[31mil x=1\nINFO forged ==`)
+	assert.Contains(t, c.stderr.String(), `profile="ev\x1b[31mil x=1\nINFO forged" exit=`)
+}

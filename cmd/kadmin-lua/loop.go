@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -130,7 +131,7 @@ func (a *app) runScheduled(cmd *cobra.Command, args []string, sc *schedule) erro
 		}
 		l.resolve = a.fleetResolve(cmd)
 		for _, t := range l.targets {
-			t.stderr = &lineWriter{mu: &l.errMu, w: a.st.Stderr, prefix: t.name + ": "}
+			t.stderr = &lineWriter{mu: &l.errMu, w: a.st.Stderr, prefix: oneLineText(t.name) + ": "}
 			if a.flags.verbose {
 				t.cfg.Verbose = t.stderr
 			}
@@ -352,7 +353,7 @@ func (l *loop) report(o *outcome) {
 		_, _ = w.Write(append(fleetJSON(o, l.sc.every > 0), '\n'))
 	default:
 		var b strings.Builder
-		fmt.Fprintf(&b, "== %s ==\n", o.target.name)
+		fmt.Fprintf(&b, "== %s ==\n", oneLineText(o.target.name))
 		b.Write(o.stdout)
 		if len(o.stdout) > 0 && o.stdout[len(o.stdout)-1] != '\n' {
 			b.WriteByte('\n')
@@ -382,7 +383,7 @@ func (l *loop) runLine(o *outcome) string {
 		fmt.Fprintf(&b, " run=%d", o.run)
 	}
 	if o.target.name != "" {
-		fmt.Fprintf(&b, " profile=%s", o.target.name)
+		fmt.Fprintf(&b, " profile=%s", logValue(o.target.name))
 	}
 	fmt.Fprintf(&b, " exit=%d duration=%s checks_failed=%d", o.code, roundDur(o.took), len(o.checks))
 	if o.err != nil {
@@ -411,4 +412,22 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// logValue is a value in a key=value log line: as it is when it is a
+// plain word, else quoted, so that a profile name from the config file
+// with a space, a quote or a newline (ESC included) cannot forge a field
+// or a line, nor reach the terminal raw.
+func logValue(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \"=\\\n\r\t") && luaapi.TerminalText(s) == s {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// oneLineText is s escaped for the terminal (luaapi.TerminalText) and kept
+// on one line: a name in a header or a line prefix cannot start a line of
+// its own.
+func oneLineText(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(luaapi.TerminalText(s))
 }
