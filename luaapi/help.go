@@ -92,7 +92,9 @@ func (r *Runtime) libHelp(c *Call) int {
 	default:
 		text = "help takes a function or its name\n"
 	}
-	_, _ = io.WriteString(r.opts.Stdout, text)
+	// Plugins' texts (summaries, docs, names of files) are theirs: escaped
+	// for the terminal as cluster strings are (newlines and tabs stay).
+	_, _ = io.WriteString(r.opts.Stdout, TerminalText(text))
 	return 0
 }
 

@@ -164,5 +164,7 @@ func pluginsText(plugins []*luaapi.Plugin, dirs []string) string {
 	} else {
 		fmt.Fprintf(&b, "plugin directories: %s\n", strings.Join(dirs, ", "))
 	}
-	return b.String()
+	// A plugin's texts are its own: escaped for the terminal as cluster
+	// strings are (newlines and tabs stay).
+	return luaapi.TerminalText(b.String())
 }

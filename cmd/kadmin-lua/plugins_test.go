@@ -266,3 +266,19 @@ func TestREPLCompletesPluginFunctions(t *testing.T) {
 	words, _ = repl.Complete(rt.L, "make_", 5)
 	assert.Equal(t, []string{"make_topics"}, words)
 }
+
+// A plugin's texts reach the terminal escaped: `kadmin-lua plugins` and
+// help(fn) print no raw control sequence from them.
+func TestPluginTextsAreEscaped(t *testing.T) {
+	dir := testfiles.Tree(t, map[string]string{"evil.lua": `return {description = "evil\27[31m red",
+		functions = {f = {summary = "s\27[2J", fn = function() end}},
+		commands = {c = {summary = "c\27]0;x\7", run = function() end}}}`})
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "plugins"), c.stderr.String())
+	assert.NotContains(t, c.stdout.String(), "\x1b")
+	assert.Contains(t, c.stdout.String(), `evil\x1b[31m red`)
+	assert.Contains(t, c.stdout.String(), `c\x1b]0;x\a`)
+	require.Equal(t, ExitOK, c.run("--plugin-path", dir, "-e", "help(f)"), c.stderr.String())
+	assert.NotContains(t, c.stdout.String(), "\x1b")
+	assert.Contains(t, c.stdout.String(), `s\x1b[2J`)
+}
