@@ -17,51 +17,6 @@ import (
 // timestamp is the partition's oldest_unconsumed. Nothing is estimated:
 // where no record can be read, time_unknown says why.
 
-// LagOptions tune Lag.
-type LagOptions struct {
-	// Time adds lag in time per partition and max_lag_ms per group.
-	Time bool
-	// ReadCommitted reads the first unconsumed record as a read_committed
-	// consumer would: aborted transactions' records are skipped.
-	ReadCommitted bool
-	// AtRisk is the fraction of a topic's retention.ms at which a lag in
-	// time marks its partition at_risk; DefaultAtRisk when zero.
-	AtRisk float64
-	Now    func() time.Time // time.Now when nil (tests set it)
-	// NoCommit is how a partition the group has no commit for counts:
-	// NoCommitStart (the default) from its log start, NoCommitSkip not
-	// at all, as kafka-consumer-groups --describe prints "-".
-	NoCommit string
-	// OnlyLagging leaves out partitions that do not lag (and groups left
-	// with none); Sort orders groups and partitions worst first by
-	// LagSortLag or LagSortLagMs; Top keeps each group's Top worst
-	// partitions (with Sort; alone, the first Top). Totals count every
-	// partition.
-	OnlyLagging bool
-	Sort        string
-	Top         int
-}
-
-// How lag counts a partition without a commit.
-const (
-	NoCommitStart = "start"
-	NoCommitSkip  = "skip"
-)
-
-// skipUncommitted gives the partitions without a commit lag -1 (kafka-
-// consumer-groups' "-"), so that they are left out of the totals.
-func skipUncommitted(ps []PartitionLag) {
-	for i := range ps {
-		if ps[i].Committed < 0 && ps[i].Err == nil {
-			ps[i].Lag = -1
-		}
-	}
-}
-
-// DefaultAtRisk: a partition whose unread records are 80% of the way to
-// deletion is at risk.
-const DefaultAtRisk = 0.8
-
 // Why a lagging partition has no lag in time.
 const (
 	TimeUnknownDeleted = "the record at the committed offset was deleted: the committed offset is below the log start, and the records up to it were never read"
@@ -200,60 +155,4 @@ func (c *Client) retentionMs(ctx context.Context, out []GroupLag) (map[string]in
 		}
 	}
 	return ms, nil
-}
-
-// Ways lag can order its rows (LagOptions.Sort).
-const (
-	LagSortLag   = "lag"    // records behind, most first
-	LagSortLagMs = "lag_ms" // time behind, most first (with Time)
-)
-
-// shapeLag applies OnlyLagging, Sort and Top to the results, in that
-// order: partitions that do not lag are left out, groups and their
-// partitions are ordered worst first, and each group keeps its Top worst
-// partitions. The totals still count every partition.
-func shapeLag(out []GroupLag, o LagOptions) []GroupLag {
-	if o.OnlyLagging {
-		for i := range out {
-			out[i].Partitions = slices.DeleteFunc(out[i].Partitions, func(p PartitionLag) bool { return p.Err == nil && p.Lag <= 0 })
-		}
-		out = slices.DeleteFunc(out, func(g GroupLag) bool { return g.Err == nil && len(g.Partitions) == 0 })
-	}
-	key := func(p PartitionLag) int64 { return p.Lag }
-	groupKey := func(g GroupLag) int64 { return g.TotalLag }
-	if o.Sort == LagSortLagMs {
-		key = func(p PartitionLag) int64 { return deref(p.LagMs) }
-		groupKey = func(g GroupLag) int64 { return deref(g.MaxLagMs) }
-	}
-	if o.Sort != "" {
-		for i := range out {
-			slices.SortStableFunc(out[i].Partitions, func(a, b PartitionLag) int { return cmpDesc(key(a), key(b)) })
-		}
-		slices.SortStableFunc(out, func(a, b GroupLag) int { return cmpDesc(groupKey(a), groupKey(b)) })
-	}
-	if o.Top > 0 {
-		for i := range out {
-			if len(out[i].Partitions) > o.Top {
-				out[i].Partitions = out[i].Partitions[:o.Top]
-			}
-		}
-	}
-	return out
-}
-
-func deref(p *int64) int64 {
-	if p == nil {
-		return -1
-	}
-	return *p
-}
-
-func cmpDesc(a, b int64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }

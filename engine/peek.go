@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -166,17 +165,9 @@ func (c *Client) Peek(ctx context.Context, topic string, partition int32, from P
 				if out.LogStart < 0 {
 					out.LogStart = rp.LogStartOffset
 				}
-				il := kgo.ReadUncommitted()
-				if isolation == 1 {
-					il = kgo.ReadCommitted()
-				}
-				fp, next = kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
-					Offset: pos, IsolationLevel: il, Topic: tp.Topic, Partition: tp.Partition,
-				}, rp, kgo.DefaultDecompressor(), nil)
-				if fp.Err != nil && len(fp.Records) == 0 {
-					return AsError(fmt.Errorf("reading %s at offset %d: %w", tp, pos, fp.Err), tp.String())
-				}
-				return nil
+				var perr *Error
+				fp, next, perr = parseFetched(tp, pos, rp, isolation)
+				return perr
 			})
 			if err != nil || answers[tp] != nil {
 				meta = nil // the leader may have moved: ask again
@@ -238,11 +229,8 @@ func (c *Client) outOfRange(ctx context.Context, tp TopicPartition, start int64,
 
 // peekRow turns a record into a row and says how many bytes it holds.
 func peekRow(rec *kgo.Record, opts PeekOptions) (PeekedRecord, int) {
-	row := PeekedRecord{Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(), TimestampType: TimestampCreateTime,
+	row := PeekedRecord{Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(), TimestampType: timestampType(rec),
 		Key: rec.Key, Size: len(rec.Key) + len(rec.Value), Headers: make([]RecordHeader, 0, len(rec.Headers))}
-	if rec.Attrs.TimestampType() == 1 {
-		row.TimestampType = TimestampLogAppendTime
-	}
 	size := len(rec.Key)
 	for _, h := range rec.Headers {
 		row.Headers = append(row.Headers, RecordHeader{Key: h.Key, Value: h.Value})

@@ -293,6 +293,27 @@ func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPar
 		}
 		return e, f
 	}
+	fp, next, perr := parseFetched(tp, offset, rp, isolation)
+	if perr != nil {
+		f.err = perr
+		return nil, f
+	}
+	f.next = max(next, offset)
+	for _, rec := range fp.Records {
+		if rec.Offset < offset {
+			continue
+		}
+		f.records = append(f.records, firstRecord{Found: true, Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(), TimestampType: timestampType(rec)})
+	}
+	return nil, f
+}
+
+// parseFetched parses one partition's Fetch answer from offset with
+// franz-go's own parser (decompression, CRCs, control records dropped,
+// aborted transactions under read_committed, isolation 1), returning the
+// records and where the next Fetch starts; a batch that cannot be read
+// and leaves no record is the error.
+func parseFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8) (kgo.FetchPartition, int64, *Error) {
 	il := kgo.ReadUncommitted()
 	if isolation == 1 {
 		il = kgo.ReadCommitted()
@@ -301,19 +322,15 @@ func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPar
 		Offset: offset, IsolationLevel: il, Topic: tp.Topic, Partition: tp.Partition,
 	}, rp, kgo.DefaultDecompressor(), nil)
 	if fp.Err != nil && len(fp.Records) == 0 {
-		f.err = AsError(fmt.Errorf("reading %s at offset %d: %w", tp, offset, fp.Err), tp.String())
-		return nil, f
+		return fp, next, AsError(fmt.Errorf("reading %s at offset %d: %w", tp, offset, fp.Err), tp.String())
 	}
-	f.next = max(next, offset)
-	for _, rec := range fp.Records {
-		if rec.Offset < offset {
-			continue
-		}
-		r := firstRecord{Found: true, Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(), TimestampType: TimestampCreateTime}
-		if rec.Attrs.TimestampType() == 1 {
-			r.TimestampType = TimestampLogAppendTime
-		}
-		f.records = append(f.records, r)
+	return fp, next, nil
+}
+
+// timestampType is the record's timestamp type as Kafka's tools name it.
+func timestampType(rec *kgo.Record) string {
+	if rec.Attrs.TimestampType() == 1 {
+		return TimestampLogAppendTime
 	}
-	return nil, f
+	return TimestampCreateTime
 }
