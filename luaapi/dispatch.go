@@ -65,7 +65,7 @@ func (r *Runtime) dispatch(c *Call) int {
 		r.notePlanned(lv) // table output does not repeat it (dryrun_once.go)
 	}
 	if !c.partial {
-		if be := batchError(items, f.Mutating && c.ValidateOnly()); be != nil {
+		if be := batchError(items, f.Mutating, f.Mutating && c.ValidateOnly()); be != nil {
 			raise(L, f.Name, c.withMechanism(be), lv)
 		}
 	}

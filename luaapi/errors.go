@@ -103,9 +103,10 @@ func toEngineError(L *lua.LState, err error) *engine.Error {
 }
 
 // batchError summarizes a failed batch: the first failure, and exactly which
-// items were applied and which failed. Under a dry run (or validate_only)
-// nothing was applied: it says which items would be and which were refused.
-func batchError(items []engine.Item, dryRun bool) *engine.Error {
+// items were applied (a read: succeeded) and which failed. Under a dry run
+// (or validate_only) nothing was applied: it says which items would be and
+// which were refused.
+func batchError(items []engine.Item, mutating, dryRun bool) *engine.Error {
 	if !slices.ContainsFunc(items, func(it engine.Item) bool { return it.Failure() != nil }) {
 		return nil // no key named (some are formatted) and no list built
 	}
@@ -137,8 +138,12 @@ func batchError(items []engine.Item, dryRun bool) *engine.Error {
 		e.Message = fmt.Sprintf("%s (dry run, nothing changed: %d of %d refused in validation: %s; would apply: %s)", e.Message,
 			len(failed), len(items), strings.Join(failed, ", "), applied)
 	case len(items) > 1:
-		e.Message = fmt.Sprintf("%s (%d of %d failed: %s; applied: %s)", e.Message, len(failed), len(items),
-			strings.Join(failed, ", "), applied)
+		done := "applied"
+		if !mutating {
+			done = "succeeded" // a read changed nothing
+		}
+		e.Message = fmt.Sprintf("%s (%d of %d failed: %s; %s: %s)", e.Message, len(failed), len(items),
+			strings.Join(failed, ", "), done, applied)
 	}
 	return &e
 }

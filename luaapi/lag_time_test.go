@@ -79,6 +79,9 @@ func TestListOffsetsPerPartitionTimes(t *testing.T) {
 		local r = list_offsets{pt = {[0] = 1780000001500, [1] = 1780000004000}}
 		return {r[1].partition, r[1].offset, r[2].partition, r[2].offset}`)
 	assert.JSONEq(t, `[0, 2, 1, 1]`, got, "p0's first record at or after +1.5 s is offset 2; p1's at +4 s is its second")
+	// A read's failed batch says what succeeded, not what was "applied".
+	re := e.runErr(`list_offsets{pt = {[0] = 1780000001500}, nope = {[0] = 1}}`)
+	assert.Contains(t, re.Message, "(1 of 2 failed: nope[0]; succeeded: pt[0])")
 	for src, want := range map[string]string{
 		`list_offsets({pt = {[0] = 1}}, "latest")`: "list_offsets: at: is not given with per-partition times",
 		`list_offsets{pt = {[0] = -1}}`:            "list_offsets: topics: pt[0]: must be a timestamp in ms",
