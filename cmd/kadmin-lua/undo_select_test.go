@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,11 +14,7 @@ import (
 // undo --resource / --key / --id revert only what they select; the
 // cluster's state is read through a separate client.
 func TestUndoSelectsByResourceKeyAndID(t *testing.T) {
-	cl := newCluster(t)
-	cl.adm = cl.admin(t)
-	_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "orders")
-	require.NoError(t, err)
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	cl, audit := undoWorld(t)
 
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `

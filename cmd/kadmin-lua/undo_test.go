@@ -25,12 +25,19 @@ func retention(t *testing.T, adm *kadm.Client, topic string) string {
 	return ""
 }
 
-func TestUndoCommand(t *testing.T) {
+// undoWorld is a cluster whose topic orders has retention.ms=1000 set,
+// and the path of an audit log yet to be written.
+func undoWorld(t *testing.T) (*cluster, string) {
+	t.Helper()
 	cl := newCluster(t)
 	cl.adm = cl.admin(t)
 	_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "orders")
 	require.NoError(t, err)
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	return cl, filepath.Join(t.TempDir(), "audit.jsonl")
+}
+
+func TestUndoCommand(t *testing.T) {
+	cl, audit := undoWorld(t)
 
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `
@@ -84,11 +91,7 @@ func TestAuditLogNamesTheProfile(t *testing.T) {
 // A bad line in the log is a refused step (resource "line N"); the rest
 // is undone.
 func TestUndoCommandGoesOnPastABadLine(t *testing.T) {
-	cl := newCluster(t)
-	cl.adm = cl.admin(t)
-	_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "orders")
-	require.NoError(t, err)
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	cl, audit := undoWorld(t)
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}`), c.stderr.String())
 	f, err := os.OpenFile(audit, os.O_APPEND|os.O_WRONLY, 0)
