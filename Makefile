@@ -7,7 +7,7 @@ PKGS    := ./...
 # Packages that start real Kafka brokers (JVMs); everything else runs on kfake.
 KAFKA_PKGS := ./internal/kafkatest/ ./integration/...
 
-.PHONY: build demo deps test unit lua-upstream integration docs lint fuzz bench clean
+.PHONY: build demo deps test unit lua-upstream integration matrix docs lint fuzz bench clean
 
 # The version `kadmin-lua --version` prints: git describe in a checkout
 # (v1.2.0, v1.2.0-3-g36f4d38, 36f4d38-dirty); outside git nothing is
@@ -36,6 +36,13 @@ integration:
 	  echo "--- failure details from integration.log ---"; grep -B3 -A40 -e '--- FAIL' -e '^panic:' integration.log | head -600; \
 	fi; exit $$status
 
+# The version matrix: integration/compat (every admin function once, checked
+# against docs/compatibility.md) and a few regression tests on each other
+# Kafka release and mode of integration/compat/matrix.txt, one broker at a
+# time (tools/matrix.sh; a log per run in matrix-*.log).
+matrix:
+	@GO=$(GO) bash tools/matrix.sh
+
 # The patched gopher-lua copy (a module of its own, outside ./...) against
 # upstream's own suite: the Lua 5.1 and glua script tests (about 10 s).
 # No -race: upstream's TestLocalVarFree races on its own counter.
@@ -54,22 +61,27 @@ test: deps lint
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20s
 	$(MAKE) --no-print-directory lua-upstream
 	$(MAKE) --no-print-directory integration
+	$(MAKE) --no-print-directory matrix
 
-# Regenerate docs/api.md from the declarations (TestAPIDocIsFresh fails when stale).
+# Regenerate docs/api.md and docs/compatibility.md from the declarations
+# (TestAPIDocIsFresh and TestCompatibilityDocIsFresh fail when stale).
 docs:
-	$(GO) test ./luaapi/ -run '^TestAPIDocIsFresh$$' -count=1 -update
+	$(GO) test ./luaapi/ -run '^(TestAPIDocIsFresh|TestCompatibilityDocIsFresh)$$' -count=1 -update
 	$(GO) test ./scripts/ -run '^TestRunbooksDocIsFresh$$' -count=1 -update
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^third_party/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# Random Lua values through every declared function (FuzzCallArguments);
+# Random Lua values through every declared function (FuzzCallArguments),
+# and random chunks through the data-only spec reader, which must read
+# them as gopher-lua does or not at all (FuzzLiteralSpecAgreesWithLua);
 # `make fuzz FUZZTIME=10m` for a longer run. New failures land in
 # luaapi/testdata/fuzz/ and then run in every `go test`.
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArguments$$' -fuzztime $(FUZZTIME) ./luaapi/
+	$(GO) test -run '^$$' -fuzz '^FuzzLiteralSpecAgreesWithLua$$' -fuzztime $(FUZZTIME) ./luaapi/
 
 # Whole-process runs (kadmin-lua beside a plain kadm program or a hello
 # world, interleaved rounds, medians, the ratio table of docs/benchmarks.md;

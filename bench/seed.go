@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -16,6 +17,7 @@ type seeded struct {
 	cl    *kgo.Client
 	adm   *kadm.Client
 	addrs []string
+	temps []string // directories a seed made, removed by close
 }
 
 func startCluster() (*seeded, error) {
@@ -33,6 +35,9 @@ func startCluster() (*seeded, error) {
 }
 
 func (s *seeded) close() {
+	for _, d := range s.temps {
+		_ = os.RemoveAll(d)
+	}
 	s.cl.Close()
 	s.fake.Close()
 }

@@ -27,6 +27,7 @@ var workloadFS embed.FS
 type Scale struct {
 	LGroups, LTopics, LPartitions int // L: groups, each committed on every partition of the topics
 	XTopics, XPartitions          int // X: one group over topics x partitions
+	SGroups, STopics, SPartitions int // LS: lag_status's groups over topics x partitions
 	CTopics                       int // C: topics created then deleted in one script
 	RTopics                       int // R: topics altered one call at a time
 	MIters                        int // M: iterations of the memory loop
@@ -36,12 +37,12 @@ type Scale struct {
 }
 
 // Full is the scale of docs/benchmarks.md (issue 9's workloads).
-var Full = Scale{LGroups: 100, LTopics: 10, LPartitions: 30, XTopics: 100, XPartitions: 1000,
+var Full = Scale{LGroups: 100, LTopics: 10, LPartitions: 30, XTopics: 100, XPartitions: 1000, SGroups: 3000, STopics: 10, SPartitions: 10,
 	CTopics: 5000, RTopics: 500, MIters: 10_000, PRows: 1_000_000, Rounds: 7, StartRounds: 61}
 
 // Tiny runs every workload once at a toy size: a check that the harness
 // works, for `go test`.
-var Tiny = Scale{LGroups: 2, LTopics: 2, LPartitions: 3, XTopics: 2, XPartitions: 5,
+var Tiny = Scale{LGroups: 2, LTopics: 2, LPartitions: 3, XTopics: 2, XPartitions: 5, SGroups: 2, STopics: 2, SPartitions: 2,
 	CTopics: 10, RTopics: 5, MIters: 10, PRows: 1000, Rounds: 1, StartRounds: 1}
 
 // Options configure Run.
@@ -329,6 +330,7 @@ func runOnce(ctx context.Context, runone string, argv []string) (Sample, string,
 func sized(text string, w workload, sc Scale) string {
 	r := strings.NewReplacer(
 		"G groups x P partitions", fmt.Sprintf("%d groups x %d partitions", sc.LGroups, sc.LTopics*sc.LPartitions),
+		"H groups x Q partitions", fmt.Sprintf("%s groups x %d partitions", thousands(sc.SGroups), sc.STopics*sc.SPartitions),
 		"N partitions", fmt.Sprintf("%s partitions", thousands(sc.XTopics*sc.XPartitions)),
 		"N topics", fmt.Sprintf("%s topics", thousands(map[string]int{"C": sc.CTopics, "R": sc.RTopics}[w.name])),
 		"N times", fmt.Sprintf("%s times", thousands(sc.MIters)),

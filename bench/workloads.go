@@ -25,6 +25,10 @@ func workloads() []workload {
 			limit: 1.5, cluster: true, seed: seedL},
 		{name: "LT", work: "lag{time=true} of L's groups: the first unread record of each lagging partition", yardstick: "kadm Lag + a kgo consumer",
 			target: "<= 1.5x (and <= 2x L)", limit: 1.5, cluster: true, seed: seedLT},
+		{name: "LS", work: "lag_status() of H groups x Q partitions with a 10-sample --state file, totals summed in Lua", yardstick: "kadmin-lua lag() of the same (L.lua)",
+			target: "<= 1.2x", limit: 1.2, cluster: true, seed: seedLS},
+		{name: "PK", work: "peek of 1,000 records (200-byte values) printed as JSON", yardstick: "kcat -C -c 1000",
+			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedPK},
 		{name: "C", work: "create then delete N topics (6 partitions, RF 1) in one script", yardstick: "kadm CreateTopics+DeleteTopics",
 			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedC},
 		{name: "S", work: "start, run `return 1`, exit", yardstick: "Go hello world", target: "<= 2x hello (4 ms)",
@@ -41,6 +45,8 @@ func workloads() []workload {
 			target: "peak RSS flat (<= 1.1x)", limitPeak: 1.1, seed: seedP("json"), rounds: fewRounds},
 		{name: "PT", work: "a script's N rows printed by -o table", yardstick: "the same rows built, not printed",
 			target: "peak RSS flat (<= 1.1x)", limitPeak: 1.1, seed: seedP("table"), rounds: fewRounds},
+		{name: "PL", work: "plan SPEC: as many topics as C (a config each), twice as many ACLs; nothing to change", yardstick: "kadm ListTopics+DescribeTopicConfigs+DescribeACLs",
+			target: "<= 2x", limit: 2, cluster: true, seed: seedPL},
 	}
 }
 

@@ -31,8 +31,9 @@ type ACL struct {
 // String names the ACL for keys and plans:
 // "User:alice allow read on topic orders (literal) from *".
 func (a ACL) String() string {
-	return fmt.Sprintf("%s %s %s on %s %s (%s) from %s", a.Principal, a.Permission, a.Operation,
-		a.ResourceType, a.ResourceName, a.PatternType, a.Host)
+	// Concatenated, not Sprintf: a plan keys 10,000s of ACLs by it.
+	return a.Principal + " " + a.Permission + " " + a.Operation + " on " + a.ResourceType + " " + a.ResourceName +
+		" (" + a.PatternType + ") from " + a.Host
 }
 
 // ACLFilter selects ACLs; a nil field matches anything. PatternType "" is

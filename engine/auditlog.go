@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // The audit log is write-ahead: every mutation writes an intent line, and
@@ -203,7 +205,7 @@ func ReadAuditLog(r io.Reader, name string) ([]AuditedChange, []AuditProblem, er
 // ReadAuditFile is ReadAuditLogWith on the file at path; a file that does
 // not exist holds no changes (nothing was audited there yet).
 func ReadAuditFile(path string, o AuditLogOptions) ([]AuditedChange, []AuditProblem, error) {
-	f, err := os.Open(path)
+	f, err := boundedfile.Open(path) // a FIFO or a device is refused; lines are bounded (MaxAuditLine)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}

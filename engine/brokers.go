@@ -35,7 +35,19 @@ type Quorum struct {
 func (c *Client) DescribeQuorum(ctx context.Context) (*Quorum, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	var out *Quorum
+	p, _, e := c.quorumPartition(ctx)
+	if e != nil {
+		return nil, e
+	}
+	return &Quorum{Leader: p.LeaderID, Epoch: p.LeaderEpoch, HighWatermark: p.HighWatermark,
+		Voters: quorumReplicas(p.CurrentVoters, p.HighWatermark), Observers: quorumReplicas(p.Observers, p.HighWatermark)}, nil
+}
+
+// quorumPartition asks DescribeQuorum about __cluster_metadata: its
+// partition and (v2+, KIP-853) the voters' endpoints.
+func (c *Client) quorumPartition(ctx context.Context) (*kmsg.DescribeQuorumResponseTopicPartition, []kmsg.DescribeQuorumResponseNode, *Error) {
+	var out *kmsg.DescribeQuorumResponseTopicPartition
+	var nodes []kmsg.DescribeQuorumResponseNode
 	if e := retryCall(ctx, "", func(ctx context.Context) error {
 		req := kmsg.NewPtrDescribeQuorumRequest()
 		t := kmsg.NewDescribeQuorumRequestTopic()
@@ -51,23 +63,22 @@ func (c *Client) DescribeQuorum(ctx context.Context) (*Quorum, error) {
 			return e
 		}
 		for _, t := range resp.Topics {
-			for _, p := range t.Partitions {
+			for i, p := range t.Partitions {
 				if p.Partition != 0 {
 					continue
 				}
 				if e := kafkaErr(p.ErrorCode, p.ErrorMessage, t.Topic); e != nil {
 					return e
 				}
-				out = &Quorum{Leader: p.LeaderID, Epoch: p.LeaderEpoch, HighWatermark: p.HighWatermark,
-					Voters: quorumReplicas(p.CurrentVoters, p.HighWatermark), Observers: quorumReplicas(p.Observers, p.HighWatermark)}
+				out, nodes = &t.Partitions[i], resp.Nodes
 				return nil
 			}
 		}
 		return &Error{Code: CodeUnknown, Message: "no __cluster_metadata partition in the DescribeQuorum answer"}
 	}); e != nil {
-		return nil, e
+		return nil, nil, e
 	}
-	return out, nil
+	return out, nodes, nil
 }
 
 func quorumReplicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, hw int64) []QuorumReplica {

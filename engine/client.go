@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -19,8 +20,19 @@ type Client struct {
 	aud     auditor // the cluster id of its audit lines (mutate.go)
 	// groupAPIs is what ApiVersions said about group types (groups.go).
 	groupAPIs atomic.Int32
+	// localState holds lag_status's samples when Config.State is nil.
+	localState     *StateStore
+	localStateOnce sync.Once
+	// caps is what one broker's ApiVersions said the cluster can do
+	// (needs.go), asked once.
+	caps atomic.Pointer[Capabilities]
 
 	closeOnce sync.Once
+
+	notifyOnce sync.Once // notifier: made on first use (notify.go)
+	notifier   *Notifier
+
+	probers probers // probe's producer and consumer, kept between probes (probe.go)
 }
 
 // New builds a client from cfg.
@@ -30,6 +42,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	ct := newContact(cfg.Brokers, cfg.Verbose)
+	if cfg.SASL != nil {
+		ct.mech = strings.ToUpper(cfg.SASL.Mechanism)
+	}
 	cl, err := kgo.NewClient(append(opts, kgo.WithHooks(ct))...)
 	if err != nil {
 		return nil, AsError(err, "")
@@ -43,7 +58,13 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Config() Config { return c.cfg }
 
 // Close closes the connections. It is safe to call more than once.
-func (c *Client) Close() { c.closeOnce.Do(c.kgo.Close) }
+func (c *Client) Close() {
+	c.closeOnce.Do(func() {
+		c.probers.close()
+		c.kgo.Close()
+		c.contact.close()
+	})
+}
 
 // callCtx bounds one call by the configured timeout (or a shorter deadline
 // already on ctx). The call also ends, with a NETWORK error, as soon as it

@@ -36,6 +36,19 @@ type Config struct {
 	// refuses every mutating request but a validate_only one with
 	// DRY_RUN. A call may raise it (WithDryRun) and never lower it.
 	DryRun bool
+
+	// Notices is where kafka.notify remembers what it last sent for each
+	// alert, so that an open alert is sent once, again after its repeat
+	// interval, and once when it resolves (notify.go). The state store
+	// (--state) implements it: nil takes State's (state_notices.go), or
+	// without a State an in-memory ledger for the client's life.
+	Notices NoticeLedger
+
+	// State is the store lag_status keeps its samples in between calls
+	// and runs (--state FILE; in memory without it), shared by every
+	// client of the process: each cluster's samples are kept apart by
+	// cluster id. nil: the client keeps its own, in memory.
+	State *StateStore
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.
@@ -116,6 +129,11 @@ func (c Config) kgoOpts() ([]kgo.Opt, error) {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.Brokers...),
 		kgo.ClientID(id),
+		// KIP-714 client metrics are for long-lived producers and
+		// consumers: for an admin run they only add a subscription
+		// request and a push, on connections of their own, at exit
+		// (docs/decisions.md).
+		kgo.DisableClientMetrics(),
 		// Admin reads must see the writes made just before them: keep kgo's
 		// metadata cache (used to route sharded requests) nearly fresh.
 		kgo.MetadataMinAge(100 * time.Millisecond),

@@ -481,13 +481,15 @@ func (c *Client) AlterConfigs(ctx context.Context, alts []ConfigAlteration, o Al
 	if err != nil {
 		return nil, err
 	}
+	args := &alterConfigsArgs{Alterations: sorted, AlterConfigsOptions: o}
 	return mutate(ctx, c, mutation[[]ConfigsBefore, []AlteredConfigs]{
 		op: "alter_configs", keys: keys, validateOnly: o.ValidateOnly,
-		args: struct {
-			Alterations []ConfigAlteration `json:"alterations"`
-			AlterConfigsOptions
-		}{sorted, o},
-		before: func(ctx context.Context) ([]ConfigsBefore, error) { return c.configsBefore(ctx, sorted) },
+		args: args,
+		before: func(ctx context.Context) ([]ConfigsBefore, error) {
+			before, err := c.configsBefore(ctx, sorted)
+			args.hide(before)
+			return before, err
+		},
 		send: func(ctx context.Context, _ []ConfigsBefore) ([]AlteredConfigs, error) {
 			return c.alterConfigs(ctx, resources, ask, missing, sorted, o), nil
 		},

@@ -55,11 +55,60 @@ func DynamicSource(r ConfigResource) string {
 	case ConfigBrokerLogger:
 		return "DYNAMIC_BROKER_LOGGER_CONFIG"
 	case ConfigGroup:
-		return "GROUP_CONFIG"
+		return "DYNAMIC_GROUP_CONFIG"
 	case ConfigClientMetrics:
-		return "CLIENT_METRICS_CONFIG"
+		return "DYNAMIC_CLIENT_METRICS_CONFIG"
 	}
 	return ""
+}
+
+// alterConfigsArgs are alter_configs' arguments as the intent line records
+// them. The audit log hides values by their config's name (Redact); a
+// config Kafka marks sensitive (a PASSWORD-type config whose name says
+// nothing, e.g. ssl.truststore.certificates) is hidden too, by what the
+// before-state read says, which is read before the intent line is written.
+type alterConfigsArgs struct {
+	Alterations []ConfigAlteration `json:"alterations"`
+	AlterConfigsOptions
+}
+
+// hide replaces the values given for the configs before marks sensitive.
+func (a *alterConfigsArgs) hide(before []ConfigsBefore) {
+	sensitive := map[ConfigResource]map[string]bool{}
+	for _, b := range before {
+		for k, v := range b.Configs {
+			if v.Sensitive {
+				r := ConfigResource{Type: b.Type, Name: b.Name}
+				if sensitive[r] == nil {
+					sensitive[r] = map[string]bool{}
+				}
+				sensitive[r][k] = true
+			}
+		}
+	}
+	if len(sensitive) == 0 {
+		return
+	}
+	hidden := make([]ConfigAlteration, len(a.Alterations))
+	for i, alt := range a.Alterations {
+		keys := sensitive[alt.Resource]
+		mask := func(m map[string]string) map[string]string {
+			if len(keys) == 0 || m == nil {
+				return m
+			}
+			out := make(map[string]string, len(m))
+			for k, v := range m {
+				if keys[k] {
+					v = Redacted
+				}
+				out[k] = v
+			}
+			return out
+		}
+		alt.Set, alt.Append, alt.Subtract = mask(alt.Set), mask(alt.Append), mask(alt.Subtract)
+		hidden[i] = alt
+	}
+	a.Alterations = hidden
 }
 
 // currentConfigs describes the given configs of resources: resource key ->

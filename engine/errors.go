@@ -30,6 +30,8 @@ const (
 	// CodeInternal: kadmin-lua itself is wrong (a mutation with no row in
 	// the operations table); nothing was sent.
 	CodeInternal = "INTERNAL"
+	// CodeStateLocked: another run holds the --state file's lock.
+	CodeStateLocked = "STATE_LOCKED"
 )
 
 // Error is the engine's error for one item or one whole call. Code is a Kafka
@@ -119,9 +121,11 @@ func AsError(err error, resource string) *Error {
 		out.Message = "deadline exceeded (raise --timeout?)"
 	case strings.Contains(err.Error(), "broker is too old"):
 		// kgo's unexported errBrokerTooOld: the broker does not advertise
-		// the request at all (too old, or not KRaft for quorum requests).
+		// the request at all. Functions that need a release, KRaft or a
+		// feature declare it and are refused before this, naming the need
+		// (needs.go); this says only what is known.
 		out.Code = kerr.UnsupportedVersion.Message
-		out.Message = "the broker does not support this request (it does not advertise the API: too old, or not KRaft?)"
+		out.Message = "the broker does not advertise this request in its ApiVersions answer"
 	case isTLSErr(err):
 		// A certificate the client rejects (or a handshake the broker
 		// refuses) fails the same way every time: say so at once.

@@ -86,9 +86,9 @@ type Feature struct {
 	Epoch          int64  `json:"epoch"`
 }
 
-// DescribeFeatures reads the cluster's features from a broker's
-// ApiVersions answer (as the Java admin client does), sorted by name.
-func (c *Client) DescribeFeatures(ctx context.Context) ([]Feature, error) {
+// askAPIVersions asks one broker (any) for its ApiVersions answer,
+// retried up to the call's deadline.
+func (c *Client) askAPIVersions(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	var resp *kmsg.ApiVersionsResponse
@@ -103,6 +103,16 @@ func (c *Client) DescribeFeatures(ctx context.Context) ([]Feature, error) {
 		return err
 	}); e != nil {
 		return nil, e
+	}
+	return resp, nil
+}
+
+// DescribeFeatures reads the cluster's features from a broker's
+// ApiVersions answer (as the Java admin client does), sorted by name.
+func (c *Client) DescribeFeatures(ctx context.Context) ([]Feature, error) {
+	resp, err := c.askAPIVersions(ctx)
+	if err != nil {
+		return nil, err
 	}
 	byName := map[string]*Feature{}
 	get := func(n string) *Feature {

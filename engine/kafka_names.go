@@ -96,3 +96,18 @@ func ConfigSourceName(s kmsg.ConfigSource) string {
 var ConfigSources = []string{"DYNAMIC_TOPIC_CONFIG", "DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG",
 	"STATIC_BROKER_CONFIG", "DEFAULT_CONFIG", "DYNAMIC_BROKER_LOGGER_CONFIG", "DYNAMIC_CLIENT_METRICS_CONFIG",
 	"DYNAMIC_GROUP_CONFIG"}
+
+// TopicConfigNames are the topic-level configs Apache Kafka 4.1 documents
+// (org.apache.kafka.common.config.TopicConfig, and the replication
+// throttles of QuotaConfig), sorted: what describe_configs of any topic
+// lists, pinned against a real 4.1 broker by integration/three. Completion
+// offers them where the cluster cannot be asked.
+var TopicConfigNames = []string{
+	"cleanup.policy", "compression.gzip.level", "compression.lz4.level", "compression.type", "compression.zstd.level",
+	"delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms", "follower.replication.throttled.replicas",
+	"index.interval.bytes", "leader.replication.throttled.replicas", "local.retention.bytes", "local.retention.ms",
+	"max.compaction.lag.ms", "max.message.bytes", "message.timestamp.after.max.ms", "message.timestamp.before.max.ms",
+	"message.timestamp.type", "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
+	"remote.log.copy.disable", "remote.log.delete.on.disable", "remote.storage.enable", "retention.bytes", "retention.ms",
+	"segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
+}

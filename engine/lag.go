@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -37,11 +38,22 @@ type PartitionLag struct {
 	// RecordsLost is how many records were deleted before the group read
 	// them: the log start minus the committed offset, when positive.
 	RecordsLost int64 `json:"records_lost"`
-	// AtRisk (with LagOptions.Time): the lag in time has reached
-	// LagOptions.AtRisk of the topic's retention.ms: the unread records
-	// will soon be deleted.
-	AtRisk bool   `json:"at_risk,omitempty"`
-	Err    *Error `json:"error,omitempty"`
+	// AtRisk (with LagOptions.Time): the unread records will soon be
+	// deleted: the lag in time has reached LagOptions.AtRisk of the
+	// topic's retention.ms, or, for a topic with retention.bytes, the
+	// partition has reached that fraction of it and the committed offset
+	// is in its oldest segment (the next to go). AtRiskBy names the
+	// config that decided.
+	AtRisk   bool   `json:"at_risk,omitempty"`
+	AtRiskBy string `json:"at_risk_by,omitempty"`
+	// StuckMs (with LagOptions.Time): how long the committed offset has
+	// not moved while the partition lags, by the state store's samples
+	// (lag_status's, in this process or in the --state file); nil when
+	// the store has no earlier sample at this offset.
+	StuckMs *int64 `json:"stuck_ms,omitempty"`
+	Err     *Error `json:"error,omitempty"`
+
+	logStart int64 // the log start offset, -1 unknown (for retention.bytes)
 }
 
 // GroupLag is one result of Lag.
@@ -82,6 +94,19 @@ func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]
 	if o.Sort == LagSortLagMs && !o.Time {
 		return nil, Errorf(CodeInvalidArgument, "", "sort by lag_ms needs the lag in time (time=true)")
 	}
+	began := time.Now()
+	out, err := c.lagOnce(ctx, groups, o)
+	if err == nil && o.Observe > 0 {
+		err = c.observeCommits(ctx, out, began, o.Observe)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return shapeLag(out, o), nil
+}
+
+// lagOnce is one reading of the groups' lag, within one call's timeout.
+func (c *Client) lagOnce(ctx context.Context, groups []string, o LagOptions) ([]GroupLag, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	var listed []GroupSummary
@@ -164,7 +189,7 @@ func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]
 			return nil, err
 		}
 	}
-	return shapeLag(out, o), nil
+	return out, nil
 }
 
 // groupLag computes one group's per-partition lag, sorted by topic and
@@ -275,8 +300,10 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 			}
 			p.EndOffset = e.Offset
 			lag := e.Offset
+			p.logStart = -1
 			if s, ok := topicStart[part]; ok && s.Err == nil {
 				lag = e.Offset - s.Offset
+				p.logStart = s.Offset
 				if p.Committed >= 0 && s.Offset > p.Committed {
 					p.RecordsLost = s.Offset - p.Committed
 				}

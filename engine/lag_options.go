@@ -32,6 +32,10 @@ type LagOptions struct {
 	OnlyLagging bool
 	Sort        string
 	Top         int
+	// Observe, when positive, watches the commits for that long within
+	// the call (lag_observe.go): a lagging partition whose committed
+	// offset has not moved by then gets StuckMs, one that moved none.
+	Observe time.Duration
 }
 
 // How lag counts a partition without a commit.

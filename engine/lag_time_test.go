@@ -326,3 +326,99 @@ func notLeaderFetch(req kmsg.Request) kmsg.Response {
 	}
 	return resp
 }
+
+// A topic with retention.bytes: a partition that has reached 80% of it,
+// with the committed offset in its oldest segment, is at risk by
+// retention.bytes; one read past the oldest segment is not.
+func TestLagAtRiskByRetentionBytes(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	cfg := map[string]*string{"retention.bytes": kadm.StringPtr("4000"), "segment.bytes": kadm.StringPtr("1024")}
+	_, err := adm.CreateTopic(ctx, 1, 3, cfg, "sized")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
+	require.NoError(t, err)
+	defer kc.Close()
+	for range 50 {
+		require.NoError(t, kc.ProduceSync(ctx, &kgo.Record{Topic: "sized", Value: make([]byte, 100)}).FirstErr())
+	}
+	commitAt(t, adm, "early", "sized", map[int32]int64{0: 2})
+	commitAt(t, adm, "late", "sized", map[int32]int64{0: 45})
+	lags, err := cl.LagWith(ctx, []string{"early", "late"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	early, late := partitionOf(t, lags[0], 0), partitionOf(t, lags[1], 0)
+	assert.True(t, early.AtRisk, "%+v", early)
+	assert.Equal(t, "retention.bytes", early.AtRiskBy)
+	assert.Equal(t, 1, lags[0].AtRisk)
+	assert.False(t, late.AtRisk, "%+v", late)
+	assert.Empty(t, late.AtRiskBy)
+}
+
+// With time, a partition whose committed offset has not moved since the
+// state store's earlier sample says for how long.
+func TestLagStuckFromTheStateStore(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	kc := oneTopic(t, c, adm, "t")
+	produceN(t, kc, "t", 10)
+	commitAt(t, adm, "g", "t", map[int32]int64{0: 3})
+
+	lags, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	assert.Nil(t, partitionOf(t, lags[0], 0).StuckMs, "no earlier sample")
+
+	then := time.Now().Add(-time.Minute)
+	_, err = cl.LagStatus(ctx, []string{"g"}, LagStatusOptions{Lag: LagOptions{Now: func() time.Time { return then }}})
+	require.NoError(t, err)
+	lags, err = cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	stuck := partitionOf(t, lags[0], 0).StuckMs
+	require.NotNil(t, stuck)
+	assert.InDelta(t, time.Minute.Milliseconds(), *stuck, 5000)
+
+	commitAt(t, adm, "g", "t", map[int32]int64{0: 4})
+	lags, err = cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	assert.Nil(t, partitionOf(t, lags[0], 0).StuckMs, "it moved since")
+}
+
+// The Fetches to different leaders are in flight together, not one after
+// another: a Fetch held at its broker (SleepControl lets the others' run)
+// still sees the other leaders' Fetches arrive.
+func TestLagInTimeFetchesLeadersAtOnce(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 8, 1, nil, "spread")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	base := int64(1_780_000_000_000)
+	leaders := map[int32]bool{}
+	commits := map[int32]int64{}
+	for p := range int32(8) {
+		produceAt(t, kc, "spread", p, base, base+1)
+		leaders[c.LeaderFor("spread", p)] = true
+		commits[p] = 0
+	}
+	require.GreaterOrEqual(t, len(leaders), 2, "partitions on more than one broker")
+	commitAt(t, adm, "g", "spread", commits)
+	var inFlight, most atomic.Int32
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		n := inFlight.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		c.SleepControl(func() { time.Sleep(300 * time.Millisecond) })
+		inFlight.Add(-1)
+		return nil, nil, false
+	})
+	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
+	require.NoError(t, err)
+	for p := range int32(8) {
+		got := partitionOf(t, res[0], p)
+		require.NotNil(t, got.OldestUnconsumed, "%+v", got)
+		assert.Equal(t, base, *got.OldestUnconsumed)
+	}
+	assert.GreaterOrEqual(t, most.Load(), int32(2), "the leaders' Fetches overlapped")
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"math/rand/v2"
+	"net"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -117,4 +119,32 @@ func orEmpty(s []int32) []int32 {
 		return []int32{}
 	}
 	return s
+}
+
+// brokerAt is the handle to send a request to broker id by. kgo learns
+// the brokers only from the Metadata it sends itself (not from ours, sent
+// to one broker for freshness: askAnyBroker), so a request to a broker it
+// has not met yet first costs a Metadata round trip of kgo's own. A seed
+// given at the broker's advertised address is that broker, known at once:
+// a one-shot run (peek, lag{time=true}) saves the round trip and a
+// connection.
+func (c *Client) brokerAt(id int32, meta *kmsg.MetadataResponse) *kgo.Broker {
+	if meta != nil {
+		seeds := c.kgo.SeedBrokers()
+		for _, b := range meta.Brokers {
+			if b.NodeID != id || len(seeds) != len(c.cfg.Brokers) {
+				continue
+			}
+			addr := net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
+			for i, seed := range c.cfg.Brokers {
+				if _, _, err := net.SplitHostPort(seed); err != nil {
+					seed = net.JoinHostPort(seed, "9092") // kgo's default port
+				}
+				if seed == addr {
+					return seeds[i]
+				}
+			}
+		}
+	}
+	return c.kgo.Broker(int(id))
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // Real Kafka answers Metadata for a partition whose only replica's broker
@@ -21,7 +23,11 @@ import (
 // without a leader and without offline replicas (a topic being created) is
 // still asked again.
 func TestDescribeOfflinePartition(t *testing.T) {
-	cl, c, _ := newTestClient(t)
+	// A broker before Kafka 3.8, asked with Metadata: the same rules hold
+	// for DescribeTopicPartitions answers (describedTopic).
+	v := kversion.Stable()
+	v.SetMaxKeyVersion(int16(kmsg.DescribeTopicPartitions), -1)
+	cl, c, _ := newTestClient(t, kfake.MaxVersions(v))
 	addrs := c.ListenAddrs()
 	c.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -180,6 +181,9 @@ func (c *Client) Peek(ctx context.Context, topic string, partition int32, from P
 			}
 			return nil, e
 		}
+		// Room for this answer's records at once: appending one by one
+		// doubled the slice ten times for 1,000 records.
+		out.Records = slices.Grow(out.Records, min(opts.Count-len(out.Records), len(fp.Records)))
 		for _, rec := range fp.Records {
 			if rec.Offset < pos {
 				continue

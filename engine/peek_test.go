@@ -264,3 +264,31 @@ func TestPeekGivesUpAtTheDeadline(t *testing.T) {
 	assert.Less(t, took, 3*time.Second, "bounded by the call's timeout")
 	assert.GreaterOrEqual(t, took, time.Second, "retried, not given up at once")
 }
+
+// A one-shot peek from an offset asks the cluster's metadata once (a start
+// of "earliest" or a time adds ListOffsets, which kgo routes by its own
+// metadata): the leader is reached
+// through the seed at its advertised address (brokerAt), not after a
+// Metadata round trip of kgo's own to learn the brokers.
+func TestPeekAsksMetadataOnce(t *testing.T) {
+	_, c, adm := newTestClient(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopics(ctx, 3, 1, nil, "once")
+	require.NoError(t, err)
+	kc := peekProducer(t, c.ListenAddrs())
+	for p := range int32(3) {
+		require.NoError(t, kc.ProduceSync(ctx, &kgo.Record{Topic: "once", Partition: p, Value: []byte("v")}).FirstErr())
+	}
+	kc.Close()                // its own metadata refreshes would be counted
+	for p := range int32(3) { // whichever broker leads it
+		cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 5 * time.Second})
+		require.NoError(t, err)
+		metadata := countKey(c, kmsg.Metadata)
+		got, err := cl.Peek(ctx, "once", p, PeekFrom{Kind: PeekFromOffset, Offset: 0}, PeekOptions{Values: true})
+		require.NoError(t, err)
+		require.Len(t, got.Records, 1)
+		assert.Equal(t, "v", string(got.Records[0].Value))
+		assert.Equal(t, int32(1), metadata.Load(), "partition %d", p)
+		cl.Close()
+	}
+}

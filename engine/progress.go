@@ -27,6 +27,14 @@ func progressf(ctx context.Context, format string, args ...any) {
 	}
 }
 
+// wantsProgress reports whether ctx carries a progress function: work done
+// only to be reported (measuring the bytes a move copied) is skipped
+// without one.
+func wantsProgress(ctx context.Context) bool {
+	fn, ok := ctx.Value(progressKey{}).(func(string))
+	return ok && fn != nil
+}
+
 // ReassignProgress is wait_reassignments' status: the partitions still
 // moving (the first five named) and how many have finished.
 func ReassignProgress(moving []Reassignment, finished int) string {

@@ -276,8 +276,9 @@ type WaitOptions struct {
 	Timeout  time.Duration // give up after this long (TIMEOUT)
 	Interval time.Duration // between polls; 1s when zero
 	// Progress, when set, is called after each poll with the partitions
-	// still moving and how many have finished.
-	Progress func(moving []Reassignment, finished int, elapsed time.Duration)
+	// still moving, how many have finished, and how far the moving
+	// replicas have copied (nil when the log dirs cannot say).
+	Progress func(moving []Reassignment, finished int, elapsed time.Duration, copied *ReassignBytes)
 }
 
 // FinishedReassignment is a partition whose reassignment ended while
@@ -336,10 +337,22 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 			seen[TopicPartition{r.Topic, r.Partition}] = r
 		}
 		done := finished()
-		if o.Progress != nil {
-			o.Progress(moving, len(done), time.Since(start))
+		var copied *ReassignBytes
+		if len(moving) > 0 && (o.Progress != nil || wantsProgress(ctx)) {
+			bctx, cancel := c.callCtx(ctx)
+			if b, ok := c.reassignBytes(bctx, moving); ok {
+				copied = &b
+			}
+			cancel()
 		}
-		progressf(ctx, "%s", ReassignProgress(moving, len(done)))
+		if o.Progress != nil {
+			o.Progress(moving, len(done), time.Since(start), copied)
+		}
+		if copied != nil {
+			progressf(ctx, "%s; %s", ReassignProgress(moving, len(done)), copied)
+		} else {
+			progressf(ctx, "%s", ReassignProgress(moving, len(done)))
+		}
 		if len(moving) == 0 {
 			c.awaitReplicas(ctx, done)
 			return done, nil

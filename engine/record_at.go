@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -212,22 +213,37 @@ func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *k
 			byLeader[pl.leader] = append(byLeader[pl.leader], tp)
 		}
 	}
-	for leader, tps := range byLeader {
+	// One Fetch per leader, all at once (a cluster of 30 brokers waited
+	// 30 round trips in a row); the answers are then read here, in order.
+	type leaderFetch struct {
+		leader  int32
+		tps     []TopicPartition
+		byTopic map[string][]TopicPartition
+		resp    *kmsg.FetchResponse
+		err     error
+	}
+	fetches := make([]*leaderFetch, 0, len(byLeader))
+	for _, leader := range slices.Sorted(maps.Keys(byLeader)) {
+		tps := byLeader[leader]
+		f := &leaderFetch{leader: leader, tps: tps, byTopic: map[string][]TopicPartition{}}
+		for _, tp := range tps {
+			f.byTopic[tp.Topic] = append(f.byTopic[tp.Topic], tp)
+		}
+		fetches = append(fetches, f)
+	}
+	var wg sync.WaitGroup
+	for _, f := range fetches {
 		req := kmsg.NewPtrFetchRequest()
 		req.ReplicaID = -1
 		req.MaxWaitMillis = 0 // answer at once with what is there
 		req.MinBytes = 1
-		req.MaxBytes = int32(min(int64(len(tps))*int64(partBytes), 1<<30))
+		req.MaxBytes = int32(min(int64(len(f.tps))*int64(partBytes), 1<<30))
 		req.IsolationLevel = isolation
 		req.SessionEpoch = -1 // no fetch session
-		byTopic := map[string][]TopicPartition{}
-		for _, tp := range tps {
-			byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
-		}
-		for _, t := range slices.Sorted(maps.Keys(byTopic)) {
+		for _, t := range slices.Sorted(maps.Keys(f.byTopic)) {
 			rt := kmsg.NewFetchRequestTopic()
-			rt.Topic, rt.TopicID = t, where[byTopic[t][0]].id
-			for _, tp := range byTopic[t] {
+			rt.Topic, rt.TopicID = t, where[f.byTopic[t][0]].id
+			for _, tp := range f.byTopic[t] {
 				rp := kmsg.NewFetchRequestTopicPartition()
 				rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = tp.Partition, pos[tp], partBytes
 				rp.CurrentLeaderEpoch, rp.LogStartOffset = -1, -1
@@ -235,7 +251,12 @@ func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *k
 			}
 			req.Topics = append(req.Topics, rt)
 		}
-		resp, err := req.RequestWith(ctx, c.kgo.Broker(int(leader)))
+		broker := c.brokerAt(f.leader, meta)
+		wg.Go(func() { f.resp, f.err = req.RequestWith(ctx, broker) })
+	}
+	wg.Wait()
+	for _, f := range fetches {
+		tps, byTopic, resp, err := f.tps, f.byTopic, f.resp, f.err
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"net/url"
+	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -141,4 +144,137 @@ func recordIsSecret(m map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// RedactURL returns a URL fit for logs, errors and the audit log: its
+// scheme, host and port, and its path with every segment that could be a
+// credential replaced by "***". Webhooks carry their secret in the URL:
+// user:pass@, a query (?token=, ?sig=: every query value is hidden), or
+// the path itself (Slack's /services/T…/B…/XXXX, Discord's
+// /api/webhooks/ID/TOKEN). A path segment is kept only when it is a plain
+// lower-case word ("api", "alerts", "services", "hooks", "v2"); anything
+// with digits, capitals or other characters is hidden. The fragment is
+// dropped. A string that does not parse as a URL is hidden whole.
+func RedactURL(raw string) string { return redactURL(raw, false) }
+
+// redactURL is RedactURL, or with keepPath RedactEndpoint.
+func redactURL(raw string, keepPath bool) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return Redacted
+	}
+	var b strings.Builder
+	b.WriteString(u.Scheme + "://")
+	if u.User != nil {
+		b.WriteString(Redacted + "@")
+	}
+	b.WriteString(u.Host)
+	for i, seg := range strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/") {
+		if i == 0 && seg == "" {
+			break
+		}
+		b.WriteByte('/')
+		if keepPath || plainPathWord(seg) || seg == "" {
+			b.WriteString(seg)
+		} else {
+			b.WriteString(Redacted)
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		keys := sortedKeys(q)
+		for i, k := range keys {
+			sep := "&"
+			if i == 0 {
+				sep = "?"
+			}
+			b.WriteString(sep + url.QueryEscape(k) + "=" + Redacted)
+		}
+	}
+	return b.String()
+}
+
+// plainPathWord: a path segment that names a place rather than holding a
+// credential: lower-case letters, '-' and '_' (at most 24), or a version
+// such as v2.
+func plainPathWord(s string) bool {
+	if len(s) == 0 || len(s) > 24 {
+		return false
+	}
+	if len(s) <= 3 && s[0] == 'v' && len(s) > 1 {
+		for _, r := range s[1:] {
+			if r < '0' || r > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '-' && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// RedactEndpoint returns a URL that names where a client goes (a token
+// endpoint) fit for messages: its userinfo becomes "***@", every query
+// value "***", the fragment is dropped; scheme, host and path stay, since
+// an endpoint's path names a place (/oauth2/token, /realms/x/...). A
+// webhook, whose path may be the secret, is RedactURL's. A string that does
+// not parse as a URL with a host is hidden whole.
+func RedactEndpoint(raw string) string { return redactURL(raw, true) }
+
+// Patterns RedactText hides: NAME=value and NAME: value with a secret
+// NAME, an Authorization scheme's credential, a JWT, a URL.
+// (Compiled on first use: every process start paid for them.)
+var (
+	secretNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z0-9_.\-]+)["']?\s*[=:]`) })
+	authSchemeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9\-._~+/]+=*)`)
+	})
+	jwtRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*`)
+	})
+	urlRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s"'<>]+`) })
+)
+
+// RedactText hides what could be a credential in free text from another
+// program (a token command's stderr): the given secret values wherever
+// they appear, the value of NAME=value or NAME: value when NAME is a
+// secret key (IsSecretKey), an Authorization credential (Bearer ..., Basic
+// ...), a JWT, and the userinfo and query values of URLs (RedactEndpoint).
+func RedactText(s string, secrets ...string) string {
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	s = urlRE().ReplaceAllStringFunc(s, func(u string) string {
+		if p, err := url.Parse(u); err == nil && p.User == nil && p.RawQuery == "" {
+			return u
+		}
+		return RedactEndpoint(u)
+	})
+	s = jwtRE().ReplaceAllString(s, Redacted)
+	s = authSchemeRE().ReplaceAllString(s, "${1}${2}"+Redacted)
+	ms := secretNameRE().FindAllStringSubmatchIndex(s, -1)
+	for i := len(ms) - 1; i >= 0; i-- { // from the end: indexes stay right
+		m := ms[i]
+		if !IsSecretKey(s[m[2]:m[3]]) {
+			continue
+		}
+		start := m[1]
+		for start < len(s) && strings.IndexByte(" \t\"'", s[start]) >= 0 {
+			start++
+		}
+		end := start
+		for end < len(s) && strings.IndexByte(" \t\"',;&", s[end]) < 0 {
+			end++
+		}
+		if end > start && s[start:end] != Redacted {
+			s = s[:start] + Redacted + s[end:]
+		}
+	}
+	return s
 }

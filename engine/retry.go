@@ -30,7 +30,12 @@ func sortedKeys[M ~map[K]V, K cmp.Ordered, V any](m M) []K {
 func backoff(ctx context.Context, attempt int) bool {
 	d := 100 * time.Millisecond << min(attempt, 4)
 	d = min(d, time.Second)
-	d = d/2 + rand.N(d/2+1)
+	return sleepCtx(ctx, d/2+rand.N(d/2+1))
+}
+
+// sleepCtx sleeps d; false, without sleeping the whole time, when ctx ends
+// first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -14,6 +14,8 @@ import (
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/kerberos"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // KerberosConfig logs in with GSSAPI (Kerberos), from a keytab or from a
@@ -49,7 +51,7 @@ func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 	if k.Krb5Conf == "" {
 		return nil, Errorf(CodeInvalidArgument, "", "SASL GSSAPI needs a krb5.conf (set KRB5_CONFIG, or krb5_conf in the profile)")
 	}
-	conf, err := krbconfig.Load(k.Krb5Conf)
+	conf, err := loadKrb5Conf(k.Krb5Conf)
 	if err != nil {
 		return nil, Errorf(CodeInvalidArgument, k.Krb5Conf, "SASL GSSAPI: reading krb5.conf: %v", err)
 	}
@@ -59,7 +61,7 @@ func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 		if k.Principal == "" {
 			return nil, Errorf(CodeInvalidArgument, k.Keytab, "SASL GSSAPI with a keytab needs a principal (principal= in Krb5LoginModule)")
 		}
-		kt, err := keytab.Load(k.Keytab)
+		kt, err := loadKeytab(k.Keytab)
 		if err != nil {
 			return nil, Errorf(CodeInvalidArgument, k.Keytab, "SASL GSSAPI: reading keytab: %v", err)
 		}
@@ -83,7 +85,7 @@ func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 	// A cache that cannot be read is a setting to fix, as a missing keytab
 	// is; one holding another principal or no usable ticket is a wrong
 	// credential, refused as a login is (AUTH, naming GSSAPI).
-	if _, err := credentials.LoadCCache(strings.TrimPrefix(k.CCache, "FILE:")); err != nil {
+	if _, err := readCCache(k.CCache); err != nil {
 		return nil, Errorf(CodeInvalidArgument, k.CCache, "GSSAPI: reading credential cache %s: %v (run kinit, or use a keytab)", k.CCache, err)
 	}
 	if _, err := k.loadCCache(conf, settings); err != nil {
@@ -181,8 +183,42 @@ func serviceHost(ctx context.Context, r hostResolver, host string) string {
 	return host
 }
 
+// loadKrb5Conf, loadKeytab and readCCache are gokrb5's loaders on bounded
+// reads of regular files.
+func loadKrb5Conf(path string) (*krbconfig.Config, error) {
+	b, err := boundedfile.Read(path, boundedfile.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	return krbconfig.NewFromString(string(b))
+}
+
+func loadKeytab(path string) (*keytab.Keytab, error) {
+	b, err := boundedfile.Read(path, boundedfile.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	kt := keytab.New()
+	if err := kt.Unmarshal(b); err != nil {
+		return nil, err
+	}
+	return kt, nil
+}
+
+func readCCache(name string) (*credentials.CCache, error) {
+	b, err := boundedfile.Read(strings.TrimPrefix(name, "FILE:"), boundedfile.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	cc := new(credentials.CCache)
+	if err := cc.Unmarshal(b); err != nil {
+		return nil, err
+	}
+	return cc, nil
+}
+
 func (k *KerberosConfig) loadCCache(conf *krbconfig.Config, settings []func(*krbclient.Settings)) (*krbclient.Client, *Error) {
-	cc, err := credentials.LoadCCache(strings.TrimPrefix(k.CCache, "FILE:"))
+	cc, err := readCCache(k.CCache)
 	if err != nil {
 		return nil, authErr("GSSAPI", "reading credential cache %s: %v (run kinit, or use a keytab)", k.CCache, err)
 	}

@@ -12,12 +12,16 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // OAuthConfig says where OAUTHBEARER tokens come from. Exactly one source is
@@ -29,7 +33,10 @@ import (
 //   - TokenCommand: a shell command printing the token, or an OIDC token
 //     response ({"access_token": ..., "expires_in": ...}); run again when
 //     the token nears its expiry (a JWT's exp, or expires_in), or after a
-//     minute when the expiry is unknown.
+//     minute when the expiry is unknown. It runs with a minimal
+//     environment (TokenCommandBaseEnv) plus the variables TokenCommandEnv
+//     names, never the whole of the process's: other clusters' passwords
+//     stay out of it.
 //   - TokenEndpoint: the OIDC client-credentials grant as Kafka's
 //     OAuthBearerLoginCallbackHandler does it: ClientID and ClientSecret in
 //     HTTP Basic auth, Scope when set; the token is fetched again when it
@@ -45,13 +52,16 @@ import (
 // makes the client log in again on each connection with the fresh token
 // (KIP-368).
 type OAuthConfig struct {
-	Token         Secret
-	TokenFile     string
-	TokenCommand  string
-	TokenEndpoint string
-	ClientID      string
-	ClientSecret  Secret
-	Scope         string
+	Token        Secret
+	TokenFile    string
+	TokenCommand string
+	// TokenCommandEnv names the variables of the process's environment
+	// that the token command gets besides TokenCommandBaseEnv.
+	TokenCommandEnv []string
+	TokenEndpoint   string
+	ClientID        string
+	ClientSecret    Secret
+	Scope           string
 
 	UnsecuredClaims   map[string]string
 	UnsecuredLifetime time.Duration // default 1h
@@ -68,7 +78,7 @@ type OAuthConfig struct {
 func (o *OAuthConfig) Source() string {
 	switch {
 	case o.TokenEndpoint != "":
-		return "token endpoint " + o.TokenEndpoint
+		return "token endpoint " + RedactEndpoint(o.TokenEndpoint)
 	case o.TokenCommand != "":
 		return "token command"
 	case o.TokenFile != "":
@@ -92,14 +102,14 @@ func (o *OAuthConfig) check() error {
 	case n > 1:
 		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER has more than one token source (token, token file, token command, token endpoint): keep one")
 	case o.TokenEndpoint != "" && o.ClientID == "":
-		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s needs a client id", o.TokenEndpoint)
+		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s needs a client id", RedactEndpoint(o.TokenEndpoint))
 	case len(o.UnsecuredClaims) > 0 && o.UnsecuredClaims["sub"] == "":
 		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER unsecured token needs a subject (unsecuredLoginStringClaim_sub)")
 	}
 	if o.TokenEndpoint != "" {
 		u, err := url.Parse(o.TokenEndpoint)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %q is not an http(s) URL", o.TokenEndpoint)
+			return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s is not an http(s) URL", RedactEndpoint(o.TokenEndpoint))
 		}
 	}
 	return nil
@@ -148,12 +158,12 @@ func (ts *tokenSource) get(ctx context.Context) (string, error) {
 		tok = o.Token.Reveal()
 	case o.TokenFile != "":
 		var b []byte
-		if b, err = os.ReadFile(o.TokenFile); err != nil {
+		if b, err = boundedfile.Read(o.TokenFile, boundedfile.Token); err != nil {
 			return "", authErr("OAUTHBEARER", "reading token file: %v", err)
 		}
 		tok = strings.TrimSpace(string(b))
 	case o.TokenCommand != "":
-		tok, lifetime, err = runTokenCommand(ctx, o.TokenCommand)
+		tok, lifetime, err = runTokenCommand(ctx, o.TokenCommand, o.TokenCommandEnv)
 	case o.TokenEndpoint != "":
 		tok, lifetime, err = o.clientCredentials(ctx)
 	default:
@@ -215,19 +225,80 @@ func (r tokenResponse) lifetime() time.Duration {
 	return 0
 }
 
+// TokenCommandBaseEnv are the variables a token command gets from the
+// process's environment whatever the configuration: what a shell and the
+// usual CLIs (vault, gcloud, az, aws) need to find their binaries, their
+// configuration and the locale. PATH is /usr/local/bin:/usr/bin:/bin when
+// unset.
+var TokenCommandBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "LANG", "LC_ALL", "LC_CTYPE"}
+
+// tokenCommandEnv is the token command's environment: the base variables
+// and those named, from the process's.
+func tokenCommandEnv(names []string) (env, secrets []string) {
+	seen := map[string]bool{}
+	for _, n := range append(append([]string{}, TokenCommandBaseEnv...), names...) {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		v, ok := os.LookupEnv(n)
+		if n == "PATH" && !ok {
+			v, ok = "/usr/local/bin:/usr/bin:/bin", true
+		}
+		if ok {
+			env = append(env, n+"="+v)
+			if !slices.Contains(TokenCommandBaseEnv, n) {
+				secrets = append(secrets, v) // a named variable may be a credential (VAULT_TOKEN)
+			}
+		}
+	}
+	return env, secrets
+}
+
+// stderrSummaryMax caps the part of a token command's stderr an error shows.
+const stderrSummaryMax = 200
+
+// summarizeStderr is what an error shows of a failed command's stderr: its
+// first non-empty line, credentials hidden (RedactText, with the values
+// of the variables it was given), cut at stderrSummaryMax bytes with the
+// number of lines left out said.
+func summarizeStderr(stderr string, secrets []string) string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	first := RedactText(lines[0], secrets...)
+	if len(first) > stderrSummaryMax {
+		cut := stderrSummaryMax
+		for cut > 0 && !utf8.RuneStart(first[cut]) {
+			cut--
+		}
+		first = first[:cut] + "..."
+	}
+	if more := len(lines) - 1; more > 0 {
+		first += fmt.Sprintf(" (%d more stderr lines not shown)", more)
+	}
+	return first
+}
+
 // runTokenCommand runs a shell command that prints a token, or an OIDC
-// token response in JSON.
-func runTokenCommand(ctx context.Context, command string) (string, time.Duration, error) {
+// token response in JSON, with the minimal environment and the variables
+// pass names.
+func runTokenCommand(ctx context.Context, command string, pass []string) (string, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	var secrets []string
+	cmd.Env, secrets = tokenCommandEnv(pass)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
+		msg := summarizeStderr(stderr.String(), append(secrets, strings.TrimSpace(stdout.String())))
 		if msg != "" {
 			msg = ": " + msg
 		}
@@ -262,32 +333,32 @@ func (o *OAuthConfig) clientCredentials(ctx context.Context) (string, time.Durat
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", o.TokenEndpoint, ctx.Err())
+				return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", RedactEndpoint(o.TokenEndpoint), ctx.Err())
 			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
 			}
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.TokenEndpoint, strings.NewReader(form.Encode()))
 		if err != nil {
-			return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", o.TokenEndpoint, err)
+			return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", RedactEndpoint(o.TokenEndpoint), err)
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Accept", "application/json")
 		req.SetBasicAuth(url.QueryEscape(o.ClientID), url.QueryEscape(o.ClientSecret.Reveal()))
 		resp, err := hc.Do(req)
 		if err != nil {
-			lastErr = authErr("OAUTHBEARER", "token endpoint %s: %v", o.TokenEndpoint, scrubURLErr(err))
+			lastErr = authErr("OAUTHBEARER", "token endpoint %s: %v", RedactEndpoint(o.TokenEndpoint), scrubURLErr(err))
 			continue
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		_ = resp.Body.Close()
 		if err != nil {
-			lastErr = authErr("OAUTHBEARER", "token endpoint %s: reading the answer: %v", o.TokenEndpoint, err)
+			lastErr = authErr("OAUTHBEARER", "token endpoint %s: reading the answer: %v", RedactEndpoint(o.TokenEndpoint), err)
 			continue
 		}
 		var r tokenResponse
 		jerr := json.Unmarshal(body, &r)
 		if resp.StatusCode >= 500 {
-			lastErr = authErr("OAUTHBEARER", "token endpoint %s answered %s", o.TokenEndpoint, resp.Status)
+			lastErr = authErr("OAUTHBEARER", "token endpoint %s answered %s", RedactEndpoint(o.TokenEndpoint), resp.Status)
 			continue
 		}
 		if resp.StatusCode != http.StatusOK {
@@ -298,10 +369,10 @@ func (o *OAuthConfig) clientCredentials(ctx context.Context) (string, time.Durat
 					detail += " (" + r.ErrorDesc + ")"
 				}
 			}
-			return "", 0, authErr("OAUTHBEARER", "token endpoint %s refused client %q: %s%s", o.TokenEndpoint, o.ClientID, resp.Status, detail)
+			return "", 0, authErr("OAUTHBEARER", "token endpoint %s refused client %q: %s%s", RedactEndpoint(o.TokenEndpoint), o.ClientID, resp.Status, detail)
 		}
 		if jerr != nil || r.AccessToken == "" {
-			return "", 0, authErr("OAUTHBEARER", "token endpoint %s answered without an access_token", o.TokenEndpoint)
+			return "", 0, authErr("OAUTHBEARER", "token endpoint %s answered without an access_token", RedactEndpoint(o.TokenEndpoint))
 		}
 		return r.AccessToken, r.lifetime(), nil
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -305,5 +306,93 @@ func TestKerberosFilesAreCheckedBeforeDialing(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
 		})
+	}
+}
+
+// A token command runs with a minimal environment plus the variables its
+// configuration names; a failing one's stderr reaches the error as one
+// short line with the credentials in it hidden.
+func TestOAuthTokenCommandEnvironmentAndErrors(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("OTHER_CLUSTER_PASSWORD", "other-pa55")
+	t.Setenv("VAULT_TOKEN", "hvs.vault-secret-123")
+	t.Setenv("VAULT_ADDR", "https://vault.example:8200")
+
+	t.Run("minimal environment and named variables", func(t *testing.T) {
+		cmd := `echo "{\"access_token\":\"$(env | sort | tr '\n' ' ')\"}"`
+		tok, _, err := runTokenCommand(ctx, cmd, []string{"VAULT_TOKEN", "VAULT_ADDR", "NOT_SET_ANYWHERE"})
+		require.NoError(t, err)
+		assert.Contains(t, tok, "VAULT_TOKEN=hvs.vault-secret-123 ")
+		assert.Contains(t, tok, "VAULT_ADDR=https://vault.example:8200 ")
+		assert.Contains(t, tok, "PATH=")
+		assert.NotContains(t, tok, "OTHER_CLUSTER_PASSWORD")
+		assert.NotContains(t, tok, "NOT_SET_ANYWHERE")
+		tok, _, err = runTokenCommand(ctx, `echo "[$VAULT_TOKEN][$OTHER_CLUSTER_PASSWORD]"`, nil)
+		require.NoError(t, err)
+		assert.Equal(t, "[][]", tok, "nothing beyond the base set unless named")
+	})
+
+	t.Run("stderr summarized and redacted", func(t *testing.T) {
+		for name, tc := range map[string]struct {
+			stderr string
+			want   string
+			hidden []string
+		}{
+			"named variable's value": {`echo "denied for token $VAULT_TOKEN" >&2`, "denied for token ***", []string{"hvs.vault-secret-123"}},
+			"secret assignment":      {`echo "login failed: password=hunter22 user=ops" >&2`, "login failed: password=*** user=ops", []string{"hunter22"}},
+			"bearer and JWT": {`echo "Authorization: Bearer abc.def-ghi rejected, got eyJhbGciOi.eyJzdWIiOiJ4In0.c2ln" >&2`,
+				"Authorization: Bearer *** rejected, got ***", []string{"abc.def-ghi", "eyJzdWIiOiJ4In0"}},
+			"URL credentials": {`echo "GET https://ops:s3cret@idp.example/token?client_secret=zz9 failed" >&2`,
+				"GET https://***@idp.example/token?client_secret=*** failed", []string{"s3cret", "zz9"}},
+			"first line only": {`echo "" >&2; echo "  first problem  " >&2; echo "second secret-line" >&2; echo third >&2`,
+				"first problem (2 more stderr lines not shown)", []string{"second"}},
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, _, err := runTokenCommand(ctx, tc.stderr+"; exit 2", []string{"VAULT_TOKEN"})
+				require.Error(t, err)
+				assert.Equal(t, CodeAuth, AsError(err, "").Code)
+				assert.Equal(t, "OAUTHBEARER: token command failed (exit status 2): "+tc.want, AsError(err, "").Message)
+				for _, h := range tc.hidden {
+					assert.NotContains(t, err.Error(), h)
+				}
+			})
+		}
+		_, _, err := runTokenCommand(ctx, `head -c 5000 /dev/zero | tr '\0' 'x' >&2; exit 1`, nil)
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 300, "length-capped")
+		assert.Contains(t, err.Error(), "xxx...")
+	})
+
+	t.Run("endpoint URLs redacted", func(t *testing.T) {
+		o := &OAuthConfig{TokenEndpoint: "https://kadmin:pa55@idp.example/oauth2/token?api_key=k3y#frag", ClientID: "c"}
+		assert.Equal(t, "token endpoint https://***@idp.example/oauth2/token?api_key=***", o.Source())
+		o.HTTPClient = &http.Client{Timeout: time.Second}
+		o.TokenEndpoint = "http://kadmin:pa55@127.0.0.1:1/oauth2/token?api_key=k3y"
+		_, _, err := o.clientCredentials(ctx)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "token endpoint http://***@127.0.0.1:1/oauth2/token?api_key=***: ")
+		bad := &OAuthConfig{TokenEndpoint: "ftp://kadmin:pa55@idp.example/t", ClientID: "c"}
+		_, err = New(Config{Brokers: []string{"127.0.0.1:1"}, SASL: &SASLConfig{Mechanism: "OAUTHBEARER", OAuth: bad}})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "ftp://***@idp.example/t is not an http(s) URL")
+		for _, e := range []string{o.Source(), err.Error()} {
+			assert.NotContains(t, e, "pa55")
+			assert.NotContains(t, e, "k3y")
+		}
+	})
+}
+
+// A token file that is not a regular file is refused at the login, at
+// once, naming the file (internal/boundedfile).
+func TestOAuthTokenFileMustBeRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, path := range []string{fifo, "/dev/zero", t.TempDir()} {
+		ts := &tokenSource{cfg: &OAuthConfig{TokenFile: path}, now: time.Now}
+		_, err := ts.get(context.Background())
+		require.Error(t, err)
+		assert.Equal(t, CodeAuth, AsError(err, "").Code)
+		assert.Contains(t, err.Error(), "reading token file: read "+path+": is ")
+		assert.Contains(t, err.Error(), "not a regular file")
 	}
 }

@@ -9,12 +9,13 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // KeyStore is a Java key store file, as client.properties names them with
@@ -38,7 +39,7 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 	if t.CAFile != "" || t.TrustStore != nil {
 		pool := x509.NewCertPool()
 		if t.CAFile != "" {
-			pem, err := os.ReadFile(t.CAFile)
+			pem, err := boundedfile.Read(t.CAFile, boundedfile.Credentials)
 			if err != nil {
 				return nil, Errorf(CodeInvalidArgument, t.CAFile, "reading TLS CA file: %v", err)
 			}
@@ -70,13 +71,26 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 		if t.CertFile == "" || t.KeyFile == "" {
 			return nil, Errorf(CodeInvalidArgument, "", "TLS client certificate needs both a cert file and a key file")
 		}
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		cert, err := loadKeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
 			return nil, Errorf(CodeInvalidArgument, t.CertFile, "loading TLS client certificate: %v", err)
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}
 	return tc, nil
+}
+
+// loadKeyPair is tls.LoadX509KeyPair with bounded reads of regular files.
+func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := boundedfile.Read(certFile, boundedfile.Credentials)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := boundedfile.Read(keyFile, boundedfile.Credentials)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(cert, key)
 }
 
 // storeErr is a key store problem; it names the file, never a password.
@@ -86,7 +100,7 @@ func (s *KeyStore) storeErr(format string, args ...any) error {
 
 // read returns the file and its type, checked against what the file holds.
 func (s *KeyStore) read(what string) ([]byte, string, error) {
-	b, err := os.ReadFile(s.File)
+	b, err := boundedfile.Read(s.File, boundedfile.Credentials)
 	if err != nil {
 		return nil, "", s.storeErr("reading %s: %v", what, err)
 	}

@@ -49,7 +49,9 @@ func (c *Client) ListTopics(ctx context.Context, o ListTopicsOptions) ([]TopicSu
 	return out, nil
 }
 
-// PartitionInfo describes one partition's replicas.
+// PartitionInfo describes one partition's replicas. ELR and LastKnownELR
+// (KIP-966) are nil when the broker does not report them (before Kafka
+// 3.8), empty when it does and the set is empty.
 type PartitionInfo struct {
 	Partition       int32   `json:"partition"`
 	Leader          int32   `json:"leader"`
@@ -57,6 +59,8 @@ type PartitionInfo struct {
 	Replicas        []int32 `json:"replicas"`
 	ISR             []int32 `json:"isr"`
 	OfflineReplicas []int32 `json:"offline_replicas"`
+	ELR             []int32 `json:"elr,omitempty"`
+	LastKnownELR    []int32 `json:"last_known_elr,omitempty"`
 	Err             *Error  `json:"error,omitempty"`
 }
 
@@ -72,34 +76,41 @@ type TopicDescription struct {
 func (t TopicDescription) Key() string     { return t.Name }
 func (t TopicDescription) Failure() *Error { return t.Err }
 
-// DescribeTopics describes the named topics (all topics when names is empty),
-// in name order. A missing topic gets UNKNOWN_TOPIC_OR_PARTITION; a topic
-// still being created (LEADER_NOT_AVAILABLE) is retried until the deadline;
-// an offline partition (no leader, offline replicas) is leader -1 with its
-// error on the partition, not a failure of the topic.
+// DescribeTopics describes the named topics (every topic, internal ones
+// included, when names is empty), in name order, with DescribeTopicPartitions
+// pages where the broker has it (eachTopic). A missing topic gets
+// UNKNOWN_TOPIC_OR_PARTITION; a topic still being created
+// (LEADER_NOT_AVAILABLE) is retried until the deadline; an offline partition
+// (no leader, offline replicas) is leader -1 with its error on the
+// partition, not a failure of the topic.
 func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDescription, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	found := map[string]TopicDescription{}
 	if len(names) == 0 {
-		m, err := c.metadata(ctx, nil)
-		if err != nil {
-			return nil, err
+		// Every topic, page by page; a topic caught half-made is asked
+		// again by name below.
+		if e := retryCall(ctx, "", func(ctx context.Context) error {
+			names = names[:0]
+			return c.eachTopic(ctx, nil, func(t topicAnswer) {
+				names = append(names, t.Topic)
+				if d, e := describedTopic(t); e == nil {
+					found[t.Topic] = d
+				}
+			})
+		}); e != nil {
+			return nil, e
 		}
-		names = slices.Sorted(maps.Keys(m.Topics))
 	}
 	names = slices.Compact(slices.Sorted(slices.Values(names)))
-	found := map[string]TopicDescription{}
+	pending := slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, ok := found[n]; return ok })
 	unknownSeen := map[string]int{}
-	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
-		m, err := c.freshMetadata(ctx, pending...)
-		if err != nil {
-			return nil, err
-		}
+	errs := retryItems(ctx, pending, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		answers := map[string]*Error{}
-		for _, n := range pending {
-			t, ok := m.Topics[n]
-			if !ok {
-				continue
+		err := c.eachTopic(ctx, pending, func(t topicAnswer) {
+			n := t.Topic
+			if !slices.Contains(pending, n) {
+				return
 			}
 			if e := AsError(t.Err, n); e != nil {
 				if t.Err == kerr.UnknownTopicOrPartition && unknownSeen[n] < 2 {
@@ -111,26 +122,13 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 					e = &c
 				}
 				answers[n] = e
-				continue
+				return
 			}
-			d := TopicDescription{Name: n, ID: FormatTopicID(t.ID), Internal: t.IsInternal, Partitions: []PartitionInfo{}}
-			for _, p := range t.Partitions.Sorted() {
-				pi := PartitionInfo{Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
-					Replicas: orEmpty(p.Replicas), ISR: orEmpty(p.ISR), OfflineReplicas: orEmpty(p.OfflineReplicas)}
-				pi.Err = AsError(p.Err, fmt.Sprintf("%s[%d]", n, p.Partition))
-				if pi.Err != nil && pi.Err.Retriable && p.Leader < 0 && len(p.OfflineReplicas) == 0 {
-					// A new topic whose leaders are not elected yet: ask
-					// again. An offline partition (Kafka answers
-					// LEADER_NOT_AVAILABLE, leader -1 and the replicas on
-					// dead brokers as offline) is described as it is.
-					answers[n] = pi.Err
-				}
-				d.Partitions = append(d.Partitions, pi)
-			}
-			found[n] = d
-			if _, bad := answers[n]; !bad {
-				answers[n] = nil
-			}
+			d, e := describedTopic(t)
+			found[n], answers[n] = d, e
+		})
+		if err != nil {
+			return nil, err
 		}
 		return answers, nil
 	})
@@ -144,6 +142,35 @@ func (c *Client) DescribeTopics(ctx context.Context, names []string) ([]TopicDes
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// describedTopic turns an answer into a description; the error, when not
+// nil, is a retriable one saying to ask again (a topic whose leaders are
+// not elected yet).
+func describedTopic(t topicAnswer) (TopicDescription, *Error) {
+	n := t.Topic
+	d := TopicDescription{Name: n, ID: FormatTopicID(t.ID), Internal: t.IsInternal, Partitions: []PartitionInfo{}}
+	if e := AsError(t.Err, n); e != nil {
+		return d, e
+	}
+	var again *Error
+	for _, p := range t.Partitions.Sorted() {
+		pi := PartitionInfo{Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
+			Replicas: orEmpty(p.Replicas), ISR: orEmpty(p.ISR), OfflineReplicas: orEmpty(p.OfflineReplicas)}
+		if s, ok := t.elr[p.Partition]; ok {
+			pi.ELR, pi.LastKnownELR = s.elr, s.lastKnown
+		}
+		pi.Err = AsError(p.Err, fmt.Sprintf("%s[%d]", n, p.Partition))
+		if pi.Err != nil && pi.Err.Retriable && p.Leader < 0 && len(p.OfflineReplicas) == 0 {
+			// A new topic whose leaders are not elected yet: ask
+			// again. An offline partition (Kafka answers
+			// LEADER_NOT_AVAILABLE, leader -1 and the replicas on
+			// dead brokers as offline) is described as it is.
+			again = pi.Err
+		}
+		d.Partitions = append(d.Partitions, pi)
+	}
+	return d, again
 }
 
 // TopicSpec says how to create one topic. Zero Partitions or

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // UndoSelection narrows what Undo reverts besides Since: whole changes by
@@ -137,10 +138,12 @@ func (s *UndoSelection) matchesUnknown(ch AuditedChange) bool {
 }
 
 // aclResourceRE finds an ACL's resource in its key (ACL.String).
-var aclResourceRE = regexp.MustCompile(` on (\S+) (.*) \((literal|prefixed|match|any)\) from `)
+var aclResourceRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(` on (\S+) (.*) \((literal|prefixed|match|any)\) from `)
+})
 
 // partitionKeyRE is a partition's key: "orders[3]".
-var partitionKeyRE = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
+var partitionKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*)\[(\d+)\]$`) })
 
 // itemTouches reports whether the item key of change ch touches resource
 // r ("orders" or "topic:orders").
@@ -157,7 +160,7 @@ func itemTouches(ch AuditedChange, key, r string) bool {
 	case "create_topics", "delete_topics":
 		return match("topic", key)
 	case "create_acls", "delete_acls":
-		if m := aclResourceRE.FindStringSubmatch(key); m != nil {
+		if m := aclResourceRE().FindStringSubmatch(key); m != nil {
 			return match(m[1], m[2])
 		}
 		return false
@@ -169,7 +172,7 @@ func itemTouches(ch AuditedChange, key, r string) bool {
 			return true
 		}
 	}
-	if m := partitionKeyRE.FindStringSubmatch(key); m != nil {
+	if m := partitionKeyRE().FindStringSubmatch(key); m != nil {
 		return match("topic", m[1])
 	}
 	return false

@@ -290,3 +290,22 @@ func TestUndoSinceAndOtherClusters(t *testing.T) {
 	assert.Contains(t, steps[0].Message, "no outcome was recorded")
 	assert.True(t, slices.ContainsFunc(steps, func(s UndoStep) bool { return s.Action == UndoRefused }))
 }
+
+// A group's and a subscription's configs are reverted: their own level is
+// Kafka's DYNAMIC_GROUP_CONFIG and DYNAMIC_CLIENT_METRICS_CONFIG.
+func TestUndoGroupAndClientMetricsConfigs(t *testing.T) {
+	cl, _, _, path := auditedClient(t)
+	ctx := context.Background()
+	_, err := cl.AlterConfigs(ctx, []ConfigAlteration{
+		{Resource: ConfigResource{ConfigGroup, "g"}, Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
+		{Resource: ConfigResource{ConfigClientMetrics, "sub"}, Set: map[string]string{"interval.ms": "60000"}},
+	}, AlterConfigsOptions{})
+	require.NoError(t, err)
+	steps := undoLog(t, cl, path, UndoOptions{Confirm: func(string) bool { return true }})
+	assert.ElementsMatch(t, []string{"alter_configs client_metrics:sub: reverted", "alter_configs group:g: reverted"}, actions(steps))
+	ds, err := cl.DescribeConfigs(ctx, []ConfigResource{{ConfigGroup, "g"}, {ConfigClientMetrics, "sub"}}, DescribeConfigsOptions{Dynamic: true})
+	require.NoError(t, err)
+	for _, d := range ds {
+		assert.Empty(t, d.Configs, d.Key())
+	}
+}

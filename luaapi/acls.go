@@ -44,8 +44,55 @@ Each result lists the ACLs its filter deleted (none is not an error). Under --dr
 local r = delete_acls{principal = "User:temp"}
 print(#r[1].deleted)`,
 			Run: deleteACLs},
+		&Func{Name: "acl_bundle", Area: "acls", TableCall: true,
+			Options: []Field{
+				{Name: "producer", Type: List[string](principal), Doc: "the producer's principal (or an array): WRITE, DESCRIBE, CREATE on topics"},
+				{Name: "consumer", Type: List[string](principal), Doc: "the consumer's principal (or an array): READ, DESCRIBE on topics, READ on group"},
+				{Name: "topics", Type: List[string](aclResourceName(NameTopic)).NonEmpty(), Doc: `a topic or an array ("*" is every topic; a prefix with pattern_type="prefixed")`},
+				{Name: "group", Type: List[string](aclResourceName(NameGroup)).NonEmpty(), Doc: `the consumer's group (or an array; "*" is every group)`},
+				{Name: "transactional_id", Type: List[string](NonEmptyStr()).NonEmpty(), Doc: "the producer's transactional id (or an array): WRITE, DESCRIBE on it"},
+				{Name: "idempotent", Type: Bool(), Doc: "the producer writes idempotently: IDEMPOTENT_WRITE on the cluster"},
+				{Name: "hosts", Type: List[string](NonEmptyStr()).NonEmpty(), Doc: `the hosts allowed (default "*": every host)`},
+				{Name: "pattern_type", Type: aclNameType(aclPatternTypes...), Doc: `"literal" (default) or "prefixed", for topics, groups and transactional ids`},
+			},
+			CheckArgs: checkACLBundle,
+			Returns:   "{{principal=string, host=string, operation=string, permission=string, resource_type=string, resource_name=string, pattern_type=string}...}",
+			Summary:   "The ACLs kafka-acls --producer or --consumer would create, as rows for create_acls and delete_acls.",
+			Doc: `Needs no cluster: it returns rows, which create_acls creates and delete_acls deletes (a row is also a filter that matches exactly that ACL). The rows are those of Apache Kafka's AclCommand:
+producer = P, topics = T: WRITE, DESCRIBE and CREATE on each topic; with transactional_id = X also WRITE and DESCRIBE on each transactional id; with idempotent = true also IDEMPOTENT_WRITE on the cluster (always literal "kafka-cluster"). kafka-acls does not add IDEMPOTENT_WRITE for a transactional id: Kafka allows idempotence to a producer authorized on a transactional id.
+consumer = P, topics = T, group = G: READ and DESCRIBE on each topic, READ on each group. producer and consumer can be given together (the rows are merged, as kafka-acls --producer --consumer merges them).
+Every row allows, from each of hosts ("*" by default); pattern_type ("literal" by default, or "prefixed", kafka-acls' --resource-pattern-type) applies to topics, groups and transactional ids. Refused as kafka-acls refuses them: no topics, a consumer without group, idempotent or transactional_id without a producer, group without a consumer. Rows are sorted as describe_acls sorts them.`,
+			Example: `local rows = acl_bundle{producer = "User:orders-svc", topics = "orders", idempotent = true}
+create_acls(rows)
+create_acls(acl_bundle{consumer = "User:billing", topics = "orders", group = "billing"})
+print(#describe_acls{principal = "User:orders-svc"}, #describe_acls{principal = "User:billing"})
+delete_acls(acl_bundle{consumer = "User:billing", topics = "orders", group = "billing"})
+return #rows == 4`,
+			Run: aclBundle},
 	)
 }
+
+// aclResourceName is a topic or group as an ACL names it: "*" or a prefix
+// allowed, completed with the cluster's names of that kind.
+func aclResourceName(kind NameKind) *StrType { return NonEmptyStr().Naming(kind) }
+
+// aclBundleOf reads acl_bundle's table.
+func aclBundleOf(c *Call) engine.ACLBundle {
+	return engine.ACLBundle{Producers: param[[]string](c, "producer"), Consumers: param[[]string](c, "consumer"),
+		Topics: param[[]string](c, "topics"), Groups: param[[]string](c, "group"),
+		TransactionalIDs: param[[]string](c, "transactional_id"), Idempotent: param[bool](c, "idempotent"),
+		Hosts: param[[]string](c, "hosts"), PatternType: param[string](c, "pattern_type")}
+}
+
+// checkACLBundle refuses what kafka-acls refuses, before anything runs.
+func checkACLBundle(c *Call) error {
+	if _, err := aclBundleOf(c).Rows(); err != nil {
+		return argErr("", "%v", err)
+	}
+	return nil
+}
+
+func aclBundle(c *Call) (any, error) { return aclBundleOf(c).Rows() }
 
 // The names of ACL fields, as this tool writes them. "any" (and "match"
 // for pattern_type) only filter: a created ACL names a real value.

@@ -21,10 +21,11 @@ const (
 	NameGroup     NameKind = "group"
 	NamePrincipal NameKind = "principal" // TYPE:NAME, "User:alice"
 	NameBroker    NameKind = "broker"    // a broker id
+	NameConfig    NameKind = "config"    // a topic or broker config name
 )
 
 // NameKinds lists every kind, in a stable order.
-var NameKinds = []NameKind{NameTopic, NameGroup, NamePrincipal, NameBroker}
+var NameKinds = []NameKind{NameTopic, NameGroup, NamePrincipal, NameBroker, NameConfig}
 
 // Step is one step from a call's argument list to a value inside it: the
 // first step is an argument position, the next ones array items or table
@@ -136,6 +137,58 @@ func expectIn(t Type, path []Step, depth int) Expected {
 		return out
 	}
 	return Expected{}
+}
+
+// KeyExpectedAt says what a key takes at path, the position of an item in
+// a table the declaration reads as a map ({name = value}): alter_configs'
+// set takes config names. The zero Expected otherwise.
+func KeyExpectedAt(name string, path []Step) Expected {
+	f := declaredFunc(name)
+	if f == nil || len(path) < 2 || path[0].Index < 1 {
+		return Expected{}
+	}
+	for _, t := range argTypes(f, path[0].Index) {
+		if m, ok := typeAt(t, path[1:len(path)-1], 0).(*MapType); ok {
+			return expectIn(m.key, nil, 0)
+		}
+	}
+	return Expected{}
+}
+
+// typeAt walks t along path to the type found there, or nil.
+func typeAt(t Type, path []Step, depth int) Type {
+	if depth > 8 {
+		return nil
+	}
+	if len(path) == 0 {
+		return t
+	}
+	switch t := t.(type) {
+	case *CustomType:
+		if t.like != nil {
+			return typeAt(t.like, path, depth+1)
+		}
+	case *ListType:
+		switch {
+		case path[0].Index > 0:
+			return typeAt(t.elem, path[1:], depth+1)
+		case t.single:
+			return typeAt(t.elem, path, depth+1)
+		}
+	case *RecordType:
+		if path[0].Key != "" {
+			if f := t.field(path[0].Key); f != nil {
+				return typeAt(f.Type, path[1:], depth+1)
+			}
+		}
+	case *AltType:
+		for _, a := range t.alts {
+			if x := typeAt(a, path, depth+1); x != nil {
+				return x
+			}
+		}
+	}
+	return nil
 }
 
 // ArgKeys lists the table keys a call of the function named name can take

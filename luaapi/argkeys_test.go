@@ -142,7 +142,7 @@ func TestResultShapesParse(t *testing.T) {
 	require.NotNil(t, s)
 	assert.Equal(t, KindList, s.Kind)
 	assert.Equal(t, []string{"name", "id", "internal", "partitions", "error"}, s.Elem().Keys())
-	assert.Equal(t, []string{"partition", "leader", "leader_epoch", "replicas", "isr", "offline_replicas", "error"},
+	assert.Equal(t, []string{"partition", "leader", "leader_epoch", "replicas", "isr", "offline_replicas", "elr", "last_known_elr", "error"},
 		s.Elem().Field("partitions").Elem().Keys())
 	assert.Equal(t, KindString, s.Elem().Field("name").Kind, "a scalar")
 	assert.Equal(t, KindInt, s.Elem().Field("partitions").Elem().Field("replicas").Elem().Kind)

@@ -4,35 +4,20 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // kfake implements neither DescribeQuorum nor UnregisterBroker, and kgo
-// refuses to send a request a broker does not advertise. advertise makes
-// the cluster's ApiVersions answer list keys too, so a ControlKey handler
-// can answer them; the real-Kafka suite covers the brokers' own answers.
+// refuses to send a request a broker does not advertise: advertise makes a
+// ControlKey handler able to answer them; the real-Kafka suite covers the
+// brokers' own answers.
 func advertise(t *testing.T, c *kfake.Cluster, keys ...kmsg.Key) {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	require.NoError(t, err)
-	defer cl.Close()
-	real, err := kmsg.NewPtrApiVersionsRequest().RequestWith(t.Context(), cl)
-	require.NoError(t, err)
-	for _, k := range keys {
-		ak := kmsg.NewApiVersionsResponseApiKey()
-		ak.ApiKey, ak.MinVersion, ak.MaxVersion = int16(k), 0, kmsg.RequestForKey(int16(k)).MaxVersion()
-		real.ApiKeys = append(real.ApiKeys, ak)
-	}
-	c.ControlKey(int16(kmsg.ApiVersions), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		resp := *real
-		resp.SetVersion(req.GetVersion())
-		return &resp, nil, true
-	})
+	kafkatest.Advertise(t, c, keys...)
 }
 
 func TestDescribeQuorumMapsTheResponse(t *testing.T) {

@@ -25,6 +25,16 @@ type clientHandle struct {
 	closed bool
 
 	clusterID string // under mu: the cluster's id, once a NameSource has asked (completion_names.go)
+
+	principalOnce sync.Once
+	principalName string // who cfg logs in as, for authorization errors
+}
+
+// principal is who the handle logs in as (engine.Config.Principal), worked
+// out once: a TLS certificate is read from its file.
+func (h *clientHandle) principal() string {
+	h.principalOnce.Do(func() { h.principalName = h.cfg.Principal() })
+	return h.principalName
 }
 
 // newHandle is every clientHandle's constructor. The runtime's audit log

@@ -75,6 +75,8 @@ func (s NameSource) Names(ctx context.Context, kind NameKind) ([]string, error) 
 		for _, b := range c.Brokers {
 			out = append(out, strconv.Itoa(int(b.ID)))
 		}
+	case NameConfig:
+		return configNames(ctx, s, cl), nil
 	case NamePrincipal:
 		acls, aerr := cl.DescribeACLs(ctx, engine.ACLFilter{})
 		for _, a := range acls {
@@ -96,6 +98,32 @@ func (s NameSource) Names(ctx context.Context, kind NameKind) ([]string, error) 
 	return slices.Compact(out), nil
 }
 
+// configNames are the config names one topic and one broker report: every
+// topic config and every broker config the cluster knows; Kafka's
+// documented topic configs when the cluster cannot say.
+func configNames(ctx context.Context, s NameSource, cl *engine.Client) []string {
+	var rs []engine.ConfigResource
+	if ts, err := cl.ListTopics(ctx, engine.ListTopicsOptions{}); err == nil && len(ts) > 0 {
+		rs = append(rs, engine.ConfigResource{Type: engine.ConfigTopic, Name: ts[0].Name})
+	}
+	if c, err := s.describe(ctx, cl); err == nil && len(c.Brokers) > 0 {
+		rs = append(rs, engine.ConfigResource{Type: engine.ConfigBroker, Name: strconv.Itoa(int(c.Brokers[0].ID))})
+	}
+	var out []string
+	if described, err := cl.DescribeConfigs(ctx, rs, engine.DescribeConfigsOptions{}); err == nil {
+		for _, d := range described {
+			for k := range d.Configs {
+				out = append(out, k)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return slices.Clone(engine.TopicConfigNames)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // ClusterID asks the cluster for its id (and remembers it: Name and the
 // REPL's confirmation question use it when there is no profile).
 func (s NameSource) ClusterID(ctx context.Context) (string, error) {
@@ -108,7 +136,7 @@ func (s NameSource) ClusterID(ctx context.Context) (string, error) {
 }
 
 func (s NameSource) describe(ctx context.Context, cl *engine.Client) (engine.Cluster, error) {
-	c, err := cl.DescribeCluster(ctx)
+	c, err := cl.ClusterBrokers(ctx)
 	if err == nil && c.ClusterID != "" {
 		s.h.mu.Lock()
 		s.h.clusterID = c.ClusterID

@@ -17,7 +17,7 @@ func init() {
 				Doc: `the resources: {topic=}, {broker=} (an id or "default"), {broker_logger=}, {group=} or {client_metrics=}`}},
 			Options: []Field{
 				{Name: "synonyms", Type: Bool(), Doc: "add each config's synonyms, highest precedence first"},
-				{Name: "keys", Type: List[string](NonEmptyStr()), Doc: "only these configs (a name or an array of names)"},
+				{Name: "keys", Type: List[string](configName), Doc: "only these configs (a name or an array of names)"},
 				{Name: "dynamic", Type: Bool(), Doc: "only the values set on the resource itself, as kafka-configs --describe shows them"},
 			},
 			Returns: "{{type=string, name=string, configs={[string]={value=string?, source=string, sensitive=bool, read_only=bool, synonyms={{name=string, value=string?, source=string}...}?}}, error=error?}...}",
@@ -108,7 +108,7 @@ var configResourceFields = []Field{
 // configChangeFields are alter_configs' changes to a resource.
 var configChangeFields = []Field{
 	{Name: "set", Type: configMap, Doc: "configs to set"},
-	{Name: "delete", Type: List[string](NonEmptyStr()), Doc: "configs to reset to their default"},
+	{Name: "delete", Type: List[string](configName), Doc: "configs to reset to their default"},
 	{Name: "append", Type: configMap, Doc: "values to add to list configs"},
 	{Name: "subtract", Type: configMap, Doc: "values to remove from list configs"},
 }

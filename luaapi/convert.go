@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -320,6 +321,9 @@ func (c *converter) recordType(typ reflect.Type) *recordType {
 				enc: enc, omitEmpty: omitEmpty, isZero: zeroCheck(sf.Type)})
 		}
 	}
+	// Set in key order: a small table keeps its insertion order, so the
+	// JSON and YAML writers find the keys already sorted.
+	slices.SortFunc(rt.fields, func(a, b recordField) int { return strings.Compare(a.key.String(), b.key.String()) })
 	rt.meta.RawSetString("__columns", cols)
 	rt.meta.RawSetString("__kind", lua.LString("object"))
 	return rt

@@ -43,6 +43,17 @@ func (r *Runtime) dispatch(c *Call) int {
 	} else if t, ok := c.Arg(1).(*lua.LTable); ok && f.DryRunKey != "" && lua.LVAsBool(t.RawGetString(f.DryRunKey)) {
 		c.dryRun = true
 	}
+	if f.Mutating && r.watching {
+		// watch repeats reads; repeating a change every few seconds (and
+		// asking to confirm it in the middle of the redraw) is refused
+		// before anything is sent.
+		raise(L, f.Name, argErr("", "changes the cluster, and watch only repeats what reads it"), nil)
+	}
+	if len(f.Needs) > 0 {
+		if err := checkNeeds(c); err != nil {
+			raise(L, f.Name, err, nil)
+		}
+	}
 	if f.Destructive && !c.DryRun() && r.opts.Confirm != nil {
 		if !r.opts.Confirm(r.confirmPrompt(c)) {
 			raise(L, f.Name, &engine.Error{Code: engine.CodeCanceled, Message: "not confirmed; nothing was changed"}, nil)
@@ -54,11 +65,12 @@ func (r *Runtime) dispatch(c *Call) int {
 	}
 	if err != nil {
 		// The engine audits mutations where it sends them (engine/mutate.go).
-		raise(L, f.Name, c.withMechanism(err), nil)
+		raise(L, f.Name, c.withMechanism(c.explainDenied(err)), nil)
 	}
+	items := asItems(res)
+	c.explainDeniedItems(items)
 	lv := r.conv.toLua(res)
 	r.tagResult(f, lv)
-	items := asItems(res)
 	if f.Mutating && c.DryRun() {
 		markDryRun(lv)
 		r.printPlan(c, items)
@@ -149,9 +161,10 @@ func (r *Runtime) printPlan(c *Call, items []engine.Item) {
 	if c.h != nil {
 		on = " (on " + c.h.label() + ")"
 	}
-	// Names in the lines come from the cluster: escaped, like table cells.
+	// Names in the lines come from the cluster: escaped, like table cells,
+	// and kept on one line.
 	line := func(format string, args ...any) {
-		b.WriteString(TerminalText(fmt.Sprintf(format, args...)) + on + "\n")
+		b.WriteString(CellText(fmt.Sprintf(format, args...)) + on + "\n")
 	}
 	for _, p := range c.plan {
 		line("dry-run: %s: %s", c.Fn.Name, p)
@@ -193,10 +206,46 @@ func (r *Runtime) callArgs(c *Call) []any {
 // typed when short, else a summary (confirm.go).
 func (r *Runtime) confirmPrompt(c *Call) string { return r.confirmText(c) }
 
+// explainDenied names, in an authorization failure, the Kafka operation
+// refused and the principal the call logged in as (engine/authz.go);
+// the broker's request dump stays only under --verbose.
+func (c *Call) explainDenied(err error) error {
+	if c.h == nil {
+		return err
+	}
+	if e := engine.AsError(err, ""); !e.IsDenied() {
+		return err
+	}
+	return engine.ExplainDenied(err, c.Fn.Name, c.h.principal(), c.h.cfg.Verbose != nil)
+}
+
+// explainDeniedItems is explainDenied for each failed item of a batch.
+func (c *Call) explainDeniedItems(items []engine.Item) {
+	if c.h == nil {
+		return
+	}
+	for _, it := range items {
+		if f := it.Failure(); f.IsDenied() {
+			engine.ExplainDeniedItem(f, c.Fn.Name, c.h.principal(), c.h.cfg.Verbose != nil)
+		}
+	}
+}
+
 // withMechanism names the call's SASL mechanism in a failed login's error.
 func (c *Call) withMechanism(err error) error {
 	if c.h == nil || c.h.cfg.SASL == nil {
 		return err
 	}
 	return engine.WithMechanism(err, c.h.cfg.SASL.Mechanism)
+}
+
+// checkNeeds refuses a call the cluster cannot answer (its Kafka release,
+// its mode, a feature it has not enabled) before anything but one
+// ApiVersions question per client is sent.
+func checkNeeds(c *Call) error {
+	cl, err := c.Client()
+	if err != nil {
+		return err
+	}
+	return cl.Check(c.Ctx(), c.Fn.Needs...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
@@ -72,18 +73,23 @@ delete_groups("scratch-group")`,
 				{Name: "only_lagging", Type: Bool(), Doc: "leave out partitions that do not lag, and groups left with none (kafkactl --only-with-lag)"},
 				{Name: "sort", Type: Enum(engine.LagSortLag, engine.LagSortLagMs), Doc: `order groups and their partitions worst first: "lag" (records) or "lag_ms" (time; needs time=true)`},
 				{Name: "top", Type: Count(1), Doc: "keep each group's N worst partitions (with sort; totals still count every partition)"},
-				{Name: "at_risk", Type: NumberBetween(0.01, 1), Doc: "with time: the fraction of the topic's retention.ms at which a partition's lag in time is at risk (default 0.8)"},
+				{Name: "at_risk", Type: NumberBetween(0.01, 1), Doc: "with time: the fraction of the topic's retention.ms (or retention.bytes) at which a partition is at risk (default 0.8)"},
+				{Name: "observe", Type: NumberBetween(0.1, 3600), Doc: "watch the commits for this many seconds within the call: a lagging partition whose committed offset has not moved by then has stuck_ms (see below)"},
 			},
-			Returns: "{{group=string, state=string, total_lag=int, max_lag_ms=int?, records_lost=int, at_risk=int?, partitions={{topic=string, partition=int, committed=int, end_offset=int, lag=int, member_id=string?, client_id=string?, oldest_unconsumed=time?, lag_ms=int?, behind_head_ms=int?, timestamp_type=string?, time_unknown=string?, records_lost=int, at_risk=bool?, error=error?}...}, error=error?}...}",
+			Returns: "{{group=string, state=string, total_lag=int, max_lag_ms=int?, records_lost=int, at_risk=int?, partitions={{topic=string, partition=int, committed=int, end_offset=int, lag=int, member_id=string?, client_id=string?, oldest_unconsumed=time?, lag_ms=int?, behind_head_ms=int?, timestamp_type=string?, time_unknown=string?, records_lost=int, at_risk=bool?, at_risk_by=string?, stuck_ms=int?, error=error?}...}, error=error?}...}",
 			Summary: "Consumer lag per group and partition.",
 			Doc: `Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
 committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read), unless no_commit="skip": then lag is -1 and total_lag leaves it out, so that totals match kafka-consumer-groups --describe, which prints "-" for such a partition. lag is end_offset - committed, never below 0; total_lag sums the group's lags.
 A partition whose end offset cannot be listed gets lag -1 and an error, and fails its group (raised unless {partial=true}); partitions of deleted topics keep their UNKNOWN_TOPIC_OR_PARTITION error without failing the group.
 {time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (the committed offset is below the log start: the records were deleted unread; or only markers and aborted records up to the end) and the time fields stay nil: nothing is estimated.
 To look at the worst first: only_lagging=true leaves out the partitions that do not lag (and the groups left with none), sort="lag" (or "lag_ms", with time) orders the groups and their partitions worst first, and top=N keeps each group's N worst partitions; total_lag and the other totals still count every partition.
-Data at risk: records_lost (with or without time) is how many records were deleted before the group read them: the log start minus the committed offset, where that is positive; the group's records_lost sums them. With time, at_risk=true marks a partition whose lag in time has reached at_risk (default 0.8) of its topic's retention.ms: its unread records will soon be deleted; the group's at_risk counts them.`,
+Data at risk: records_lost (with or without time) is how many records were deleted before the group read them: the log start minus the committed offset, where that is positive; the group's records_lost sums them. With time, at_risk=true marks a partition whose unread records will soon be deleted, and at_risk_by names the config: "retention.ms" when its lag in time has reached at_risk (default 0.8) of the topic's retention.ms; "retention.bytes" when the partition's size (describe_log_dirs, its largest replica) has reached at_risk of the topic's retention.bytes and the committed offset is in its oldest segment, the next one deleted (segments are not visible through the admin API: the place of the committed offset is estimated at the partition's mean record size, within segment.bytes of the log start). The group's at_risk counts them.
+Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file); nil where the store has no earlier sample at that offset. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.`,
 			Example: `for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
 for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end
+for _, p in ipairs(lag("orders-processor", {observe = 30})[1].partitions) do
+  if p.stuck_ms then print(p.topic, p.partition, "stuck at", p.committed) end
+end
 local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)`,
 			Run: lagRun},
@@ -237,5 +243,6 @@ func lagRun(c *Call) (any, error) {
 	}
 	return cl.LagWith(c.Ctx(), param[[]string](c, "groups"), engine.LagOptions{
 		Time: param[bool](c, "time"), ReadCommitted: param[bool](c, "read_committed"), AtRisk: param[float64](c, "at_risk"), NoCommit: param[string](c, "no_commit"),
-		OnlyLagging: param[bool](c, "only_lagging"), Sort: param[string](c, "sort"), Top: param[int](c, "top")})
+		OnlyLagging: param[bool](c, "only_lagging"), Sort: param[string](c, "sort"), Top: param[int](c, "top"),
+		Observe: time.Duration(param[float64](c, "observe") * float64(time.Second))})
 }

@@ -472,3 +472,20 @@ func TestLagPartitionErrors(t *testing.T) {
 	`)
 	assert.Positive(t, stuck.Hits())
 }
+
+// lag{observe = N} from Lua: the still partition has stuck_ms of at least
+// N seconds; a bad N is refused with the option's name.
+func TestLagObserveFromLua(t *testing.T) {
+	e := newEnv(t)
+	groupTopic(t, e, "events", 1, 10)
+	groupCommit(t, e, "still", map[string]map[int32]int64{"events": {0: 4}})
+	e.run(`
+		local p = lag("still", {observe = 0.3})[1].partitions[1]
+		assert(p.lag == 6 and p.stuck_ms and p.stuck_ms >= 300, tostring(p.stuck_ms))
+		assert(lag("still")[1].partitions[1].stuck_ms == nil, "only when watched or with the store")
+	`)
+	re := e.runErr(`lag("still", {observe = 0})`)
+	assert.Contains(t, re.Message, `lag: options: observe:`)
+	re = e.runErr(`lag("still", {observe = "30s"})`)
+	assert.Contains(t, re.Message, `lag: options: observe:`)
+}

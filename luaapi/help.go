@@ -30,6 +30,9 @@ func FuncHelp(f *Func) string {
 	for _, n := range operationNotes(f.Operation) {
 		fmt.Fprintf(&b, "  %s\n", n)
 	}
+	if n := needsNote(f); n != "" {
+		fmt.Fprintf(&b, "  %s\n", n)
+	}
 	fmt.Fprintf(&b, "\n%s\n", f.Summary)
 	params, options := argDocs(f)
 	writeArgDocs(&b, "Arguments", params, false)

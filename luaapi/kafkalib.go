@@ -284,7 +284,7 @@ func (r *Runtime) libCheck(c *Call) int {
 	if !lua.LVAsBool(cond) {
 		msg := L.OptString(2, "check failed")
 		r.failures = append(r.failures, msg)
-		fmt.Fprintf(r.opts.Stderr, "check failed: %s\n", TerminalText(msg))
+		fmt.Fprintf(r.opts.Stderr, "check failed: %s\n", CellText(msg))
 	}
 	L.Push(cond)
 	return 1

@@ -27,6 +27,7 @@ var (
 	partitionCount    = Int32(1).Named("partition count")
 	replicationFactor = Int16(1).Named("replication factor")
 	brokerID          = Int32(0).Named("broker id").Naming(NameBroker)
+	configName        = NonEmptyStr().Naming(NameConfig) // a config's name: completed from the cluster
 	brokerIDList      = List[int32](brokerID)
 	offsetNum         = Int64(0).Named("offset")
 	leaderEpoch       = Int32(-1).Named("leader epoch")

@@ -148,7 +148,15 @@ func (r *Runtime) libMetric(c *Call) int {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	help := param[string](c, "help")
+	if err := r.setMetric(name, param[string](c, "help"), value, labels); err != nil {
+		return libError(c.L, "kafka.metric", err)
+	}
+	return 0
+}
+
+// setMetric sets one series of the run's figures (kafka.metric's, and
+// kadmin-lua's own such as probe's).
+func (r *Runtime) setMetric(name, help string, value float64, labels map[string]string) *engine.Error {
 	if r.metrics == nil {
 		r.metrics = &metricSet{index: map[string]int{}, help: map[string]string{}}
 	}
@@ -159,15 +167,14 @@ func (r *Runtime) libMetric(c *Call) int {
 	key := seriesKey(name, labels)
 	if i, ok := m.index[key]; ok {
 		m.list[i].Value = value
-		return 0
+		return nil
 	}
 	if len(m.list) >= maxMetricSeries {
-		return libError(c.L, "kafka.metric", &engine.Error{Code: engine.CodeInvalidArgument,
-			Message: fmt.Sprintf("more than %d series in one run", maxMetricSeries)})
+		return &engine.Error{Code: engine.CodeInvalidArgument, Message: fmt.Sprintf("more than %d series in one run", maxMetricSeries)}
 	}
 	m.index[key] = len(m.list)
 	m.list = append(m.list, Metric{Name: name, Value: value, Labels: labels})
-	return 0
+	return nil
 }
 
 // Metrics returns the figures the run declared with kafka.metric, each

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // Loading plugins: finding the modules in the plugin directories, running
@@ -255,7 +257,7 @@ func isDir(path string) bool {
 // returns. A table with functions or commands is a plugin (p); anything
 // else is a library module that require finds (p is nil).
 func (r *Runtime) loadPlugin(ctx context.Context, pf pluginFile) (p *Plugin, v lua.LValue, err error) {
-	src, err := readFileBounded(pf.path, MaxScriptBytes)
+	src, err := boundedfile.Read(pf.path, MaxScriptBytes) // a plugin is a regular file
 	if err != nil {
 		return nil, nil, &PluginError{Plugin: pf.name, File: pf.path, Msg: "cannot read: " + err.Error()}
 	}

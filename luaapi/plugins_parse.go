@@ -61,7 +61,7 @@ type PluginCommand struct {
 var (
 	commandNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
 	identRE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
-	luaKeywords   = []string{"and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in",
+	luaKeywords   = []string{"and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
 		"local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"}
 )
 

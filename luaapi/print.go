@@ -29,6 +29,15 @@ type WriteError = output.WriteError
 // Backslashes are kept as they are. For error messages and printed results.
 func TerminalText(s string) string { return output.TerminalText(s) }
 
+// The one escaping rule's other forms (luaapi/output/escape.go), for the
+// CLI's own printers: CellText for one-line text (a table cell, a header, a
+// line prefix), MessageText for an error on lines of its own, LogValue for
+// a key=value log line, EscapeJSON for encoding/json's output.
+func CellText(s string) string    { return output.CellText(s) }
+func MessageText(s string) string { return output.MessageText(s) }
+func LogValue(s string) string    { return output.LogValue(s) }
+func EscapeJSON(b []byte) []byte  { return output.EscapeJSON(b) }
+
 // Print writes values as Format renders them, streaming: a result of a
 // million rows is printed with no more memory than a block of output. A
 // value that cannot be printed is an error naming where in it ("value.a:

@@ -83,6 +83,12 @@ func TestPrintErrorsAfterHoldBack(t *testing.T) {
 	require.EqualError(t, err, "value[3]: JSON cannot hold a function")
 	assert.Empty(t, b.String())
 
+	// Several blocks of output, under the hold-back: still nothing.
+	medium := e.run(`local t = {} for i = 1, 20000 do t[i] = "row " .. i end t[#t + 1] = print return t`)
+	err = e.rt.Print(&b, []lua.LValue{medium}, "json")
+	require.EqualError(t, err, "value[20001]: JSON cannot hold a function")
+	assert.Empty(t, b.String())
+
 	big := e.run(`local t = {} for i = 1, 100000 do t[i] = "row " .. i end t[#t + 1] = print return t`)
 	err = e.rt.Print(&b, []lua.LValue{big}, "json")
 	require.EqualError(t, err, "value[100001]: JSON cannot hold a function")

@@ -29,8 +29,11 @@ type FuncDoc struct {
 	// reverts it; null for a function that changes nothing.
 	Operation *OperationDoc `json:"operation"`
 	Aliases   []string      `json:"aliases"` // never null: [] when none
-	Params    []ArgDoc      `json:"params"`  // positional arguments, in order; [] when none
-	Options   []ArgDoc      `json:"options"` // keys of the options table; [] when none
+	// Needs is what the function needs of a cluster beyond Kafka 3.9 in
+	// either mode (Func.Needs), in words; [] when nothing.
+	Needs   []string `json:"needs"`
+	Params  []ArgDoc `json:"params"`  // positional arguments, in order; [] when none
+	Options []ArgDoc `json:"options"` // keys of the options table; [] when none
 }
 
 // ArgDoc documents one positional argument or option, from its declaration.
@@ -94,7 +97,7 @@ func DocOf(f *Func) FuncDoc {
 	params, options := argDocs(f)
 	return FuncDoc{Name: f.Name, Area: f.Area, Args: signature(f), Returns: f.Returns, Result: f.resultShape().Doc(), Summary: f.Summary,
 		Doc: f.Doc, Example: f.Example, Mutating: f.Mutating, Destructive: f.Destructive, Operation: operationDoc(f.Operation), Aliases: aliases,
-		Params: params, Options: options}
+		Needs: needsText(f), Params: params, Options: options}
 }
 
 // Reference gives every declared function's documentation, sorted by name.
@@ -217,6 +220,9 @@ func writeFunc(b *strings.Builder, f *Func) {
 		notes = append(notes, "*Changes the cluster*: dry-run and the audit log apply.")
 	}
 	notes = append(notes, operationNotes(f.Operation)...)
+	if n := needsNote(f); n != "" {
+		notes = append(notes, n+" (see [compatibility.md](compatibility.md)).")
+	}
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, " ") + "\n")
 	}

@@ -119,14 +119,14 @@ func TestReferenceJSON(t *testing.T) {
 	var docs []map[string]any
 	require.NoError(t, json.Unmarshal(raw, &docs))
 	require.Len(t, docs, len(Funcs()))
-	keys := []string{"name", "area", "args", "returns", "result", "summary", "doc", "example", "mutating", "destructive", "operation", "aliases", "params", "options"}
+	keys := []string{"name", "area", "args", "returns", "result", "summary", "doc", "example", "mutating", "destructive", "operation", "aliases", "needs", "params", "options"}
 	prev := ""
 	for _, d := range docs {
 		for _, k := range keys {
 			assert.Contains(t, d, k, "%v", d["name"])
 		}
 		assert.Len(t, d, len(keys))
-		for _, k := range []string{"aliases", "params", "options"} {
+		for _, k := range []string{"aliases", "needs", "params", "options"} {
 			assert.IsType(t, []any{}, d[k], "%s is an array, never null: %v", k, d["name"])
 		}
 		name := d["name"].(string)

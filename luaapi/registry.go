@@ -52,7 +52,15 @@ type Func struct {
 	Destructive bool
 	Operation   *engine.Operation // that row; nil for a function that changes nothing
 	Aliases     []string          // other names (kafka-python's) bound to the same function
-	SecretArgs  []int             // positions (1-based) of arguments that are secrets: never audited or shown
+	// Needs is what the function needs of a cluster beyond what every
+	// Kafka kadmin-lua supports has (3.9 on, ZooKeeper or KRaft): a
+	// request from a release on, KRaft, a finalized feature. The
+	// dispatcher checks them against the cluster's ApiVersions answer
+	// before Run, so a cluster without them gets UNSUPPORTED_VERSION
+	// naming the need and is sent nothing else; help, docs and
+	// docs/compatibility.md show them. Nil: works on every supported Kafka.
+	Needs      []engine.Need
+	SecretArgs []int // positions (1-based) of arguments that are secrets: never audited or shown
 	// DryRunKey, when set, is a key of the first argument's table that asks
 	// for a dry run of this call alone: reset_offsets{..., dry_run=true}.
 	DryRunKey string

@@ -80,6 +80,9 @@ type Runtime struct {
 	funcOf   map[*lua.LFunction]*Func // for help(fn)
 	plug     *pluginState             // what LoadPlugins installed; nil before
 	metrics  *metricSet               // kafka.metric's figures; nil before the first
+	// notifyDeliveries and notifyFailures count kafka.notify's POSTs that
+	// went through and those that failed (NotifyCounts).
+	notifyDeliveries, notifyFailures int
 
 	objects map[*lua.LTable]*clientHandle // client objects, for NamesOf (completion_names.go)
 	// resultMetas are the metatables naming a function's result (results.go:
@@ -98,6 +101,11 @@ type Runtime struct {
 	// planned are the last dry-run results whose plan was printed
 	// (dryrun_once.go).
 	planned []*lua.LTable
+	// watchClock and watchScreen are watch's time and terminal (watch.go);
+	// nil: the real ones. Tests set them.
+	watchClock  watchClock
+	watchScreen watchScreen
+	watching    bool // a watch runs: mutating functions are refused
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
@@ -198,6 +206,17 @@ func (r *Runtime) openLibs() {
 		for _, name := range []string{"exit", "execute", "remove", "rename", "tmpname", "setlocale", "setenv"} {
 			os.RawSetString(name, lua.LNil)
 		}
+		// os.getenv reads what kafka.env reads (Options.Env): the CLI
+		// hides the audit log's key, and in a fleet other profiles'
+		// credentials, from both.
+		os.RawSetString("getenv", L.NewFunction(func(L *lua.LState) int {
+			if v := r.opts.Env(L.CheckString(1)); v != "" {
+				L.Push(lua.LString(v))
+			} else {
+				L.Push(lua.LNil)
+			}
+			return 1
+		}))
 	}
 	if io, ok := L.GetGlobal("io").(*lua.LTable); ok {
 		io.RawSetString("popen", lua.LNil)

@@ -174,7 +174,7 @@ func TestFormatSingleRecordAsOneRowTable(t *testing.T) {
 	lines := splitLines(out)
 	require.Len(t, lines, 6, out)
 	assert.Regexp(t, `^CLUSTER_ID\s+CONTROLLER$`, lines[0])
-	assert.Regexp(t, `^  ID\s+HOST\s+PORT\s+RACK$`, lines[2])
+	assert.Regexp(t, `^  ID\s+HOST\s+PORT\s+RACK\s+STATE$`, lines[2])
 	assert.Regexp(t, `^  0\s+127\.0\.0\.1\s+\d+`, lines[3])
 	// A user's own table stays Lua.
 	vals, err = e.rt.DoString(context.Background(), "t", `return {a = 1}`)

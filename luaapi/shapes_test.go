@@ -104,6 +104,8 @@ type shapeCase struct {
 var craftedShapes = map[string]string{
 	"describe_quorum":              "kfake implements no DescribeQuorum",
 	"unregister_broker":            "kfake implements no UnregisterBroker",
+	"add_raft_voter":               "kfake implements no AddRaftVoter",
+	"remove_raft_voter":            "kfake implements no RemoveRaftVoter",
 	"create_delegation_token":      "kfake has no delegation tokens",
 	"describe_delegation_tokens":   "kfake has no delegation tokens",
 	"renew_delegation_token":       "kfake has no delegation tokens",
@@ -127,7 +129,7 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	e := newEnvOn(t, c.Fake(), Options{})
-	advertise(t, e.cluster, kmsg.DescribeQuorum, kmsg.UnregisterBroker, kmsg.CreateDelegationToken,
+	advertise(t, e.cluster, kmsg.DescribeQuorum, kmsg.UnregisterBroker, kmsg.AddRaftVoter, kmsg.RemoveRaftVoter, kmsg.CreateDelegationToken,
 		kmsg.RenewDelegationToken, kmsg.ExpireDelegationToken, kmsg.DescribeDelegationToken)
 	craftQuorumAndTokens(e)
 	txnID := exactTxnID("shape-tx")
@@ -150,6 +152,10 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		{fn: "describe_groups", expr: `describe_groups{"orders-processor", "billing"}`},
 		{fn: "fetch_offsets", expr: `fetch_offsets("billing", {"payments"})`},
 		{fn: "lag", expr: `lag()`},
+		{fn: "lag_evaluate", expr: `local p = lag("orders-processor")[1].partitions[1]
+			return lag_evaluate({{offset = p.committed, time = 0, lag = p.lag}, {offset = p.committed, time = 1000, lag = p.lag}}, {now = 5000})`},
+
+		{fn: "lag_status", expr: `lag_status(nil, {partitions = true, time = true})`},
 		{fn: "commit_offsets", expr: `commit_offsets("shape-g", {{topic = "payments", partition = 0, offset = 1}})`},
 		{fn: "delete_groups", expr: `delete_groups({"shape-g", "shape-nope"}, {if_exists = true})`},
 		{fn: "reset_offsets", expr: `reset_offsets{group = "billing", to = "earliest", topics = {"payments"}}`},
@@ -165,6 +171,13 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		{fn: "create_acls", expr: `create_acls{{principal = "User:bob", operation = "read", resource_type = "topic", resource_name = "orders"},
 			{principal = "User:bob", operation = "write", resource_type = "topic", resource_name = "pay", pattern_type = "prefixed"}}`},
 		{fn: "describe_acls", expr: `describe_acls()`},
+		{fn: "topic_sizes", expr: `topic_sizes()`},
+		{fn: "topic_sizes", expr: `topic_sizes("orders", {per = "partition"})`},
+		{fn: "broker_sizes", expr: `broker_sizes(nil, {per = "dir"})`},
+		{fn: "skew", expr: `skew{"orders", "payments"}`},
+		{fn: "produce", expr: `produce("orders", {{key = "k", value = "v", headers = {h = "1"}}, {value = "x", partition = 1}})`},
+		{fn: "probe", expr: `probe()`},
+		{fn: "acl_bundle", expr: `acl_bundle{producer = "User:p", consumer = "User:c", topics = "orders", group = "g", idempotent = true, transactional_id = "tx"}`},
 		{fn: "delete_acls", expr: `delete_acls{{principal = "User:bob", operation = "write"}}`},
 		{fn: "alter_user_scram_credentials", expr: `alter_user_scram_credentials{upsert = {{user = "carol", password = "s3cret-pw-0123"}}}`},
 		{fn: "describe_user_scram_credentials", expr: `describe_user_scram_credentials()`},
@@ -204,6 +217,8 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		{fn: "remove_group_members", expr: `remove_group_members("orders-processor")`},
 		{fn: "describe_quorum", expr: `describe_quorum()`},
 		{fn: "unregister_broker", expr: `unregister_broker(7)`},
+		{fn: "add_raft_voter", expr: `add_raft_voter{id = 3002, directory_id = "pbvuBlaTTwKRxS5NLJwRFQ", endpoints = {{listener = "CONTROLLER", host = "c2", port = 9093}}}`},
+		{fn: "remove_raft_voter", expr: `remove_raft_voter{id = 3002, directory_id = "pbvuBlaTTwKRxS5NLJwRFQ"}`},
 		{fn: "create_delegation_token", expr: `create_delegation_token{owner = "alice"}`},
 		{fn: "describe_delegation_tokens", expr: `describe_delegation_tokens()`},
 		{fn: "renew_delegation_token", expr: `renew_delegation_token("c2VjcmV0")`},
@@ -275,6 +290,8 @@ func craftQuorumAndTokens(e *env) {
 		resp.Topics = append(resp.Topics, rt)
 	})
 	answer(e, kmsg.UnregisterBroker, func(*kmsg.UnregisterBrokerRequest, kmsg.Response) {})
+	answer(e, kmsg.AddRaftVoter, func(*kmsg.AddRaftVoterRequest, kmsg.Response) {})
+	answer(e, kmsg.RemoveRaftVoter, func(*kmsg.RemoveRaftVoterRequest, kmsg.Response) {})
 	answer(e, kmsg.CreateDelegationToken, func(_ *kmsg.CreateDelegationTokenRequest, r kmsg.Response) {
 		resp := r.(*kmsg.CreateDelegationTokenResponse)
 		resp.PrincipalType, resp.PrincipalName = "User", "alice"

@@ -3,12 +3,22 @@ package luaapi
 import (
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
+
+// shareNeeds: share group requests came with Kafka 4.1 (4.0 kept them
+// unstable, unadvertised), and a broker answers them only once the
+// share.version feature is finalized (the default from Kafka 4.2 on).
+func shareNeeds(key kmsg.Key, v int16) []engine.Need {
+	return []engine.Need{engine.NeedAPI(key, v, "4.1"), engine.NeedFeature("share.version", 1, "share groups")}
+}
 
 func init() {
 	register(
 		&Func{Name: "describe_share_groups", Area: "sharegroups", Batch: true,
+			Needs:   shareNeeds(kmsg.ShareGroupDescribe, 1),
 			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the share groups to describe"}},
 			Returns: "{{group=string, state=string, coordinator=int, group_epoch=int, assignment_epoch=int, assignor=string, members={{member_id=string, client_id=string, host=string, rack=string?, member_epoch=int, subscribed_topics={string...}, assignment={{topic=string, partition=int}...}}...}, error=error?}...}",
 			Summary: "Describe share groups (KIP-932 queues): state and members with their assignments.",
@@ -17,6 +27,7 @@ func init() {
 print(ok or err.code)`,
 			Run: describeShareGroups},
 		&Func{Name: "describe_share_group_offsets", Area: "sharegroups", Batch: true,
+			Needs:   shareNeeds(kmsg.DescribeShareGroupOffsets, 0),
 			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the share groups whose offsets are listed"}},
 			Returns: "{{group=string, topic=string, partition=int, start_offset=int, leader_epoch=int, lag=int, error=error?}...}",
 			Summary: "List share groups' start offsets per partition.",
@@ -24,6 +35,7 @@ print(ok or err.code)`,
 			Example: `for _, o in ipairs(describe_share_group_offsets("orders-queue")) do print(o.topic, o.partition, o.start_offset) end`,
 			Run:     describeShareGroupOffsets},
 		&Func{Name: "alter_share_group_offsets", Area: "sharegroups", Batch: true,
+			Needs: shareNeeds(kmsg.AlterShareGroupOffsets, 0),
 			Params: []Param{
 				{Name: "group", Type: groupID, Doc: "the share group"},
 				{Name: "offsets", Type: shareOffsets, Doc: "one record per partition, each partition once"},
@@ -34,6 +46,7 @@ print(ok or err.code)`,
 			Example: `alter_share_group_offsets("orders-queue", {{topic = "orders", partition = 0, offset = 0}})`,
 			Run:     alterShareGroupOffsets},
 		&Func{Name: "delete_share_group_offsets", Area: "sharegroups", Batch: true,
+			Needs: shareNeeds(kmsg.DeleteShareGroupOffsets, 0),
 			Params: []Param{
 				{Name: "group", Type: groupID, Doc: "the share group"},
 				{Name: "topics", Type: topicNames.NonEmpty(), Doc: "the topics whose offsets are deleted"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -130,6 +131,37 @@ var sweepCalls = map[string]string{
 		wait_reassignments{topics = {"orders"}}`,
 }
 
+// sweepClusters make the demo cluster able to answer what a function
+// needs (Func.Needs) where kfake cannot: kfake implements no
+// UnregisterBroker, so the sweep's cluster advertises it and answers as a
+// KRaft broker does for an id it does not know.
+var sweepClusters = map[string]func(t *testing.T, c *kfake.Cluster){
+	"add_raft_voter":    sweepDynamicQuorum,
+	"remove_raft_voter": sweepDynamicQuorum,
+	"unregister_broker": func(t *testing.T, c *kfake.Cluster) {
+		advertise(t, c, kmsg.UnregisterBroker)
+		c.ControlKey(int16(kmsg.UnregisterBroker), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			resp := kreq.ResponseKind().(*kmsg.UnregisterBrokerResponse)
+			resp.ErrorCode = kerr.BrokerIDNotRegistered.Code
+			return resp, nil, true
+		})
+	},
+}
+
+// sweepDynamicQuorum: kfake implements no AddRaftVoter/RemoveRaftVoter and
+// finalizes no kraft.version; the sweep's cluster advertises both (a
+// dynamic quorum, kraft.version 1) and accepts every change.
+func sweepDynamicQuorum(t *testing.T, c *kfake.Cluster) {
+	advertiseFeatures(t, c, 1, kmsg.AddRaftVoter, kmsg.RemoveRaftVoter)
+	for _, key := range []kmsg.Key{kmsg.AddRaftVoter, kmsg.RemoveRaftVoter} {
+		c.ControlKey(int16(key), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			return kreq.ResponseKind(), nil, true
+		})
+	}
+}
+
 // sweepRun runs f's example on a fresh demo cluster with cfg's safety
 // settings, watching what reaches the broker.
 type sweepRun struct {
@@ -148,6 +180,9 @@ func runSweep(t *testing.T, f *Func, cfg engine.Config, auditPath string) sweepR
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	sent := watchMutations(t, c.Fake(), auditPath)
+	if prepare, ok := sweepClusters[f.Name]; ok { // after the watcher, which passes requests on
+		prepare(t, c.Fake())
+	}
 	var stdout, stderr bytes.Buffer
 	var prompts []string
 	cfg.Brokers, cfg.Timeout = c.Addrs, 15*time.Second

@@ -25,12 +25,18 @@ func init() {
 			Example: `for _, t in ipairs(list_topics{match = "^orders"}) do print(t.name, t.partitions) end`,
 			Run:     listTopics},
 		&Func{Name: "describe_topics", Area: "topics", Batch: true,
-			Params:  []Param{{Name: "names", Type: topicNames.NonEmpty(), Doc: "the topics to describe"}},
-			Returns: "{{name=string, id=string, internal=bool, partitions={{partition=int, leader=int, leader_epoch=int, replicas={int...}, isr={int...}, offline_replicas={int...}, error=error?}...}, error=error?}...}",
-			Summary: "Describe topics' partitions: leaders, replicas, ISR.",
-			Doc:     "names is a topic name or an array of names. A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).",
+			Params:  []Param{{Name: "names", Type: topicNames.NonEmpty(), Optional: true, Doc: "the topics to describe (default: every topic, internal ones included)"}},
+			Returns: "{{name=string, id=string, internal=bool, partitions={{partition=int, leader=int, leader_epoch=int, replicas={int...}, isr={int...}, offline_replicas={int...}, elr={int...}?, last_known_elr={int...}?, error=error?}...}, error=error?}...}",
+			Summary: "Describe topics' partitions: leaders, replicas, ISR, eligible leader replicas.",
+			Doc: `names is a topic name or an array of names; without it every topic is described, internal ones included (as kafka-topics --describe does).
+elr and last_known_elr are the eligible leader replicas and the last known ones (KIP-966), the Elr and LastKnownElr columns of kafka-topics 4.1: empty while the cluster's eligible.leader.replicas.version is 0, nil where the broker does not report them (before Kafka 3.8).
+Kafka 3.8+ is asked with DescribeTopicPartitions in pages of at most 2000 partitions, so no single answer from a large cluster is held at once; older brokers with one Metadata request.
+A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).`,
 			Example: `local t = describe_topics("orders")[1]
-print(t.name, #t.partitions, t.partitions[1].leader)`,
+print(t.name, #t.partitions, t.partitions[1].leader)
+local partitions = 0
+for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
+print(partitions)`,
 			Run: describeTopics},
 		&Func{Name: "create_topics", Area: "topics", Batch: true,
 			Params:  []Param{{Name: "specs", Type: topicSpecs, Doc: "a topic name (broker defaults), a spec table, or an array of them"}},
@@ -117,7 +123,7 @@ func orDefault(n int64) string {
 }
 
 // configMap is {name = value} of topic or broker configs.
-var configMap = MapOf[string, string](NonEmptyStr(), ConfigValueType{}).Described("{name = value, ...}")
+var configMap = MapOf[string, string](configName, ConfigValueType{}).Described("{name = value, ...}")
 
 // topicSpec is create_topics' spec: a name, or a table.
 var topicSpec = OneOf(

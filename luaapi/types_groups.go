@@ -1,14 +1,15 @@
 package luaapi
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // The argument types of the groups area (consumer groups, share groups,
@@ -209,12 +210,11 @@ func timeTarget(t time.Time, at string) (any, error) {
 }
 
 func readOffsetsFile(name, at string) (any, error) {
-	fh, err := os.Open(name)
+	b, err := boundedfile.Read(name, boundedfile.Offsets)
 	if err != nil {
 		return nil, argErr(at, "%v", err)
 	}
-	defer fh.Close()
-	offsets, err := engine.ParseOffsetsCSV(fh, name)
+	offsets, err := engine.ParseOffsetsCSV(bytes.NewReader(b), name)
 	if err != nil {
 		if e, ok := err.(*engine.Error); ok {
 			return nil, argErr(at, "%s: %s", name, e.Message)

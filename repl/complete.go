@@ -73,6 +73,21 @@ func CompleteWith(L *lua.LState, names Names, line string, pos int) ([]string, i
 	// mind: create_topics({{na<Tab> -> name.
 	if inCall && site.inKey {
 		cands = append(cands, luaapi.ArgKeys(site.callee)...)
+		// A map whose keys are names from the cluster (alter_configs'
+		// set = {ret<Tab>): the names as bracketed keys, since
+		// "retention.ms" is no Lua identifier.
+		if kind := luaapi.KeyExpectedAt(site.callee, site.path).Kind; kind != "" && names != nil && partial != "" {
+			var keys []string
+			for _, n := range clusterNames(L, names, site, kind) {
+				if strings.HasPrefix(n, partial) {
+					keys = append(keys, `["`+luaQuoted(n, '"')+`"]`)
+				}
+			}
+			if len(keys) > 0 {
+				slices.Sort(keys)
+				return slices.Compact(keys), len(partial)
+			}
+		}
 	}
 	return matching(cands, partial)
 }
@@ -100,10 +115,19 @@ func completeString(L *lua.LState, names Names, toks []token) ([]string, int) {
 	if callee := calleeBefore(toks, len(toks)-1); callee != "" { // fn"...
 		site, ok = callSite{callee: callee, path: []luaapi.Step{luaapi.Arg(1)}}, true
 	}
+	bracketKey := false
+	if n := len(toks); !ok && n >= 2 && toks[n-2].is("[") { // set = {["ret
+		site, ok = callContext(toks[:n-2])
+		bracketKey = ok && site.inKey
+		ok = bracketKey
+	}
 	if !ok {
 		return nil, 0
 	}
 	exp := luaapi.ExpectedAt(site.callee, site.path)
+	if bracketKey {
+		exp = luaapi.KeyExpectedAt(site.callee, site.path)
+	}
 	cands := slices.Clone(exp.Values)
 	if exp.Kind != "" && names != nil {
 		cands = append(cands, clusterNames(L, names, site, exp.Kind)...)

@@ -133,7 +133,7 @@ func TestCompleteFieldsOfIndexedValues(t *testing.T) {
 		line string
 		want []string
 	}{
-		{`t.partitions[1].`, []string{"isr", "leader", "leader_epoch", "offline_replicas", "partition", "replicas"}},
+		{`t.partitions[1].`, []string{"elr", "isr", "last_known_elr", "leader", "leader_epoch", "offline_replicas", "partition", "replicas"}},
 		{`t.partitions[2].le`, []string{"leader", "leader_epoch"}},
 		{`t["partitions"][1].re`, []string{"replicas"}},
 		{`ts[1].partitions[1].is`, []string{"isr"}},
@@ -145,8 +145,8 @@ func TestCompleteFieldsOfIndexedValues(t *testing.T) {
 		{`list_topics()[1].`, []string{"id", "internal", "name", "partitions", "replication_factor"}},
 		{`list_topics{internal = true}[1].na`, []string{"name"}},
 		{`describe_topics{"orders"}[1].partitions[1].lea`, []string{"leader", "leader_epoch"}},
-		{`describe_cluster().`, []string{"brokers", "cluster_id", "controller"}},
-		{`describe_cluster().brokers[1].`, []string{"host", "id", "port", "rack"}},
+		{`describe_cluster().`, []string{"active_controller", "brokers", "cluster_id", "controller"}},
+		{`describe_cluster().brokers[1].`, []string{"host", "id", "port", "rack", "state"}},
 		{`kafka.default:describe_cluster().cl`, []string{"cluster_id"}},
 		{`lag("g")[1].partitions[1].end`, []string{"end_offset"}},
 		{`describe_configs{topic = "orders"}[1].configs["retention.ms"].`, []string{"read_only", "sensitive", "source", "synonyms", "value"}},

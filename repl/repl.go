@@ -184,7 +184,7 @@ func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
 		if callCtx.Err() != nil && ctx.Err() == nil { // canceled by Ctrl-C, not by the session's end
 			msg = "\ninterrupted" // after the terminal's ^C echo
 		}
-		fmt.Fprintln(s.o.Stderr, luaapi.TerminalText(msg)) // it may quote names from the cluster
+		fmt.Fprintln(s.o.Stderr, luaapi.MessageText(msg)) // it may quote names from the cluster
 		return false
 	}
 	if len(values) == 0 {
@@ -192,7 +192,7 @@ func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
 	}
 	out, ferr := s.rt.Format(values, s.o.Output)
 	if ferr != nil {
-		fmt.Fprintln(s.o.Stderr, luaapi.TerminalText(ferr.Error()))
+		fmt.Fprintln(s.o.Stderr, luaapi.MessageText(ferr.Error()))
 		return false
 	}
 	fmt.Fprint(s.o.Stdout, out)

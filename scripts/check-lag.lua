@@ -1,18 +1,27 @@
 -- check-lag.lua: a consumer-lag health check for cron.
 --
--- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss]
+-- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT]
 -- Arguments:
 --   GROUP...         consumer groups to check; none means every consumer group
 --   --max N          the most records a group may lag in total
 --   --max-seconds S  the most seconds a group may lag in time: the age of the oldest
 --                    record it has not read (lag{time=true}: read from the records)
 --   --fail-on-loss   fail a group that lost records: deleted before it read them
--- At least one of --max and --max-seconds is needed. Each group over a limit fails
--- a check, and so does a named group that does not exist or whose lag cannot be
--- read, and with --fail-on-loss one that lost records; the run then exits 4.
--- Returns a row per group: group, state, total_lag, max, max_lag_seconds,
--- records_lost, ok (and problem when not ok), so -o json gives a machine-readable
--- summary. Changes nothing.
+--   --alert FORMAT   also send each group's verdict to the webhook in $KADMIN_ALERT_URL:
+--                    alertmanager, slack or json (kafka.notify, one POST; with --state an
+--                    alert is sent when it opens, every 4 hours while open, and when it
+--                    resolves; a failed delivery is a WARN line, not a failed check)
+-- Each group is judged with lag_status: Burrow's rules over the samples the state
+-- store keeps between runs (kadmin-lua --state FILE run ...), and the limits above on top.
+-- A group fails a check when it is over a limit, when its verdict is ERR (a
+-- partition STOP, STALL or REWIND: needs --state, since one run is one sample),
+-- when a named group does not exist or its lag cannot be read, and with
+-- --fail-on-loss when it lost records; the run then exits 4. WARN (the lag never
+-- falls) is reported, not failed. Without --state and without a limit nothing can
+-- fail a group, and a WARN line says so.
+-- Returns a row per group: group, state, status, total_lag, max, max_lag_seconds,
+-- records_lost, trend, ok (and problem when not ok), so -o json gives a
+-- machine-readable summary. Changes nothing in the cluster.
 -- Metrics (written by --metrics-file, see docs/scheduling.md):
 --   kafka_consumergroup_lag{group,topic}         records behind, summed over the topic's partitions
 --   kafka_consumergroup_total_lag{group}         records behind over all the group's topics
@@ -20,42 +29,60 @@
 --   kafka_consumergroup_records_lost{group}      records deleted before the group read them
 --   kafka_consumergroup_at_risk_partitions{group} with --max-seconds: partitions whose lag in
 --                                                time is at 80% of their topic's retention.ms
---   kafka_consumergroup_lag_ok{group}            1 when the group is within its limits, else 0
--- Exit codes: 0 every group within its limits; 1 bad arguments; 3 Kafka unreachable
---   or another Kafka error; 4 at least one group over a limit (or missing).
+--   kafka_consumergroup_status{group}            the verdict, Burrow's numbers: 0 NOTFOUND,
+--                                                1 OK, 2 WARN, 3 ERR
+--   kafka_consumergroup_consume_rate{group}      records/s committed over the window (--state)
+--   kafka_consumergroup_produce_rate{group}      records/s produced over the window (--state)
+--   kafka_consumergroup_lag_ok{group}            1 when the group passes the check, else 0
+-- Exit codes: 0 every group passes; 1 bad arguments (or the --state file is held by
+--   another run); 3 Kafka unreachable or another Kafka error; 4 at least one group
+--   failed: over a limit, ERR, missing or unreadable.
 -- Example:
 --   kadmin-lua -o json run scripts/check-lag.lua orders-processor billing --max 1000
 --   kadmin-lua run scripts/check-lag.lua orders-processor --max-seconds 300 --fail-on-loss
---   */5 * * * * kadmin-lua --profile prod run /opt/kadmin-lua/scripts/check-lag.lua --max 50000
+--   */5 * * * * kadmin-lua --profile prod --state /var/lib/kadmin-lua/prod.state run check-lag.lua
+--   KADMIN_ALERT_URL=http://alertmanager:9093 kadmin-lua --state lag.state run check-lag.lua --max 50000 --alert alertmanager
 --   kadmin-lua run --profiles 'prod-*' --every 1m --metrics-file /var/lib/node_exporter/lag.prom check-lag.lua --max 50000
 local args = require("lib.args")
 
-local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss]",
-  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean"}}
+local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT]",
+  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", alert = "string"}}
 if not a then return end
-if a.flags.max == nil and a.flags["max-seconds"] == nil then
-  args.usage_error("--max or --max-seconds is required")
-end
 local max = a.flags.max and args.integer(a.flags.max, "--max", 0)
 local max_seconds = a.flags["max-seconds"] and args.integer(a.flags["max-seconds"], "--max-seconds", 0)
 local fail_on_loss = a.flags["fail-on-loss"]
+local alert = a.flags.alert
+if alert then
+  if alert ~= "alertmanager" and alert ~= "slack" and alert ~= "json" then
+    args.usage_error(string.format("--alert must be alertmanager, slack or json, got %q", alert))
+  end
+  if (kafka.env("KADMIN_ALERT_URL") or "") == "" then
+    args.usage_error("--alert needs the webhook's URL in $KADMIN_ALERT_URL")
+  end
+end
 local groups = {}
 for i = 1, #a do
   if a[i] == "" then args.usage_error("GROUP must not be empty") end
   groups[i] = a[i]
 end
 
-local opts = {partial = #groups > 0 or nil, time = max_seconds ~= nil or nil}
-local result = lag(#groups > 0 and groups or nil, opts)
+local opts = {partial = #groups > 0 or nil, time = max_seconds ~= nil or nil, partitions = true}
+local result = lag_status(#groups > 0 and groups or nil, opts)
+local status_code = {NOTFOUND = 0, OK = 1, WARN = 2, ERR = 3}
 
-local cols = {"group", "state", "total_lag", "max", "max_lag_seconds", "records_lost", "ok", "problem"}
-local rows, over = {}, {}
+local alerts = {}
+local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "trend", "ok", "problem"}
+local rows, over, judged = {}, {}, false
 for _, g in ipairs(result) do
   local lag_s = g.max_lag_ms and math.floor(g.max_lag_ms / 1000)
-  local row = args.record(cols, {group = g.group, state = g.state, total_lag = g.total_lag, max = max,
-    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, ok = true})
+  judged = judged or g.samples > 1
+  local row = args.record(cols, {group = g.group, state = g.state, status = g.status, total_lag = g.total_lag, max = max,
+    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, trend = g.trend, ok = true})
   if g.error then
     row.ok, row.problem = false, tostring(g.error.code) .. ": " .. tostring(g.error.message)
+    row.total_lag = nil
+  elseif g.status == "NOTFOUND" then
+    row.ok, row.problem = false, "NOTFOUND: the group does not exist"
     row.total_lag = nil
   elseif max and g.total_lag > max then
     row.ok, row.problem = false, string.format("lags %d records (max %d)", g.total_lag, max)
@@ -63,12 +90,22 @@ for _, g in ipairs(result) do
     row.ok, row.problem = false, string.format("lags %d seconds (max %d)", lag_s, max_seconds)
   elseif fail_on_loss and (g.records_lost or 0) > 0 then
     row.ok, row.problem = false, string.format("lost %d records: deleted before it read them", g.records_lost)
+  elseif g.status == "ERR" then
+    row.ok, row.problem = false, "ERR: " .. g.reason
   end
   if not row.ok then
     over[#over + 1] = g.group
     kafka.check(false, g.group .. ": " .. row.problem)
   end
-  if not g.error then
+  kafka.metric("kafka_consumergroup_status", status_code[g.status] or 3, {group = g.group},
+    "The group's verdict (lag_status, Burrow's numbers): 0 NOTFOUND, 1 OK, 2 WARN, 3 ERR.")
+  if not g.error and g.status ~= "NOTFOUND" then
+    if g.consume_rate then
+      kafka.metric("kafka_consumergroup_consume_rate", g.consume_rate, {group = g.group},
+        "Records per second the consumer group committed over the state store's window.")
+      kafka.metric("kafka_consumergroup_produce_rate", g.produce_rate, {group = g.group},
+        "Records per second produced to the group's partitions over the state store's window.")
+    end
     local by_topic = {}
     for _, p in ipairs(g.partitions) do
       if p.lag > 0 then by_topic[p.topic] = (by_topic[p.topic] or 0) + p.lag
@@ -92,16 +129,28 @@ for _, g in ipairs(result) do
   kafka.metric("kafka_consumergroup_lag_ok", row.ok and 1 or 0, {group = g.group},
     "1 when the group is within check-lag's limits and its lag could be read, else 0.")
   rows[#rows + 1] = row
+  local verdict = (not row.ok and "ERR") or (g.status == "WARN" and "WARN") or "OK"
+  alerts[#alerts + 1] = {key = "check-lag/" .. g.group, status = verdict,
+    labels = {alertname = "KafkaConsumerGroupLag", group = g.group, severity = verdict == "ERR" and "critical" or "warning"},
+    summary = row.ok and string.format("%s: %s, %d records behind", g.group, g.status, g.total_lag or 0) or (g.group .. ": " .. row.problem),
+    description = g.reason}
+end
+if alert and #alerts > 0 then
+  local r = kafka.notify{url_env = "KADMIN_ALERT_URL", format = alert, alerts = alerts}
+  args.say("alerts: %s", r.reason)
 end
 
 local limits = {}
 if max then limits[#limits + 1] = max .. " records" end
 if max_seconds then limits[#limits + 1] = max_seconds .. " seconds" end
 if fail_on_loss then limits[#limits + 1] = "no records lost" end
-local limit = table.concat(limits, ", ")
+if #limits == 0 and not judged and #rows > 0 then
+  kafka.log.warn("no limit given and one sample per partition: nothing but a missing group can fail the check; give --max or --max-seconds, or keep samples between runs with kadmin-lua --state FILE")
+end
+local limit = #limits > 0 and table.concat(limits, ", ") or "Burrow's rules"
 if #over == 0 then
   args.say("%d group%s within %s", #rows, #rows == 1 and "" or "s", limit)
 else
-  args.say("%d of %d groups over %s, or unreadable: %s", #over, #rows, limit, table.concat(over, ", "))
+  args.say("%d of %d groups over %s, ERR, missing or unreadable: %s", #over, #rows, limit, table.concat(over, ", "))
 end
 return rows

@@ -76,6 +76,44 @@ func Header(src string) string {
 	return strings.Join(lines, "\n")
 }
 
+// Flag is a flag a script's usage line names, with the words its header's
+// Arguments list gives it.
+type Flag struct {
+	Name  string // "--max"
+	Value string // "N" for a flag that takes a value; "" for a boolean
+	Doc   string
+}
+
+var (
+	usageFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(--[A-Za-z0-9][\w-]*)(?:[ =]([A-Z][A-Z0-9_]*))?`) })
+	argLine   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(--[A-Za-z0-9][\w-]*)(?:[ =][A-Z][A-Z0-9_]*)?\s{2,}(.+)$`)
+	})
+)
+
+// Flags reads the flags a script declares: those its usage (a Usage line's
+// arguments, or a plugin command's declared usage) names, in order, each
+// with the first line the header's Arguments list says of it. lib/args
+// refuses any other flag, so the usage is the list to complete from.
+func Flags(usage, header string) []Flag {
+	docs := map[string]string{}
+	for _, line := range strings.Split(header, "\n") {
+		if m := argLine().FindStringSubmatch(line); m != nil && docs[m[1]] == "" {
+			docs[m[1]] = strings.TrimSpace(m[2])
+		}
+	}
+	var out []Flag
+	seen := map[string]bool{}
+	for _, m := range usageFlag().FindAllStringSubmatch(usage, -1) {
+		if seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		out = append(out, Flag{Name: m[1], Value: m[2], Doc: docs[m[1]]})
+	}
+	return out
+}
+
 // WantsHelp reports whether a runbook's arguments ask for its usage: -h or
 // --help before a "--", as lib/args.lua reads them.
 func WantsHelp(args []string) bool {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
@@ -35,6 +36,8 @@ type env struct {
 	adm *kadm.Client
 	// audit, when set, is the audit log runs write (--audit-log).
 	audit *engine.AuditLog
+	// state, when set, is the state store runs share (--state).
+	state *engine.StateStore
 }
 
 func newEnv(t *testing.T) *env {
@@ -72,7 +75,7 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 	e.t.Helper()
 	var stdout, stderr bytes.Buffer
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun, Audit: e.audit},
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun, Audit: e.audit, State: e.state},
 		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()
@@ -362,9 +365,9 @@ func TestCheckLag(t *testing.T) {
 	r := e.ok(false, s, "--max", "20")
 	assert.Equal(t, []string{"orders-processor: lags 56 records (max 20)"}, r.checks)
 	require.Len(t, r.rows, 2)
-	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "total_lag": 15.0, "max": 20.0, "records_lost": 0.0, "ok": true}, r.rows[0])
+	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "status": "OK", "total_lag": 15.0, "max": 20.0, "records_lost": 0.0, "trend": "unknown", "ok": true}, r.rows[0])
 	assert.Equal(t, false, r.rows[1]["ok"])
-	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records, or unreadable: orders-processor")
+	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records, ERR, missing or unreadable: orders-processor")
 
 	assert.Equal(t, map[string]float64{
 		"kafka_consumergroup_lag{group=billing,topic=payments}":        15,
@@ -375,6 +378,8 @@ func TestCheckLag(t *testing.T) {
 		"kafka_consumergroup_records_lost{group=orders-processor}":     0,
 		"kafka_consumergroup_lag_ok{group=billing}":                    1,
 		"kafka_consumergroup_lag_ok{group=orders-processor}":           0,
+		"kafka_consumergroup_status{group=billing}":                    1,
+		"kafka_consumergroup_status{group=orders-processor}":           1,
 	}, r.metrics)
 
 	r = e.ok(false, s, "--max=100")
@@ -382,7 +387,8 @@ func TestCheckLag(t *testing.T) {
 	assert.Contains(t, r.stderr, "2 groups within 100 records")
 
 	r = e.ok(false, s, "billing", "no-such-group", "--max", "15")
-	assert.Equal(t, []string{"no-such-group: GROUP_ID_NOT_FOUND: The group id does not exist."}, r.checks)
+	assert.Equal(t, []string{"no-such-group: NOTFOUND: the group does not exist"}, r.checks)
+	assert.Equal(t, 0.0, r.metrics["kafka_consumergroup_status{group=no-such-group}"])
 	assert.Equal(t, 0.0, r.metrics["kafka_consumergroup_lag_ok{group=no-such-group}"])
 	assert.NotContains(t, r.metrics, "kafka_consumergroup_total_lag{group=no-such-group}", "no lag figure for a group whose lag cannot be read")
 	require.Len(t, r.rows, 2)
@@ -411,10 +417,50 @@ func TestCheckLag(t *testing.T) {
 	assert.Equal(t, []string{"billing: lost 2 records: deleted before it read them"}, r.checks)
 	assert.Equal(t, 2.0, r.metrics["kafka_consumergroup_records_lost{group=billing}"])
 
-	e.usage(s, "--max or --max-seconds is required")
+	// No limit: Burrow's rules alone, which one sample cannot fail.
+	r = e.ok(false, s)
+	assert.Empty(t, r.checks)
+	assert.Contains(t, r.stderr, "no limit given and one sample per partition")
+	assert.Contains(t, r.stderr, "2 groups within Burrow's rules")
 	e.usage(s, `--max must be a non-negative integer, got "-1"`, "--max", "-1")
 	e.usage(s, "--max needs a value", "--max")
 	e.usage(s, `--max-seconds must be a non-negative integer, got "x"`, "--max-seconds", "x")
+}
+
+// check-lag --alert sends each group's verdict in one POST to the webhook
+// in $KADMIN_ALERT_URL; with a shared state store the next run sends only
+// what changed.
+func TestCheckLagAlerts(t *testing.T) {
+	e := newEnv(t)
+	e.state = engine.NewStateStore(engine.StateOptions{})
+	hook := testnet.NewWebhook(t)
+	t.Setenv("KADMIN_ALERT_URL", hook.URL+"/api/v2/alerts")
+	const s = "check-lag.lua"
+
+	r := e.ok(false, s, "--max", "20", "--alert", "alertmanager")
+	assert.Contains(t, r.stderr, "alerts: opened")
+	bodies := hook.Bodies()
+	require.Len(t, bodies, 1)
+	var sent []struct {
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(bodies[0]), &sent))
+	require.Len(t, sent, 1, "billing is OK and was never open: nothing to resolve")
+	assert.Equal(t, map[string]string{"alertname": "KafkaConsumerGroupLag", "group": "orders-processor", "severity": "critical"}, sent[0].Labels)
+	assert.Equal(t, "orders-processor: lags 56 records (max 20)", sent[0].Annotations["summary"])
+
+	r = e.ok(false, s, "--max", "20", "--alert", "alertmanager")
+	assert.Contains(t, r.stderr, "alerts: duplicate")
+	assert.Len(t, hook.Bodies(), 1, "still open: not sent again")
+
+	r = e.ok(false, s, "--max", "100", "--alert", "alertmanager")
+	assert.Contains(t, r.stderr, "alerts: resolved")
+	require.Len(t, hook.Bodies(), 2)
+
+	e.usage(s, `--alert must be alertmanager, slack or json, got "pager"`, "--max", "1", "--alert", "pager")
+	t.Setenv("KADMIN_ALERT_URL", "")
+	e.usage(s, "--alert needs the webhook's URL in $KADMIN_ALERT_URL", "--alert", "slack")
 }
 
 func TestResetOffsets(t *testing.T) {

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 need=()
 command -v kcat >/dev/null || need+=(kcat)                      # independent client cross-checks
 /usr/bin/python3 -c 'import kafka' 2>/dev/null || need+=(python3-kafka)
+/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || need+=(python3-prometheus-client) # metrics file parsers
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # real Kafka brokers
 command -v mvn >/dev/null || need+=(maven)                      # fetches the broker jars
 command -v tmux >/dev/null || need+=(tmux)                      # REPL terminal test
@@ -28,3 +29,7 @@ fi
 
 go mod download
 echo "deps: broker jars in $(bash internal/kafkatest/fetch-jars.sh)"
+# The version matrix's other releases (make matrix).
+for v in $(grep -v '^#' integration/compat/matrix.txt | cut -d' ' -f1 | sort -u); do
+  echo "deps: Kafka $v jars in $(KADMIN_KAFKA_VERSION=$v bash internal/kafkatest/fetch-jars.sh)"
+done

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,4 +201,19 @@ func TestCommandConfigJavaKeyStoresOnMutualTLS(t *testing.T) {
 		assert.Contains(t, c.stderr.String(), "reading PKCS12 key store: wrong store password")
 		assert.NotContains(t, c.stderr.String(), "not-it-pw")
 	})
+}
+
+// A wrong password on a broker that answers it by closing the connection
+// (kfake, some proxies) exits 3 with AUTH naming the mechanism within a few
+// seconds, not NETWORK: EOF after retrying for the whole --timeout.
+func TestWrongPasswordOnAClosingBrokerExitsAuthAtOnce(t *testing.T) {
+	cl := newCluster(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", "admin", "secret"))
+	c := newCLI(t)
+	c.env["KADMIN_SASL_PASSWORD"] = "not-the-secret"
+	began := time.Now()
+	code := c.run("-b", cl.addrs, "--sasl-mechanism", "SCRAM-SHA-512", "--sasl-username", "admin", "--timeout", "60s", "-e", "return #list_topics()")
+	assert.Less(t, time.Since(began), 5*time.Second)
+	require.Equal(t, ExitKafka, code, c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "AUTH (SCRAM-SHA-512): authentication failed: ")
+	assert.NotContains(t, c.stderr.String(), "not-the-secret")
 }

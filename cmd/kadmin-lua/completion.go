@@ -13,6 +13,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
+	"github.com/kadmin-lua/kadmin-lua/scripts"
 )
 
 // completionCmd is `kadmin-lua completion bash|zsh|fish|powershell`:
@@ -130,6 +131,9 @@ func (a *app) completeProfiles(_ *cobra.Command, _ []string, _ string) ([]string
 // script: the shell's file completion.
 func (a *app) completeRunnables(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
+		if strings.HasPrefix(toComplete, "-") {
+			return a.completeScriptFlags(cmd, args[0], toComplete)
+		}
 		return nil, cobra.ShellCompDirectiveDefault
 	}
 	var out []string
@@ -156,6 +160,43 @@ func (a *app) completeRunnables(cmd *cobra.Command, args []string, toComplete st
 		}
 	}
 	return out, directive
+}
+
+// completeScriptFlags completes the flags of the script run runs (a
+// built-in runbook, a plugin command or a .lua file): the ones its usage
+// names (lib/args refuses others), described by its header's Arguments
+// list, and --help. The script is read, never run.
+func (a *app) completeScriptFlags(cmd *cobra.Command, script, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var usage, header string
+	found := false
+	if fi, err := os.Stat(script); err == nil && !fi.IsDir() {
+		if src, err := os.ReadFile(script); err == nil {
+			header = scripts.Header(string(src))
+			if _, args, ok := strings.Cut(header, "Usage:"); ok {
+				usage, _, _ = strings.Cut(args, "\n")
+			}
+		}
+		found = true
+	}
+	if rt, _, err := a.offlineRuntime(cmd); err == nil && !found { // a plugin command shadows a runbook
+		_, commands := runnables(rt)
+		rt.Close()
+		for _, c := range commands {
+			if c.Name == script {
+				usage, header, found = c.Usage, c.Summary, true
+			}
+		}
+	}
+	if r, ok := scripts.Get(script); ok && !found {
+		usage, header = r.Args, r.Header
+	}
+	var out []string
+	for _, f := range append(scripts.Flags(usage, header), scripts.Flag{Name: "--help", Doc: "print the usage"}) {
+		if strings.HasPrefix(f.Name, toComplete) {
+			out = append(out, withDesc(f.Name, strings.TrimSpace(f.Value+"  "+f.Doc)))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeFuncs completes doc's NAME: every function and alias.

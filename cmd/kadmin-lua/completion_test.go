@@ -84,7 +84,9 @@ func TestBashCompletion(t *testing.T) {
 		"profiles": {"local": {"brokers": ["localhost:9092"]}, "prod": {"brokers": ["kafka-1.prod:9093"]}, "prod-eu": {}}}`), 0o600))
 	other := filepath.Join(home, "other.json")
 	require.NoError(t, os.WriteFile(other, []byte(`{"profiles": {"staging": {}}}`), 0o600))
-	work := testfiles.Tree(t, map[string]string{"health.lua": "return 1", "notes.txt": "", "jobs/nightly.lua": "return 2"})
+	work := testfiles.Tree(t, map[string]string{"health.lua": "return 1", "notes.txt": "", "jobs/nightly.lua": "return 2",
+		"jobs/sweep.lua": "-- sweep.lua: tidy up\n-- Usage: kadmin-lua run jobs/sweep.lua [--older-than DAYS] [--really]\n" +
+			"-- Arguments:\n--   --older-than DAYS  only topics older than this\n--   --really  delete them\nreturn 3"})
 	plugins := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin})
 	b := &bashEnv{t: t, bin: kadminBinary(t), home: home, dir: work}
 
@@ -109,9 +111,17 @@ func TestBashCompletion(t *testing.T) {
 	sort.Strings(want)
 	assert.Equal(t, want, b.complete("kadmin-lua", "run", ""))
 	assert.Equal(t, []string{"reset-offsets"}, b.complete("kadmin-lua", "run", "res"))
-	assert.Equal(t, []string{"jobs/nightly.lua"}, b.complete("kadmin-lua", "run", "jobs/"))
+	assert.Equal(t, []string{"jobs/nightly.lua", "jobs/sweep.lua"}, b.complete("kadmin-lua", "run", "jobs/"))
 	assert.Equal(t, []string{"make-topics"}, b.complete("kadmin-lua", "--plugin-path", plugins, "run", "ma"))
 	assert.Equal(t, []string{"check-lag", "cluster-health", "copy-group-offsets"}, b.complete("kadmin-lua", "--embedded", "run", "c"))
+
+	// A script's flags, from its usage line (lib/args refuses any other).
+	assert.Equal(t, []string{"--alert", "--fail-on-loss", "--help", "--max", "--max-seconds"}, b.complete("kadmin-lua", "run", "check-lag", "--"))
+	assert.Equal(t, []string{"--max", "--max-seconds"}, b.complete("kadmin-lua", "run", "check-lag", "billing", "--m"))
+	assert.Equal(t, []string{"--brokers", "--help", "--quorum-lag-ms"}, b.complete("kadmin-lua", "run", "cluster-health", "--brokers", "3", "--"),
+		"flags after other flags and values")
+	assert.Equal(t, []string{"--help", "--older-than", "--really"}, b.complete("kadmin-lua", "run", "jobs/sweep.lua", "--"))
+	assert.Equal(t, []string{"--help"}, b.complete("kadmin-lua", "--plugin-path", plugins, "run", "make-topics", "--"))
 
 	// doc: function names and aliases.
 	assert.Equal(t, []string{"describe_configs", "describe_consumer_groups"}, b.complete("kadmin-lua", "doc", "describe_con"))

@@ -36,6 +36,15 @@ const (
 	ExitTerminated = 143
 )
 
+// `kadmin-lua plan --exit-code` uses terraform's detailed exit codes
+// instead, so CI can gate on drift: 0 nothing would change, 2 something
+// would, 1 the plan failed (a bad spec, a policy violation, Kafka).
+const (
+	ExitPlanNoChanges = 0
+	ExitPlanError     = 1
+	ExitPlanChanges   = 2
+)
+
 // exitError carries an exit code with the message to print. An empty
 // message prints nothing.
 type exitError struct {
@@ -91,7 +100,7 @@ func exitCode(err error) int {
 			return ExitUsage
 		case engine.CodeCanceled:
 			return ExitInterrupted
-		case engine.CodeUnknown:
+		case engine.CodeUnknown, engine.CodeStateLocked:
 			return ExitScript
 		}
 		return ExitKafka

@@ -86,9 +86,38 @@ func (a *app) fleetTargets(cmd *cobra.Command, patterns []string) ([]*target, er
 	out := make([]*target, len(chosen))
 	for i, n := range chosen {
 		cfg, err := a.profileConfig(cmd, cf, n)
-		out[i] = &target{name: n, cfg: cfg, err: err}
+		out[i] = &target{name: n, cfg: cfg, err: err, env: a.memberEnv(cf, n)}
 	}
 	return out, nil
+}
+
+// memberEnv is what the scripts of a fleet's member (profile name) read
+// with kafka.env and os.getenv: scriptEnv without the credential variables
+// of the config file's other profiles (Profile.SecretEnvNames), unless its
+// own profile reads the same variable. Its own connection is made for it;
+// no script needs another cluster's password.
+func (a *app) memberEnv(cf *clientconfig.ConfigFile, name string) func(string) string {
+	own := map[string]bool{}
+	if p := cf.Profiles[name]; p != nil {
+		for _, v := range p.SecretEnvNames() {
+			own[v] = true
+		}
+	}
+	hidden := map[string]bool{}
+	for n, p := range cf.Profiles {
+		if n == name || p == nil {
+			continue
+		}
+		for _, v := range p.SecretEnvNames() {
+			hidden[v] = !own[v]
+		}
+	}
+	return func(v string) string {
+		if hidden[v] {
+			return ""
+		}
+		return a.scriptEnv(v)
+	}
 }
 
 // profileConfig is profile name's connection, on the --timeout unless it
@@ -154,7 +183,7 @@ func fleetJSON(o *outcome, loop bool) []byte {
 	if err != nil { // the result is JSON we made: cannot happen
 		return []byte(fmt.Sprintf(`{"profile":%q,"exit":%d,"error":%q}`, o.target.name, o.code, err.Error()))
 	}
-	return b
+	return luaapi.EscapeJSON(b) // C1, bidi and zero-width characters, which encoding/json leaves raw
 }
 
 // compactJSON encodes the returned values as one JSON value: the value

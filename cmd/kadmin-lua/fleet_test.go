@@ -254,3 +254,22 @@ func TestFleetProfileNamesAreEscaped(t *testing.T) {
 	assert.Contains(t, c.stdout.String(), `== ev\x1b[31mil x=1\nINFO forged ==`)
 	assert.Contains(t, c.stderr.String(), `profile="ev\x1b[31mil x=1\nINFO forged" exit=`)
 }
+
+// The fleet rule: a member's script reads its own profile's credential
+// variables, never another member's, with os.getenv as with kafka.env; a
+// variable no profile names is read as anywhere.
+func TestFleetMemberCannotReadOtherMembersCredentials(t *testing.T) {
+	w := newFleetWorld(t)
+	w.c.env["SLACK_URL"] = "https://hooks.example/x"
+	script := writeFile(t, "peek.lua", `
+local function show(name) return tostring(os.getenv(name)) .. "/" .. tostring(kafka.env(name, "-")) end
+print("EU_PW=" .. show("EU_PW"), "US_PW=" .. show("US_PW"),
+  "SLACK_URL=" .. show("SLACK_URL"), "AUDIT=" .. show("KADMIN_AUDIT_KEY"))`)
+	w.c.env["KADMIN_AUDIT_KEY"] = "chain-key-123"
+	code := w.c.run("--timeout", "30s", "run", "--profiles", "eu,us", script)
+	require.Equal(t, ExitOK, code, w.c.stderr.String())
+	out := w.c.stdout.String()
+	assert.Contains(t, out, "== eu ==\nEU_PW="+euPassword+"/"+euPassword+"\tUS_PW=nil/-\tSLACK_URL=https://hooks.example/x/https://hooks.example/x\tAUDIT=nil/-\n")
+	assert.Contains(t, out, "== us ==\nEU_PW=nil/-\tUS_PW="+usPassword+"/"+usPassword+"\t")
+	assert.NotContains(t, out, "chain-key-123")
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +75,7 @@ type target struct {
 	err    error                // the profile cannot be used: every run reports this
 	shared *luaapi.SharedClient // its connection, kept across runs
 	stderr io.Writer            // where its runs' stderr goes (prefixed in a fleet)
+	env    func(string) string  // what its scripts read with kafka.env and os.getenv; nil: scriptEnv
 }
 
 // outcome is how one run on one target ended.
@@ -91,6 +91,9 @@ type outcome struct {
 	result  []byte   // fleet -o json: the returned values as compact JSON
 	stdout  []byte   // fleet: what the run printed
 	metrics []luaapi.Metric
+	// notifyDeliveries and notifyFailures: kafka.notify's POSTs that went
+	// through and those that failed (luaapi.Runtime.NotifyCounts).
+	notifyDeliveries, notifyFailures int
 }
 
 // loop runs the script on its targets once, or every sc.every.
@@ -131,7 +134,7 @@ func (a *app) runScheduled(cmd *cobra.Command, args []string, sc *schedule) erro
 		}
 		l.resolve = a.fleetResolve(cmd)
 		for _, t := range l.targets {
-			t.stderr = &lineWriter{mu: &l.errMu, w: a.st.Stderr, prefix: oneLineText(t.name) + ": "}
+			t.stderr = &lineWriter{mu: &l.errMu, w: a.st.Stderr, prefix: luaapi.CellText(t.name) + ": "}
 			if a.flags.verbose {
 				t.cfg.Verbose = t.stderr
 			}
@@ -172,6 +175,9 @@ func (l *loop) run(ctx context.Context) error {
 				l.logf("ERROR %s", metricsError(werr))
 			}
 		}
+		// The state store is written after every run, so that a loop
+		// killed later loses at most the run under way.
+		l.a.saveState()
 		if hook := l.a.st.onRun; hook != nil {
 			hook(n)
 		}
@@ -304,7 +310,7 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 		return o
 	}
 	rt, err := l.a.newRuntime(l.cmd, l.s, luaapi.Options{Shared: t.shared, Cluster: t.name,
-		Resolve: l.resolve, Stdout: stdout, Stderr: t.stderr})
+		Resolve: l.resolve, Stdout: stdout, Stderr: t.stderr, Env: t.env})
 	if err != nil {
 		o.err, o.code = err, exitCode(err)
 		return o
@@ -312,6 +318,7 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 	defer rt.Close()
 	vals, err := l.a.scriptRunner(l.args)(ctx, rt)
 	o.checks, o.metrics = rt.CheckFailures(), rt.Metrics()
+	o.notifyDeliveries, o.notifyFailures = rt.NotifyCounts()
 	if err == nil && len(vals) > 0 {
 		err = l.format(rt, vals, &o)
 	}
@@ -353,7 +360,7 @@ func (l *loop) report(o *outcome) {
 		_, _ = w.Write(append(fleetJSON(o, l.sc.every > 0), '\n'))
 	default:
 		var b strings.Builder
-		fmt.Fprintf(&b, "== %s ==\n", oneLineText(o.target.name))
+		fmt.Fprintf(&b, "== %s ==\n", luaapi.CellText(o.target.name))
 		b.Write(o.stdout)
 		if len(o.stdout) > 0 && o.stdout[len(o.stdout)-1] != '\n' {
 			b.WriteByte('\n')
@@ -383,7 +390,7 @@ func (l *loop) runLine(o *outcome) string {
 		fmt.Fprintf(&b, " run=%d", o.run)
 	}
 	if o.target.name != "" {
-		fmt.Fprintf(&b, " profile=%s", logValue(o.target.name))
+		fmt.Fprintf(&b, " profile=%s", luaapi.LogValue(o.target.name))
 	}
 	fmt.Fprintf(&b, " exit=%d duration=%s checks_failed=%d", o.code, roundDur(o.took), len(o.checks))
 	if o.err != nil {
@@ -412,22 +419,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// logValue is a value in a key=value log line: as it is when it is a
-// plain word, else quoted, so that a profile name from the config file
-// with a space, a quote or a newline (ESC included) cannot forge a field
-// or a line, nor reach the terminal raw.
-func logValue(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \"=\\\n\r\t") && luaapi.TerminalText(s) == s {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-// oneLineText is s escaped for the terminal (luaapi.TerminalText) and kept
-// on one line: a name in a header or a line prefix cannot start a line of
-// its own.
-func oneLineText(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(luaapi.TerminalText(s))
 }

@@ -50,8 +50,8 @@ return n`)
 	conns.Store(0)
 	cli = newCLI(t)
 	began := time.Now()
-	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "run", "--every", "30ms", "--max-runs", "5", script))
-	assert.GreaterOrEqual(t, time.Since(began), 4*30*time.Millisecond, "runs 2..5 waited for their period")
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "run", "--every", "100ms", "--max-runs", "5", script))
+	assert.GreaterOrEqual(t, time.Since(began), 4*100*time.Millisecond, "runs 2..5 waited for their period")
 	assert.Equal(t, once, conns.Load(), "five runs open the connections one run opens: one Kafka connection is kept")
 	assert.Equal(t, "1\n1\n1\n1\n1\n", cli.stdout.String())
 	lines := runLineRE.FindAllStringSubmatch(cli.stderr.String(), -1)
@@ -59,7 +59,15 @@ return n`)
 	for i, l := range lines {
 		assert.Equal(t, []string{"INFO", strconv.Itoa(i + 1), "0", "0"}, l[1:5])
 	}
-	assert.Equal(t, 5, strings.Count(cli.stderr.String(), "\n"), "one line per run, nothing else")
+	// A loaded machine may make a run overrun its period: that line is
+	// the loop's to write; nothing else is.
+	var other []string
+	for _, l := range strings.Split(strings.TrimSuffix(cli.stderr.String(), "\n"), "\n") {
+		if !runLineRE.MatchString(l) && !strings.Contains(l, "overran its period") {
+			other = append(other, l)
+		}
+	}
+	assert.Empty(t, other, "one line per run, nothing else")
 }
 
 func TestLoopReportsChecksAndErrorsPerRun(t *testing.T) {
@@ -159,25 +167,12 @@ kafka.check(#t == 500, "built")
 return #topics`)
 	heap := map[int]uint64{}
 	var ends []time.Time
-	st := &State{
-		Args:       []string{"-b", c.addrs, "run", "--every", "1ms", "--max-runs", "1000", script},
-		Env:        func(string) string { return "" },
-		Stdin:      strings.NewReader(""),
-		Stdout:     io.Discard,
-		Stderr:     io.Discard,
-		IsTerminal: func(any) bool { return false },
-		Exit:       func(int) {},
-		onRun: func(n int) {
-			ends = append(ends, time.Now())
-			if n == 100 || n == 1000 {
-				runtime.GC()
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				heap[n] = ms.HeapAlloc
-			}
-		},
-	}
+	st := quietLoop([]string{"-b", c.addrs, "run", "--every", "1ms", "--max-runs", "1000", script}, func(n int) {
+		ends = append(ends, time.Now())
+		if n == 100 || n == 1000 {
+			heap[n], _ = heapAfterGC()
+		}
+	})
 	began := time.Now()
 	require.Equal(t, ExitOK, run(st))
 	require.Len(t, ends, 1000)
@@ -188,3 +183,61 @@ return #topics`)
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// quietLoop is a process State for a loop-mode run of args that prints
+// nowhere and calls onRun after each run.
+func quietLoop(args []string, onRun func(n int)) *State {
+	return &State{
+		Args:       args,
+		Env:        func(string) string { return "" },
+		Stdin:      strings.NewReader(""),
+		Stdout:     io.Discard,
+		Stderr:     io.Discard,
+		IsTerminal: func(any) bool { return false },
+		Exit:       func(int) {},
+		onRun:      onRun,
+	}
+}
+
+// heapAfterGC is the live heap after two collections, and the goroutines.
+func heapAfterGC() (uint64, int) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc, runtime.NumGoroutine()
+}
+
+// Memory stays flat when every run makes (and at its end closes) a client
+// of its own with kafka.connect{} (issue 17: RSS grew from 25 to 245 MB over
+// 20,000 runs at 1 ms): heap after GC and goroutines bounded over thousands
+// of runs.
+func TestLoopMemoryIsFlatWithKafkaConnectInEveryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thousands of runs; run without -short")
+	}
+	c := newCluster(t, kfake.SeedTopics(3, "orders", "payments"))
+	script := writeFile(t, "connect.lua", fmt.Sprintf(`
+local other = kafka.connect{brokers = %q}
+local n = #other:list_topics()
+kafka.metric("kafka_topics", n)
+return n`, c.addrs))
+	const runs, first = 2000, 200
+	heap, goroutines := map[int]uint64{}, map[int]int{}
+	st := quietLoop([]string{"-b", c.addrs, "run", "--every", "1ms", "--max-runs", strconv.Itoa(runs), script}, func(n int) {
+		if n == first || n == runs {
+			heap[n], goroutines[n] = heapAfterGC()
+		}
+	})
+	began := time.Now()
+	require.Equal(t, ExitOK, run(st))
+	growth := int64(heap[runs]) - int64(heap[first])
+	t.Logf("%d runs with kafka.connect in %s; heap after GC: run %d %.2f MiB, run %d %.2f MiB (%+.1f KiB); goroutines %d -> %d",
+		runs, time.Since(began).Round(time.Millisecond), first, mib(heap[first]), runs, mib(heap[runs]), float64(growth)/1024,
+		goroutines[first], goroutines[runs])
+	// Before the contact let go of its timer at Close, each closed client
+	// (and the Lua state its last call's context led to) stayed reachable
+	// until its deadline: +620 KiB here, and 0.98 to 36.7 MiB over 7,000 runs.
+	assert.Less(t, growth, int64(256<<10), "1,800 more runs, each with its own client, grew the heap by less than 256 KiB")
+	assert.LessOrEqual(t, goroutines[runs], goroutines[first]+10, "no goroutine left behind per client")
+}

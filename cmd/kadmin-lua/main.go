@@ -4,6 +4,7 @@
 package main
 
 func main() {
+	adjustStartingHeap()
 	st := NewOSState()
 	st.Exit(run(st))
 }

@@ -54,6 +54,26 @@ func (b *byteSize) Set(s string) error {
 // returns what puts the previous one back. A tighter limit already set
 // (GOMEMLIMIT) is kept.
 func setMemoryLimit(limit int64) (restore func()) {
+	if limit > 0 && limit < startingHeap {
+		endStartingHeap() // the run's limit is below the starting heap
+	}
+	heapStart.Lock()
+	if heapStart.active { // the limit to put back when the starting heap ends
+		prev := heapStart.limit
+		if limit > 0 && limit < prev {
+			heapStart.limit = limit
+		}
+		heapStart.Unlock()
+		return func() {
+			heapStart.Lock()
+			defer heapStart.Unlock()
+			heapStart.limit = prev
+			if !heapStart.active {
+				debug.SetMemoryLimit(prev)
+			}
+		}
+	}
+	heapStart.Unlock()
 	prev := debug.SetMemoryLimit(-1)
 	if limit <= 0 || limit >= prev {
 		return func() {}

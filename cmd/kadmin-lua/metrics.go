@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
@@ -39,6 +40,8 @@ const (
 	metricChecks      = luaapi.ReservedMetricPrefix + "check_failures"
 	metricLastRun     = luaapi.ReservedMetricPrefix + "last_run_timestamp_seconds"
 	metricLastSuccess = luaapi.ReservedMetricPrefix + "last_success_timestamp_seconds"
+	metricNotified    = luaapi.ReservedMetricPrefix + "notify_deliveries"
+	metricNotifyFail  = luaapi.ReservedMetricPrefix + "notify_failures"
 )
 
 var ownHelp = map[string]string{
@@ -47,6 +50,8 @@ var ownHelp = map[string]string{
 	metricChecks:      "How many kafka.check calls failed in the last run.",
 	metricLastRun:     "When the last run ended, in seconds since the Unix epoch.",
 	metricLastSuccess: "When a run last ended with exit 0, in seconds since the Unix epoch.",
+	metricNotified:    "How many kafka.notify POSTs a webhook accepted in the last run.",
+	metricNotifyFail:  "How many kafka.notify deliveries failed (every attempt refused, timed out or answered with an error) in the last run.",
 }
 
 // openMetricsFile checks that path's directory exists (a typo is a usage
@@ -57,7 +62,7 @@ func openMetricsFile(path, script string) (*metricsFile, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, usageErr(fmt.Errorf("--metrics-file: no directory %s", dir))
 	}
-	m := &metricsFile{path: path, script: filepath.Base(script), lastSuccess: map[string]float64{}}
+	m := &metricsFile{path: path, script: metricText(filepath.Base(script)), lastSuccess: map[string]float64{}}
 	m.readLastSuccess()
 	return m, nil
 }
@@ -70,7 +75,7 @@ var (
 // readLastSuccess reads this script's last success times from the file as
 // this writer wrote it; anything else in it is ignored.
 func (m *metricsFile) readLastSuccess() {
-	f, err := os.Open(m.path)
+	f, err := boundedfile.Open(m.path) // not a FIFO: it would block the start
 	if err != nil {
 		return
 	}
@@ -176,7 +181,7 @@ func (m *metricsFile) render(outs []outcome, now time.Time) string {
 	}
 	end := unixSeconds(now)
 	for _, o := range outs {
-		profile := o.target.name
+		profile := metricText(o.target.name)
 		own := map[string]string{"script": m.script}
 		if profile != "" {
 			own["profile"] = profile
@@ -188,6 +193,8 @@ func (m *metricsFile) render(outs []outcome, now time.Time) string {
 		add(metricExit, ownHelp[metricExit], own, float64(o.code))
 		add(metricChecks, ownHelp[metricChecks], own, float64(len(o.checks)))
 		add(metricLastRun, ownHelp[metricLastRun], own, end)
+		add(metricNotified, ownHelp[metricNotified], own, float64(o.notifyDeliveries))
+		add(metricNotifyFail, ownHelp[metricNotifyFail], own, float64(o.notifyFailures))
 		if t, ok := m.lastSuccess[profile]; ok {
 			add(metricLastSuccess, ownHelp[metricLastSuccess], own, t)
 		}
@@ -252,9 +259,20 @@ var (
 	helpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `'`)
 )
 
-func escapeLabel(s string) string   { return labelEscaper.Replace(s) }
+func escapeLabel(s string) string   { return labelEscaper.Replace(metricText(s)) }
 func unescapeLabel(s string) string { return labelUnescaper.Replace(s) }
-func escapeHelp(s string) string    { return helpEscaper.Replace(s) }
+func escapeHelp(s string) string    { return helpEscaper.Replace(metricText(s)) }
+
+// metricText is a label value or HELP text that every parser reads whole:
+// the one escaping rule (luaapi.TerminalText) with the tab escaped too, so
+// nothing but the newline (which the format escapes) is left of what
+// Python's parsers take for a line end or a field separator (CR, VT, FF,
+// U+0085, U+2028, tabs), and bytes that are not UTF-8 (a script's file
+// name), which Go's parsers refuse, become \xff. Printable text is kept
+// as it is, so metricText(metricText(s)) == metricText(s).
+func metricText(s string) string {
+	return strings.ReplaceAll(luaapi.TerminalText(s), "\t", `\t`)
+}
 
 // formatValue writes a number as both formats read it: integers in
 // decimal, others in the shortest form that reads back the same.

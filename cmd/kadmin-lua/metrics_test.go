@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -163,4 +167,84 @@ func TestMetricsFileRemovesStaleTemporaries(t *testing.T) {
 	assert.FileExists(t, fresh)
 	assert.FileExists(t, other, "another file's temporaries are not ours")
 	assert.FileExists(t, prom)
+}
+
+// pythonParsers reads a metrics file as Python's prometheus_client does,
+// opened as Python opens a text file (universal newlines), with its
+// Prometheus text parser and its OpenMetrics parser; it returns what each
+// saw as "name{labels} value" lines, sorted.
+func pythonParsers(t *testing.T, path string) (text, openMetrics []string) {
+	t.Helper()
+	const prog = `
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families as text
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+data = open(sys.argv[1]).read()
+out = {}
+for name, parse in (("text", text), ("om", om)):
+    out[name] = sorted("%s%s %r" % (s.name, json.dumps(s.labels, sort_keys=True), float(s.value))
+                       for f in parse(data) for s in f.samples)
+print(json.dumps(out))
+`
+	// Debian's python3, which has python3-prometheus-client (tools/deps.sh).
+	cmd := exec.Command("/usr/bin/python3", "-c", prog, path)
+	b, err := cmd.Output()
+	var stderr []byte
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = ee.Stderr
+	}
+	require.NoError(t, err, "Python's parsers:\n%s", stderr)
+	var got map[string][]string
+	require.NoError(t, json.Unmarshal(b, &got))
+	return got["text"], got["om"]
+}
+
+// Names and texts that break parsers (a script file name with a byte that
+// is not UTF-8 and a CR, a profile name with a CR and a C1 control, label
+// values and HELP texts with CR, VT, U+0085, U+2028, tabs, quotes,
+// backslashes and newlines) leave a file that Go's OpenMetrics and text
+// parsers and Python's two parsers all read whole, each seeing the same
+// samples.
+func TestMetricsFileReadByEveryParser(t *testing.T) {
+	c := newCluster(t)
+	dir := t.TempDir()
+	prom := filepath.Join(dir, "hostile.prom")
+	script := filepath.Join(t.TempDir(), "he\xffalth\r.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`
+kafka.metric("kafka_group_lag", 7, {group = "g\r1\194\133\226\128\168\t\"q\"\\back\nline"}, "lag\rof\11groups\226\128\168\"x\"\\")
+kafka.metric("kafka_groups", 1, {}, "tab\there")
+return 0`), 0o600))
+	cli := newCLI(t)
+	writeConfig(t, cli, fmt.Sprintf(`{"profiles": {"p\rx\u009by": {"brokers": [%q]}}}`, c.addrs))
+	require.Equal(t, ExitOK, cli.run("run", "--profiles", "p*", "--metrics-file", prom, script), cli.stderr.String())
+
+	raw, err := os.ReadFile(prom)
+	require.NoError(t, err)
+	assert.True(t, utf8.Valid(raw), "UTF-8")
+	assert.NotContains(t, string(raw), "\r")
+	samples, help := parseOpenMetrics(t, prom)
+	require.Len(t, samples["kafka_group_lag"], 1)
+	assert.Equal(t, "group=g\\r1\\u0085\\u2028\\t\"q\"\\back\nline,profile=p\\rx\\u009by 7", samples["kafka_group_lag"][0],
+		"what a terminal or a parser would obey is escaped; quotes, backslashes and newlines are exact")
+	assert.Equal(t, `lag\rof\vgroups\u2028'x'\`, help["kafka_group_lag"])
+	assert.Equal(t, `tab\there`, help["kafka_groups"])
+	assert.Equal(t, []string{`profile=p\rx\u009by,script=he\xffalth\r.lua 0`}, samples["kadmin_lua_run_exit_code"])
+
+	var goSamples int
+	for _, s := range samples {
+		goSamples += len(s)
+	}
+	text, om := pythonParsers(t, prom)
+	assert.Len(t, text, goSamples, "Python's text parser sees every sample:\n%s", raw)
+	assert.Equal(t, text, om, "Python's OpenMetrics parser sees the same")
+	assert.Contains(t, text, `kadmin_lua_run_exit_code{"profile": "p\\rx\\u009by", "script": "he\\xffalth\\r.lua"} 0.0`)
+	assert.Contains(t, text, `kafka_group_lag{"group": "g\\r1\\u0085\\u2028\\t\"q\"\\back\nline", "profile": "p\\rx\\u009by"} 7.0`)
+
+	// The last success survives a new process: the escaped names are read back.
+	cli = newCLI(t)
+	writeConfig(t, cli, fmt.Sprintf(`{"profiles": {"p\rx\u009by": {"brokers": [%q]}}}`, c.addrs))
+	require.NoError(t, os.WriteFile(script, []byte(`error("boom")`), 0o600))
+	require.Equal(t, ExitScript, cli.run("run", "--profiles", "p*", "--metrics-file", prom, script))
+	samples, _ = parseOpenMetrics(t, prom)
+	assert.Len(t, samples["kadmin_lua_last_success_timestamp_seconds"], 1, "kept from the file")
 }

@@ -23,7 +23,7 @@ func (a *app) printData(cmd string, v any) (bool, error) {
 		if err != nil {
 			return true, exitf(ExitScript, "%s: %v", cmd, err)
 		}
-		text = string(b) + "\n"
+		text = string(luaapi.EscapeJSON(b)) + "\n"
 	case "ndjson", "yaml":
 		s, err := luaapi.FormatGo(v, a.flags.output)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The REPL on a real terminal: the test binary runs itself as the CLI
@@ -200,4 +201,55 @@ func TestREPLOnATerminal(t *testing.T) {
 	require.Contains(t, screen, prompt+"t[1].partitions[1].isr[1] == t[1].partitions[1].leader\ntrue\n")
 	require.Contains(t, screen, prompt+"list_topics()[1].replication_factor\n1\n")
 	require.Contains(t, screen, "cluster prod ("+cl.addrs+")")
+}
+
+// watch at the prompt redraws its block in place as the group's commits
+// move, and Ctrl-C ends it with the session still there.
+func TestWatchOnATerminal(t *testing.T) {
+	cl := newCluster(t)
+	adm := cl.admin(t)
+	_, err := adm.CreateTopic(ctx(t), 1, 1, nil, "orders")
+	require.NoError(t, err)
+	producer, err := kgo.NewClient(kgo.SeedBrokers(cl.ListenAddrs()...))
+	require.NoError(t, err)
+	defer producer.Close()
+	recs := make([]*kgo.Record, 50)
+	for i := range recs {
+		recs[i] = &kgo.Record{Topic: "orders", Value: []byte("x")}
+	}
+	require.NoError(t, producer.ProduceSync(ctx(t), recs...).FirstErr())
+	commit := func(at int64) {
+		t.Helper()
+		o := kadm.Offsets{}
+		o.Add(kadm.Offset{Topic: "orders", Partition: 0, At: at, LeaderEpoch: -1})
+		resp, err := adm.CommitOffsets(ctx(t), "orders-app", o)
+		require.NoError(t, err)
+		require.NoError(t, resp.Error())
+	}
+	commit(10)
+
+	home := t.TempDir()
+	term := startTerminal(t, map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state")}, "-b", cl.addrs)
+	const prompt = "kadmin-lua kfake> " // kfake's cluster id
+	term.waitFor(prompt)
+	term.typeText(`watch("lag('orders-app')", 0.2)`)
+	term.keys("Enter")
+	term.waitFor("refresh 3 ")
+	term.waitFor("orders-app  Empty  total lag 40  change 0")
+	commit(30)
+	term.waitFor("orders-app  Empty  total lag 20  change -20")
+	term.waitFor("total lag 20  change 0")
+	screen := term.screen()
+	require.Equal(t, 1, strings.Count(screen, "every 200ms"), "one block, redrawn in place:\n%s", screen)
+	require.Contains(t, screen, "(Ctrl-C ends)")
+	require.Contains(t, screen, "  orders  0          20")
+	require.Contains(t, screen, strings.Repeat("█", 30), "the largest lag has the whole bar")
+
+	term.keys("C-c")
+	term.waitFor("interrupted")
+	term.typeText("1 + 1")
+	term.enter(prompt)
+	term.waitFor(prompt + "1 + 1\n2\n")
+	term.keys("C-d")
+	require.Equal(t, "0", term.waitExit(), "the session went on after the watch, and Ctrl-D exits 0")
 }

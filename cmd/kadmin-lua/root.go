@@ -41,6 +41,7 @@ func run(st *State) (code int) {
 	defer sigs.stop()
 	a := &app{st: st, sigs: sigs}
 	defer a.closeAudit()
+	defer a.closeState()
 	root := a.rootCmd()
 	root.SetArgs(st.Args)
 	err := root.ExecuteContext(ctx)
@@ -53,7 +54,7 @@ func run(st *State) (code int) {
 	code = exitCode(err)
 	if err != nil && err.Error() != "" {
 		// Messages quote names from the cluster: escaped, like table cells.
-		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", luaapi.TerminalText(strings.TrimRight(err.Error(), "\n")))
+		fmt.Fprintf(st.Stderr, "kadmin-lua: %s\n", luaapi.MessageText(strings.TrimRight(err.Error(), "\n")))
 		if needsHint(err) {
 			if f := functionAsCommand(st.Args); f != "" {
 				// `kadmin-lua lag`: a Lua function typed as a command.
@@ -98,7 +99,8 @@ type app struct {
 	st    *State
 	sigs  *signalWatcher
 	flags globalFlags
-	audit auditState // safety.go
+	audit auditState  // safety.go
+	state stateHolder // lagstate.go
 }
 
 type globalFlags struct {
@@ -116,6 +118,7 @@ type globalFlags struct {
 	dryRun, yes, embedded             bool
 	timeout                           time.Duration
 	auditLog                          string
+	state                             stateFlags
 	verbose                           bool
 	pluginPath                        []string
 	eval                              string
@@ -130,6 +133,8 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua doc [NAME]           the API reference, or one function's documentation
   kadmin-lua plugins              the plugins loaded, their functions and commands
   kadmin-lua undo AUDIT.jsonl     revert what an audit log says was changed, newest first
+  kadmin-lua plan SPEC            diff a desired-state spec against the cluster (--out PLAN.json)
+  kadmin-lua apply PLAN.json      apply a reviewed plan (or SPEC: plan and apply after confirmation)
   kadmin-lua runbooks             the built-in runbooks and plugin commands (run NAME --help)
   kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
   kadmin-lua completion SHELL     a bash, zsh, fish or powershell completion script
@@ -189,6 +194,11 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
 	pf.StringVar(&f.auditLog, "audit-log", "", "write every mutation ahead to this file: an intent line before the request, an outcome line after")
+	pf.StringVar(&f.state.path, "state", "", "keep lag_status's samples and kafka.notify's alerts in this file between runs (env KADMIN_STATE)")
+	pf.IntVar(&f.state.samples, "state-samples", engine.DefaultStateSamples, "samples kept per partition in the state store: the window lag_status judges")
+	pf.IntVar(&f.state.maxEntries, "state-max-partitions", engine.DefaultStateMaxEntries, "partitions the state store keeps in all; past it the groups sampled longest ago are dropped")
+	pf.DurationVar(&f.state.expire, "state-expire", engine.DefaultStateExpireAfter, "drop a group from the state store when it was not sampled for this long")
+	pf.DurationVar(&f.state.wait, "state-wait", engine.DefaultStateLockWait, "how long to wait for another run holding the --state file before giving up (exit 1)")
 	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
@@ -196,7 +206,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
-	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
+	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.planCmd(), a.applyCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
 	a.registerCompletions(root)
 	return root
 }
@@ -398,8 +408,12 @@ func (a *app) prepare(cmd *cobra.Command, withDefault bool) (_ *session, err err
 		}
 	}
 	// A fleet has no default cluster: its audit log is opened here, before
-	// any member runs, so that a log that cannot be opened fails the run.
+	// any member runs, so that a log that cannot be opened fails the run;
+	// so is the state store, whose lock a second run must not wait for midway.
 	if _, err = a.auditLog(); err != nil {
+		return nil, err
+	}
+	if _, err = a.stateStore(); err != nil {
 		return nil, err
 	}
 	s.memoryLimit = setMemoryLimit(int64(f.maxMemory))
@@ -420,7 +434,10 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 	if o.Stderr == nil {
 		o.Stderr = a.st.Stderr
 	}
-	o.Stdin, o.Env = a.st.Stdin, a.scriptEnv
+	o.Stdin = a.st.Stdin
+	if o.Env == nil {
+		o.Env = a.scriptEnv
+	}
 	o.PluginPath, o.Output = s.dirs, f.output
 	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
 	rt := luaapi.New(o)

@@ -20,12 +20,17 @@ type auditState struct {
 	err    error
 }
 
-// engineConfig finishes cfg: --verbose, and the safety settings.
+// engineConfig finishes cfg: --verbose, the safety settings, and the
+// state store (lagstate.go).
 func (a *app) engineConfig(cfg engine.Config) (engine.Config, error) {
 	cfg.Verbose = a.verbose()
 	cfg.DryRun = cfg.DryRun || a.flags.dryRun
 	log, err := a.auditLog()
 	cfg.Audit = log
+	if err != nil {
+		return cfg, err
+	}
+	cfg.State, err = a.stateStore()
 	return cfg, err
 }
 

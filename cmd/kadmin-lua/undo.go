@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
 const undoLong = `Revert, newest first, what an audit log (--audit-log) says was changed:
@@ -71,7 +72,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 			return usageErr(err)
 		}
 	}
-	f, err := os.Open(path)
+	f, err := boundedfile.Open(path) // a FIFO or a device is refused; lines are bounded
 	if err != nil {
 		return exitf(ExitUsage, "undo: %v", err)
 	}
@@ -91,6 +92,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 	if a.flags.auditLog == "" {
 		a.audit.path = path
 	}
+	a.noStateFile()
 	cfg, err := a.defaultConfig(cmd)
 	if err != nil {
 		return err
@@ -171,7 +173,7 @@ func (a *app) printSteps(steps []engine.UndoStep) error {
 	tw := tabwriter.NewWriter(a.st.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tOP\tRESOURCE\tACTION\tMESSAGE")
 	for _, s := range steps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", escapeControl(orDash(s.ID)), escapeControl(orDash(s.Op)), escapeControl(orDash(s.Resource)), s.Action, escapeControl(s.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", luaapi.CellText(orDash(s.ID)), luaapi.CellText(orDash(s.Op)), luaapi.CellText(orDash(s.Resource)), s.Action, luaapi.CellText(s.Message))
 	}
 	return tw.Flush()
 }
@@ -181,20 +183,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// escapeControl shows control characters (from names on the cluster) as
-// \xNN, so they never reach the terminal raw.
-func escapeControl(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // undoExit: 3 when a reverting call failed, 1 when something was refused.

@@ -30,6 +30,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials/endpointcreds"
 	"github.com/aws/aws-sdk-go-v2/credentials/processcreds"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // Options choose the credentials.
@@ -147,7 +149,7 @@ func (r *resolver) container() aws.CredentialsProvider {
 		o.AuthorizationToken = r.env("AWS_CONTAINER_AUTHORIZATION_TOKEN")
 		if file := r.env("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"); file != "" {
 			o.AuthorizationTokenProvider = endpointcreds.TokenProviderFunc(func() (string, error) {
-				b, err := os.ReadFile(file)
+				b, err := boundedfile.Read(file, boundedfile.Token)
 				return strings.TrimSpace(string(b)), err
 			})
 		}

@@ -2,11 +2,13 @@ package awscreds
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // sharedConfig holds the profiles of ~/.aws/config ([default], [profile
@@ -61,15 +63,14 @@ func (c *sharedConfig) profile(name string) (map[string]string, bool) {
 // a value: it may be a secret key.
 func parseINI(path string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
-	f, err := os.Open(path)
+	b, err := boundedfile.Read(path, boundedfile.Credentials)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	var section map[string]string
 	var lastKey string
 	for n := 1; sc.Scan(); n++ {

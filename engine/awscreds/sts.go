@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // stsEndpointOverride is AWS_ENDPOINT_URL_STS, else AWS_ENDPOINT_URL, else a
@@ -138,7 +139,7 @@ type webIdentity struct {
 }
 
 func (w *webIdentity) Retrieve(ctx context.Context) (aws.Credentials, error) {
-	tok, err := os.ReadFile(w.tokenFile)
+	tok, err := boundedfile.Read(w.tokenFile, boundedfile.Token)
 	if err != nil {
 		return aws.Credentials{}, fmt.Errorf("web identity token: %w", err)
 	}
@@ -184,7 +185,7 @@ func (r *resolver) sso(name string, p map[string]string) (aws.CredentialsProvide
 
 func (s *ssoProvider) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	login := fmt.Sprintf("run `aws sso login --profile %s`", s.profile)
-	b, err := os.ReadFile(s.cacheFile)
+	b, err := boundedfile.Read(s.cacheFile, boundedfile.Token)
 	if err != nil {
 		return aws.Credentials{}, fmt.Errorf("AWS profile %s: no SSO login cached (%s)", s.profile, login)
 	}

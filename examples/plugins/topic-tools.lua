@@ -2,43 +2,42 @@
 --
 -- Use it with `kadmin-lua --plugin-path examples/plugins ...`, or copy it into
 -- ~/.config/kadmin-lua/plugins/. It adds:
---   topic_sizes([topics[, client]])   a global function: bytes on disk per topic
+--   empty_topics([topics[, client]])  a global function: topics that hold no records
 --   kadmin-lua run under-replicated [TOPIC...]
 --                                     a command: partitions missing ISR replicas, exit 4 if any
 
 -- Plugin functions call the admin functions on a client: kafka.default (the
 -- cluster of -b/--profile/--embedded, the one the globals use) unless the
 -- caller passes one made by kafka.connect.
-local function topic_sizes(topics, client)
+local function empty_topics(topics, client)
   local c = client or kafka.default
-  local dirs = c:describe_log_dirs(topics and {topics = topics} or nil)
-  local by_topic, partitions = {}, {}
-  for _, d in ipairs(dirs) do
-    if d.error then
-      kafka.log.warn{msg = "log dir not described", broker = d.broker, dir = d.dir, error = tostring(d.error.code)}
-    else
-      for _, p in ipairs(d.partitions) do
-        local t = by_topic[p.topic]
-        if not t then
-          t = {topic = p.topic, partitions = 0, replicas = 0, bytes = 0, largest_replica_bytes = 0}
-          by_topic[p.topic], partitions[p.topic] = t, {}
-        end
-        if not partitions[p.topic][p.partition] then
-          partitions[p.topic][p.partition] = true
-          t.partitions = t.partitions + 1
-        end
-        t.replicas = t.replicas + 1
-        t.bytes = t.bytes + p.size
-        if p.size > t.largest_replica_bytes then t.largest_replica_bytes = p.size end
-      end
+  if topics == nil then
+    topics = {}
+    for _, t in ipairs(c:list_topics()) do
+      if not t.internal then topics[#topics + 1] = t.name end
     end
+  elseif type(topics) == "string" then
+    topics = {topics}
+  end
+  if #topics == 0 then return {} end
+  local starts = {}
+  for _, o in ipairs(c:list_offsets(topics, "earliest")) do starts[o.topic .. "/" .. o.partition] = o.offset end
+  local by_topic, order = {}, {}
+  for _, o in ipairs(c:list_offsets(topics, "latest")) do
+    local t = by_topic[o.topic]
+    if not t then
+      t = {topic = o.topic, partitions = 0, records = 0}
+      by_topic[o.topic], order[#order + 1] = t, o.topic
+    end
+    t.partitions = t.partitions + 1
+    t.records = t.records + (o.offset - (starts[o.topic .. "/" .. o.partition] or 0))
   end
   local out = {}
-  for _, t in pairs(by_topic) do out[#out + 1] = t end
-  table.sort(out, function(a, b)
-    if a.bytes ~= b.bytes then return a.bytes > b.bytes end
-    return a.topic < b.topic
-  end)
+  table.sort(order)
+  for _, name in ipairs(order) do
+    local t = by_topic[name]
+    if t.records == 0 then out[#out + 1] = {topic = t.topic, partitions = t.partitions} end
+  end
   return out
 end
 
@@ -69,18 +68,19 @@ end
 
 return {
   version = "1.0.0",
-  description = "Topic sizes on disk and under-replicated partitions.",
+  description = "Empty topics and under-replicated partitions.",
   functions = {
-    topic_sizes = {
-      summary = "Bytes on disk per topic, all replicas summed, largest first.",
+    empty_topics = {
+      summary = "Topics that hold no records (every partition's log start is its end), for clean-up.",
       args = "([topics[, client]])",
-      returns = "{{topic=, partitions=, replicas=, bytes=, largest_replica_bytes=}...}",
-      doc = "topics is a name or an array of names (default: every topic). bytes sums every replica's size "
-        .. "from describe_log_dirs, so a topic with replication factor 3 counts three times; "
-        .. "largest_replica_bytes is the biggest single replica. client defaults to kafka.default.",
-      example = [[for _, t in ipairs(topic_sizes()) do print(t.topic, t.bytes) end
-return topic_sizes("orders")[1].partitions == 6]],
-      fn = topic_sizes,
+      returns = "{{topic=, partitions=}...}",
+      doc = "topics is a name or an array of names (default: every non-internal topic). A topic is empty when "
+        .. "each partition's earliest offset equals its latest: never written, or every record deleted or expired. "
+        .. "client defaults to kafka.default.",
+      example = [[create_topics{{name = "scratch", partitions = 2}}
+for _, t in ipairs(empty_topics()) do print(t.topic, t.partitions) end
+return empty_topics{"orders", "scratch"}[1].topic == "scratch"]],
+      fn = empty_topics,
     },
   },
   commands = {

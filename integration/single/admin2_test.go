@@ -98,7 +98,15 @@ func TestConfigsOnARealBroker(t *testing.T) {
 	re = r.RunErr(fmt.Sprintf(`alter_configs{{topic=%q, set={["no.such.config"]="5"}}}`, topic))
 	assert.Equal(t, "INVALID_CONFIG", re.Code, "unknown config name: %s", re.Message)
 
-	// list_config_resources.
+	// list_config_resources: Kafka 4.1 on; an older broker's
+	// ListClientMetricsResources would list client metrics alone, so the
+	// call is refused there, naming the need, rather than list part.
+	if lacks := lacksOnThisKafka("list_config_resources"); lacks != "" {
+		re := r.RunErr(`list_config_resources()`)
+		assert.Equal(t, "UNSUPPORTED_VERSION", re.Code)
+		assert.Contains(t, re.Message, "list_config_resources: UNSUPPORTED_VERSION: needs Kafka 4.1+ (ListConfigResources v1)")
+		return
+	}
 	var lr []struct {
 		Type string `json:"type"`
 		Name string `json:"name"`

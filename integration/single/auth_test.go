@@ -62,7 +62,16 @@ func TestWrongPassword(t *testing.T) {
 // aliceACLs lists alice's ACLs through the independent client.
 func aliceACLs(t *testing.T, adm *kadm.Client) []string {
 	t.Helper()
-	b := kadm.NewACLs().Allow("User:" + kafkatest.AliceUser).AnyResource().
+	return describeACLsOf(t, adm, "User:"+kafkatest.AliceUser, func(d kadm.DescribedACL) string {
+		return fmt.Sprintf("%s %s %s %s %s", d.Principal, d.Operation, d.Type, d.Name, d.Pattern)
+	})
+}
+
+// describeACLsOf lists a principal's ACLs through the independent client,
+// each as row says.
+func describeACLsOf(t *testing.T, adm *kadm.Client, principal string, row func(kadm.DescribedACL) string) []string {
+	t.Helper()
+	b := kadm.NewACLs().Allow(principal).AnyResource().
 		ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny).AllowHosts().DenyHosts()
 	res, err := adm.DescribeACLs(ctxT(t, 20*time.Second), b)
 	require.NoError(t, err)
@@ -70,7 +79,7 @@ func aliceACLs(t *testing.T, adm *kadm.Client) []string {
 	for _, r := range res {
 		require.NoError(t, r.Err)
 		for _, d := range r.Described {
-			out = append(out, fmt.Sprintf("%s %s %s %s %s", d.Principal, d.Operation, d.Type, d.Name, d.Pattern))
+			out = append(out, row(d))
 		}
 	}
 	return out
@@ -103,6 +112,14 @@ func TestAuthorization(t *testing.T) {
 	assert.Equal(t, "TOPIC_AUTHORIZATION_FAILED", code)
 	alice.json(`local ok, err = pcall(describe_acls); assert(not ok); return err.code`, &code)
 	assert.Equal(t, "CLUSTER_AUTHORIZATION_FAILED", code)
+	// The refusal names the operation, the resource and who was logged
+	// in, not Kafka's request dump (kept under --verbose).
+	var msg string
+	alice.json(`local ok, err = pcall(describe_acls); return tostring(err)`, &msg)
+	assert.Equal(t, "describe_acls: CLUSTER_AUTHORIZATION_FAILED: not authorized: describe_acls needs DESCRIBE on the cluster; logged in as User:alice", msg)
+	res := runBin(t, kafkatest.MechPlain, kafkatest.AliceUser, kafkatest.AlicePassword, "--verbose", "-e", `describe_acls()`)
+	assert.Equal(t, 3, res.Code)
+	assert.Contains(t, res.Stderr, "logged in as User:alice (broker: Request Request(")
 
 	for _, mech := range mechanisms {
 		res := runBin(t, mech, kafkatest.AliceUser, kafkatest.AlicePassword, "-e", fmt.Sprintf(`return describe_topics(%q)`, topic))
@@ -131,7 +148,7 @@ func TestAuthorization(t *testing.T) {
 	alice.json(fmt.Sprintf(`return describe_topics(%q)`, topic), &desc)
 	require.Len(t, desc, 1)
 	assert.Len(t, desc[0].Partitions, 2)
-	res := runBin(t, kafkatest.MechPlain, kafkatest.AliceUser, kafkatest.AlicePassword, "-o", "json", "-e", fmt.Sprintf(`return list_offsets(%q)`, topic))
+	res = runBin(t, kafkatest.MechPlain, kafkatest.AliceUser, kafkatest.AlicePassword, "-o", "json", "-e", fmt.Sprintf(`return list_offsets(%q)`, topic))
 	assert.Equal(t, 0, res.Code)
 	assert.Contains(t, res.Stdout, topic)
 

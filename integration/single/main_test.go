@@ -17,6 +17,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/integration/internal/itlua"
 	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
 // cluster is the one SASL node every test of the package shares; bin is
@@ -32,6 +33,16 @@ var mechanisms = []string{kafkatest.MechPlain, kafkatest.MechScram256, kafkatest
 func TestMain(m *testing.M) {
 	os.Exit(kafkatest.RunSuite(m, "integration/single", kafkatest.StartSingle,
 		func(c *kafkatest.Cluster, binary string) { cluster, bin = c, binary }))
+}
+
+// lacksOnThisKafka is what docs/compatibility.md says function fn lacks
+// on the Kafka release and mode this suite runs ("" when it works there,
+// or when the release is no column of the table).
+func lacksOnThisKafka(fn string) string {
+	if col := luaapi.LookupColumn(cluster.Version, cluster.Mode); col != nil {
+		return col.Lacks(luaapi.Lookup(fn))
+	}
+	return ""
 }
 
 // need skips t when the real-Kafka tests are skipped (TestMain fails the

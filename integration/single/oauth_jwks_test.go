@@ -154,11 +154,19 @@ func newJWTIssuer(t *testing.T) *jwtIssuer {
 	return o
 }
 
+// jwtIssuerName and jwtAudience are the iss and aud claims of the issuer's
+// tokens, which the broker's JWKS listener checks (Kafka 4.4 refuses to
+// start a validator that would check neither).
+const (
+	jwtIssuerName = "kadmin-lua-test"
+	jwtAudience   = "kadmin-lua-test-cluster"
+)
+
 func (o *jwtIssuer) jwksURL() string { return o.srv.URL + "/jwks" }
 
 // token is a JWT for admin signed by k, valid for life.
 func (o *jwtIssuer) token(t *testing.T, k *rsa.PrivateKey, life time.Duration) string {
 	now := time.Now()
 	return signJWT(t, k, jwtKid, map[string]any{"sub": kafkatest.AdminUser, "iat": now.Unix(),
-		"exp": now.Add(life).Unix(), "scope": "kafka", "iss": "kadmin-lua-test"})
+		"exp": now.Add(life).Unix(), "scope": "kafka", "iss": jwtIssuerName, "aud": jwtAudience})
 }

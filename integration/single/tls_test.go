@@ -34,6 +34,8 @@ func TestSecuredListeners(t *testing.T) {
 			TrustStore: p.Path("trust.PKCS12"), TrustStoreType: "PKCS12", TrustStorePassword: testpki.TrustStorePassword,
 		},
 		JWKS:      o.jwksURL(),
+		Audience:  jwtAudience,
+		Issuer:    jwtIssuerName,
 		AllowURLs: []string{o.srv.URL + "/token"}, // for Kafka's TopicCommand
 	})
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -71,12 +72,22 @@ func TestBrokerConfigs(t *testing.T) {
 	assert.Greater(t, sources["DEFAULT_CONFIG"], 100)
 	assert.Greater(t, sources["STATIC_BROKER_CONFIG"], 10)
 
+	// A cluster formatted with eligible leader replicas (KIP-966; the
+	// feature is finalized at format time from Kafka 4.1 on) has the
+	// static min.insync.replicas written as the cluster-wide dynamic
+	// default; an older one (3.9) has the static value only.
+	var elr bool
+	e.decode(`for _, f in ipairs(describe_features()) do
+		if f.feature == "eligible.leader.replicas.version" then return f.finalized_level > 0 end
+	end
+	return false`, &elr)
+	minISRSource := "STATIC_BROKER_CONFIG"
+	if elr {
+		minISRSource = "DYNAMIC_DEFAULT_BROKER_CONFIG"
+	}
 	for key, want := range map[string][2]string{
-		"node.id": {"2", "STATIC_BROKER_CONFIG"},
-		// Kafka 4.x controllers write the static min.insync.replicas as the
-		// cluster-wide dynamic default when the cluster is formatted
-		// (KIP-966, eligible leader replicas).
-		"min.insync.replicas":        {"2", "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+		"node.id":                    {"2", "STATIC_BROKER_CONFIG"},
+		"min.insync.replicas":        {"2", minISRSource},
 		"log.dirs":                   {"", "STATIC_BROKER_CONFIG"},
 		"default.replication.factor": {"3", "STATIC_BROKER_CONFIG"},
 		"broker.session.timeout.ms":  {"4000", "STATIC_BROKER_CONFIG"},
@@ -98,19 +109,23 @@ func TestBrokerConfigs(t *testing.T) {
 	for _, s := range b.Configs["min.insync.replicas"].Synonyms {
 		syns = append(syns, s.Name+"="+deref(s.Value)+" "+s.Source)
 	}
-	assert.Equal(t, []string{
-		"min.insync.replicas=2 DYNAMIC_DEFAULT_BROKER_CONFIG",
-		"min.insync.replicas=2 STATIC_BROKER_CONFIG",
-		"min.insync.replicas=1 DEFAULT_CONFIG",
-	}, syns)
+	wantSyns := []string{"min.insync.replicas=2 STATIC_BROKER_CONFIG", "min.insync.replicas=1 DEFAULT_CONFIG"}
+	if elr {
+		wantSyns = append([]string{"min.insync.replicas=2 DYNAMIC_DEFAULT_BROKER_CONFIG"}, wantSyns...)
+	}
+	assert.Equal(t, wantSyns, syns)
 	assert.True(t, b.Configs["node.id"].ReadOnly)
 	assert.False(t, b.Configs["message.max.bytes"].ReadOnly, "message.max.bytes is a dynamic config")
 
 	// The cluster-wide default resource has only dynamic defaults: so far
-	// only the min.insync.replicas the controller wrote.
+	// only the min.insync.replicas the controller wrote (none without ELR).
 	d := describeBroker(t, e, `"default"`)
 	assert.Equal(t, "", d.Name)
-	assert.Equal(t, "2", val(d.Configs["min.insync.replicas"]))
+	if elr {
+		assert.Equal(t, "2", val(d.Configs["min.insync.replicas"]))
+	} else {
+		assert.NotContains(t, d.Configs, "min.insync.replicas")
+	}
 	for k, c := range d.Configs {
 		assert.Equal(t, "DYNAMIC_DEFAULT_BROKER_CONFIG", c.Source, k)
 	}
@@ -190,4 +205,22 @@ func TestBrokerConfigs(t *testing.T) {
 	e.run(`alter_configs({broker = 1, set = {["log.cleaner.backoff.ms"] = 17000}}, {validate_only = true})`)
 	b1 = describeBroker(t, e, "1", "log.cleaner.backoff.ms")
 	assert.Equal(t, "DEFAULT_CONFIG", b1.Configs["log.cleaner.backoff.ms"].Source)
+}
+
+// The topic config names completion offers when the cluster cannot be
+// asked (engine.TopicConfigNames) are the ones a real broker lists.
+func TestTopicConfigNamesAreKafkas(t *testing.T) {
+	e := newEnv(t)
+	e.run(`create_topics({"it3-config-names"}, {if_not_exists = true})`)
+	// Every broker must know the new topic before its configs are asked
+	// (the broker asked may not host it yet: UNKNOWN_TOPIC_OR_PARTITION).
+	waitWhole(t, "it3-config-names")
+	var res []configResource
+	e.decode(`return describe_configs{topic = "it3-config-names"}`, &res)
+	require.Len(t, res, 1)
+	var names []string
+	for n := range res[0].Configs {
+		names = append(names, n)
+	}
+	assert.ElementsMatch(t, engine.TopicConfigNames, names)
 }

@@ -1,5 +1,5 @@
 // Package three runs kadmin-lua against one real Apache Kafka 3-node KRaft
-// cluster (internal/kafkatest.StartThree, PLAINTEXT): replication,
+// cluster (internal/kafkatest.StartThreeWith, PLAINTEXT, a dynamic quorum): replication,
 // reassignment that really moves replicas, leader elections, broker configs
 // with their sources, broker loss while a script runs, and the cluster
 // functions kfake cannot answer (quorum, log dirs, unregister).
@@ -39,11 +39,12 @@ func TestMain(m *testing.M) {
 }
 
 // startThree gives the three JVMs 4 minutes, more than
-// kafkatest.DefaultStartTimeout.
+// kafkatest.DefaultStartTimeout. The quorum is dynamic (KIP-853), so
+// add_raft_voter and remove_raft_voter can change it.
 func startThree(ctx context.Context) (*kafkatest.Cluster, error) {
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
-	return kafkatest.StartThree(ctx)
+	return kafkatest.StartThreeWith(ctx, kafkatest.Extra{DynamicQuorum: true})
 }
 
 // need skips t when the suite is skipped; otherwise the cluster is there

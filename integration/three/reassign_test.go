@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -217,6 +218,32 @@ func TestReassignmentThrottledCancel(t *testing.T) {
 	re := e.RunErr(fmt.Sprintf(`wait_reassignments{topics = %q, timeout = 1500, interval_ms = 200}`, topic))
 	assert.Equal(t, "TIMEOUT", re.Code, re.Message)
 	assert.Contains(t, re.Message, topic)
+	// The progress counts bytes: broker 3's copy against the source's
+	// size, which a separate client reads from the log dirs.
+	cl, err := engine.New(engine.Config{Brokers: cluster.Brokers(), Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	defer cl.Close()
+	var copied *engine.ReassignBytes
+	_, err = cl.WaitReassignments(ctxFor(t, time.Minute), engine.WaitOptions{Topics: []string{topic}, Timeout: 1500 * time.Millisecond,
+		Interval: 200 * time.Millisecond, Progress: func(_ []engine.Reassignment, _ int, _ time.Duration, b *engine.ReassignBytes) {
+			if b != nil {
+				copied = b
+			}
+		}})
+	require.Error(t, err)
+	require.NotNil(t, copied, "the log dirs show the adding replica")
+	dirs, err := admin(t).DescribeAllLogDirs(ctxFor(t, time.Minute), nil)
+	require.NoError(t, err)
+	var source int64
+	dirs.Each(func(d kadm.DescribedLogDir) {
+		if p, ok := d.Topics[topic][0]; ok && d.Broker != 3 {
+			source = max(source, p.Size)
+		}
+	})
+	t.Logf("copied while throttled: %+v of a %d-byte source", *copied, source)
+	assert.Equal(t, source, copied.Total)
+	assert.Less(t, copied.Copied, copied.Total)
+	assert.Less(t, copied.Percent, 100.0)
 
 	var cancelled []struct {
 		Topic     string `json:"topic"`

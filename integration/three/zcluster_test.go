@@ -5,7 +5,9 @@ package three
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,7 +42,7 @@ func TestDescribeQuorum(t *testing.T) {
 	for _, v := range q.Voters {
 		ids = append(ids, v.ID)
 		assert.GreaterOrEqual(t, v.Lag, int64(0))
-		assert.Equal(t, q.HighWatermark-v.LogEndOffset, v.Lag, "lag is high watermark - log end offset")
+		assert.Equal(t, max(q.HighWatermark-v.LogEndOffset, 0), v.Lag, "lag is high watermark - log end offset (the leader may be ahead of the high watermark)")
 	}
 	assert.Equal(t, []int32{1, 2, 3}, ids)
 	assert.Contains(t, ids, q.Leader)
@@ -62,6 +64,80 @@ func TestDescribeQuorum(t *testing.T) {
 	p := resp.Topics[0].Partitions[0]
 	// Leadership can change between the two requests only if a node failed.
 	assert.Equal(t, p.LeaderID, q.Leader)
+
+	for _, v := range q.Voters {
+		assert.Equal(t, need(t).DirectoryID(v.ID), v.DirectoryID, "voter %d: the directory id it was formatted with", v.ID)
+	}
+}
+
+// add_raft_voter / remove_raft_voter on the dynamic quorum (KIP-853): a
+// voter removed goes on as an observer; added back (its directory id
+// looked up among the observers) it votes again. Through the binary with
+// an audit log, undo of a removal adds the voter back on the endpoints the
+// intent line recorded.
+func TestRaftVoterChanges(t *testing.T) {
+	c := need(t)
+	e := newEnv(t)
+	type replica struct {
+		ID          int32  `json:"id"`
+		DirectoryID string `json:"directory_id"`
+	}
+	var q struct {
+		Leader    int32     `json:"leader"`
+		Voters    []replica `json:"voters"`
+		Observers []replica `json:"observers"`
+	}
+	e.decode(`return describe_quorum()`, &q)
+	require.Len(t, q.Voters, 3)
+	victim := int32(1)
+	for victim == q.Leader {
+		victim++
+	}
+	dir := c.DirectoryID(victim)
+	voters := func() (ids, observers []int32, s string) {
+		e.decode(`return describe_quorum()`, &q)
+		for _, v := range q.Voters {
+			ids = append(ids, v.ID)
+		}
+		for _, o := range q.Observers {
+			observers = append(observers, o.ID)
+		}
+		return ids, observers, fmt.Sprintf("%+v", q)
+	}
+	waitVoters := func(what string, want int, observer bool) {
+		t.Helper()
+		kafkatest.WaitFor(t, what, time.Minute, func() (bool, string) {
+			ids, obs, s := voters()
+			return len(ids) == want && slices.Contains(ids, victim) != observer && slices.Contains(obs, victim) == observer, s
+		})
+	}
+
+	var removed struct {
+		ID          int32  `json:"id"`
+		DirectoryID string `json:"directory_id"`
+	}
+	e.decode(fmt.Sprintf(`return remove_raft_voter{id = %d, directory_id = %q}`, victim, dir), &removed)
+	assert.Equal(t, victim, removed.ID)
+	waitVoters(fmt.Sprintf("controller %d an observer", victim), 2, true)
+	re := e.RunErr(fmt.Sprintf(`remove_raft_voter{id = %d, directory_id = %q}`, victim, dir))
+	assert.Equal(t, "VOTER_NOT_FOUND", re.Code, re.Message)
+
+	e.run(fmt.Sprintf(`add_raft_voter{id = %d, endpoints = {{listener = "CONTROLLER", host = "127.0.0.1", port = %d}}}`, victim, c.ControllerPort(victim)))
+	waitVoters(fmt.Sprintf("controller %d a voter again", victim), 3, false)
+	re = e.RunErr(fmt.Sprintf(`add_raft_voter{id = %d, directory_id = %q, endpoints = {{listener = "CONTROLLER", host = "127.0.0.1", port = %d}}}`,
+		victim, dir, c.ControllerPort(victim)))
+	assert.Equal(t, "DUPLICATE_VOTER", re.Code, re.Message)
+
+	// The binary: audited, then undone.
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	res := runBinary(ctxFor(t, time.Minute), t, "--yes", "--audit-log", audit, "-e",
+		fmt.Sprintf(`remove_raft_voter{id = %d, directory_id = %q}`, victim, dir))
+	require.Equal(t, 0, res.Code, res.Stderr)
+	waitVoters(fmt.Sprintf("controller %d an observer (binary)", victim), 2, true)
+	res = runBinary(ctxFor(t, time.Minute), t, "undo", "--yes", audit)
+	t.Logf("undo:\n%s%s", res.Stdout, res.Stderr)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	waitVoters(fmt.Sprintf("controller %d a voter again (undo)", victim), 3, false)
 }
 
 // describe_log_dirs: a row per broker (one log dir each), with our replicas.
@@ -178,11 +254,32 @@ func TestUnregisterBroker(t *testing.T) {
 	re := e.RunErr(`unregister_broker(99)`)
 	assert.Equal(t, "BROKER_ID_NOT_REGISTERED", re.Code, re.Message)
 
+	// A topic whose ISR falls below min.insync.replicas when a broker
+	// stops: the stopped replica becomes an eligible leader (ELR).
+	const elrTopic = "it3-elr"
+	e.run(fmt.Sprintf(`create_topics{{name = %q, partitions = 2, replication_factor = 3, configs = {["min.insync.replicas"] = 3}}}`, elrTopic))
+	waitISR(t, elrTopic, time.Minute)
+	elrLevel := e.run(`for _, f in ipairs(describe_features()) do if f.feature == "eligible.leader.replicas.version" then return f.finalized_level end end`)
+	t.Logf("eligible.leader.replicas.version: %s", elrLevel)
+
 	require.NoError(t, c.StopNode(ctxFor(t, time.Minute), 3))
-	kafkatest.WaitFor(t, "broker 3 fenced but registered", time.Minute, func() (bool, string) {
+	// Fenced brokers are listed by DescribeCluster v2 (Kafka 4.0 on); an
+	// older cluster (3.9) shows only that broker 3 is no longer live.
+	_, _, seesFenced := registeredBrokers(t)
+	what := "broker 3 fenced but registered"
+	if !seesFenced {
+		what = "broker 3 no longer live (DescribeCluster before v2 lists no fenced brokers)"
+	}
+	kafkatest.WaitFor(t, what, time.Minute, func() (bool, string) {
 		live, fenced := registered(t)
-		return !slices.Contains(live, 3) && slices.Contains(fenced, 3), fmt.Sprintf("live %v fenced %v", live, fenced)
+		return !slices.Contains(live, 3) && (slices.Contains(fenced, 3) || !seesFenced), fmt.Sprintf("live %v fenced %v", live, fenced)
 	})
+	if seesFenced {
+		// Broker states, the active controller and ELR as 4.x shows
+		// them; a 3.9 cluster can tell none of them (DescribeCluster v1,
+		// ELR off).
+		checkFencedView(t, e, elrTopic)
+	}
 	var res struct {
 		Broker int32 `json:"broker"`
 	}
@@ -194,6 +291,14 @@ func TestUnregisterBroker(t *testing.T) {
 	})
 	re = e.RunErr(`unregister_broker(3)`)
 	assert.Equal(t, "BROKER_ID_NOT_REGISTERED", re.Code, re.Message)
+	// Not registered, but still in the replicas of every RF-3 topic.
+	var cl clusterView
+	e.decode(`return describe_cluster()`, &cl)
+	gone := "3 unregistered"
+	if !seesFenced {
+		gone = "3 offline" // before 4.0 fenced and unregistered look alike
+	}
+	assert.Equal(t, []string{"1 live", "2 live", gone}, cl.states(), "%+v", cl)
 
 	require.NoError(t, c.StartNode(ctxFor(t, 2*time.Minute), 3))
 	kafkatest.WaitFor(t, "broker 3 registered again", time.Minute, func() (bool, string) {
@@ -202,9 +307,11 @@ func TestUnregisterBroker(t *testing.T) {
 	})
 	waitWhole(t)
 
-	// A running broker: Kafka 4.1.2 accepts the request and drops the
+	// A running broker: Kafka 4.x accepts the request and drops the
 	// registration; the broker process keeps running but does not register
-	// again by itself (checked for 10 s). A restart registers it.
+	// again by itself (checked for 10 s). A restart registers it. A Kafka
+	// 3.9 broker was seen to register again by itself within those 10 s in
+	// one run of two: there only the unregistering is checked.
 	var res2 struct {
 		Broker int32 `json:"broker"`
 	}
@@ -216,7 +323,7 @@ func TestUnregisterBroker(t *testing.T) {
 	})
 	assert.NotZero(t, c.PID(2), "the broker process is still running")
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && !strings.HasPrefix(c.Version, "3.") {
 		live, fenced := registered(t)
 		require.False(t, slices.Contains(live, 2) || slices.Contains(fenced, 2), "broker 2 registered again by itself")
 		time.Sleep(500 * time.Millisecond)
@@ -232,16 +339,25 @@ func TestUnregisterBroker(t *testing.T) {
 }
 
 // registered returns the live and the fenced broker ids, from
-// DescribeCluster with IncludeFencedBrokers (v2, Kafka 4.0+).
+// DescribeCluster with IncludeFencedBrokers (v2, Kafka 4.0+; on older
+// clusters fenced is always empty: see registeredBrokers).
 func registered(t *testing.T) (live, fenced []int32) {
+	t.Helper()
+	live, fenced, _ = registeredBrokers(t)
+	return live, fenced
+}
+
+// registeredBrokers is registered, and whether the cluster lists fenced
+// brokers at all (it answered DescribeCluster v2 or later).
+func registeredBrokers(t *testing.T) (live, fenced []int32, seesFenced bool) {
 	t.Helper()
 	cl, ctx, done := rawClient(t)
 	defer done()
 	req := kmsg.NewPtrDescribeClusterRequest()
-	req.Version = 2
 	req.IncludeFencedBrokers = true
 	resp, err := req.RequestWith(ctx, cl)
 	require.NoError(t, err)
+	seesFenced = resp.GetVersion() >= 2
 	for _, b := range resp.Brokers {
 		if b.IsFenced {
 			fenced = append(fenced, b.NodeID)
@@ -251,5 +367,102 @@ func registered(t *testing.T) (live, fenced []int32) {
 	}
 	slices.Sort(live)
 	slices.Sort(fenced)
-	return live, fenced
+	return live, fenced, seesFenced
+}
+
+type clusterView struct {
+	Controller       int32  `json:"controller"`
+	ActiveController *int32 `json:"active_controller"`
+	Brokers          []struct {
+		ID    int32  `json:"id"`
+		Host  string `json:"host"`
+		State string `json:"state"`
+	} `json:"brokers"`
+}
+
+func (v clusterView) states() []string {
+	var out []string
+	for _, b := range v.Brokers {
+		out = append(out, fmt.Sprintf("%d %s", b.ID, b.State))
+	}
+	return out
+}
+
+// checkFencedView: with broker 3 stopped, describe_cluster says it is
+// fenced and names the quorum's leader as the active controller (checked
+// with a separate client), describe_topics gives the ELR kafka-topics
+// prints, and the cluster-health runbook fails on the fenced broker.
+func checkFencedView(t *testing.T, e *env, elrTopic string) {
+	t.Helper()
+	var cl clusterView
+	e.decode(`return describe_cluster()`, &cl)
+	t.Logf("describe_cluster with broker 3 stopped: %+v", cl)
+	assert.Equal(t, []string{"1 live", "2 live", "3 fenced"}, cl.states())
+	assert.NotEmpty(t, cl.Brokers[2].Host, "a fenced broker is registered: its address is known")
+	require.NotNil(t, cl.ActiveController)
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	rt := kmsg.NewDescribeQuorumRequestTopic()
+	rt.Topic = "__cluster_metadata"
+	rt.Partitions = append(rt.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
+	req.Topics = append(req.Topics, rt)
+	raw, ctx, done := rawClient(t)
+	resp, err := req.RequestWith(ctx, raw)
+	done()
+	require.NoError(t, err)
+	assert.Equal(t, resp.Topics[0].Partitions[0].LeaderID, *cl.ActiveController, "the quorum's leader")
+	assert.NotEqual(t, int32(3), *cl.ActiveController, "a stopped node leads nothing")
+
+	// ELR as kafka-topics 4.1 prints it (Elr: / LastKnownElr: columns).
+	var topics []struct {
+		Partitions []struct {
+			Partition    int32   `json:"partition"`
+			ISR          []int32 `json:"isr"`
+			ELR          []int32 `json:"elr"`
+			LastKnownELR []int32 `json:"last_known_elr"`
+		} `json:"partitions"`
+	}
+	var java string
+	kafkatest.WaitFor(t, "broker 3 out of the ISR of "+elrTopic, time.Minute, func() (bool, string) {
+		e.decode(fmt.Sprintf(`return describe_topics(%q)`, elrTopic), &topics)
+		ok := len(topics) == 1 && len(topics[0].Partitions) == 2
+		for _, p := range topics[0].Partitions {
+			ok = ok && !slices.Contains(p.ISR, 3)
+		}
+		return ok, fmt.Sprintf("%+v", topics)
+	})
+	ctx2 := ctxFor(t, time.Minute)
+	out, err := need(t).RunJava(ctx2, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", need(t).Bootstrap(),
+		"--describe", "--topic", elrTopic)
+	require.NoError(t, err, out)
+	java = out
+	e.decode(fmt.Sprintf(`return describe_topics(%q)`, elrTopic), &topics)
+	t.Logf("kafka-topics:\n%s\ndescribe_topics: %+v", java, topics)
+	for _, p := range topics[0].Partitions {
+		line := ""
+		for _, l := range strings.Split(java, "\n") {
+			if strings.Contains(l, fmt.Sprintf("Partition: %d\t", p.Partition)) {
+				line = l
+			}
+		}
+		require.NotEmpty(t, line, "kafka-topics prints partition %d", p.Partition)
+		assert.Contains(t, line, "\tElr: "+joinIDs(p.ELR), "partition %d", p.Partition)
+		assert.Contains(t, line, "\tLastKnownElr: "+joinIDs(p.LastKnownELR), "partition %d", p.Partition)
+		assert.Equal(t, []int32{3}, p.ELR, "the stopped replica is eligible (ISR below min.insync.replicas)")
+	}
+
+	// The health view: exit 4, the fenced broker named.
+	res := runBinary(ctxFor(t, time.Minute), t, "-o", "json", "run", "cluster-health", "--brokers", "3")
+	t.Logf("cluster-health:\n%s", res.Stderr)
+	assert.Equal(t, 4, res.Code, res.Stderr)
+	assert.Contains(t, res.Stderr, "1 broker fenced: 3")
+	assert.Contains(t, res.Stderr, "2 of 3 brokers are up")
+	assert.Contains(t, res.Stderr, "partitions under-replicated")
+}
+
+func joinIDs(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ",")
 }

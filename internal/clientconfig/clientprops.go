@@ -1,13 +1,14 @@
 package clientconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // LoadClientProperties reads a Java client.properties file (the one
@@ -20,14 +21,16 @@ import (
 // settings) are ignored. Errors name the property and never quote a value
 // that may be a secret.
 func LoadClientProperties(path string) (Profile, error) {
-	f, err := os.Open(path)
+	b, err := boundedfile.Read(path, boundedfile.Credentials)
 	if err != nil {
 		return Profile{}, engine.Errorf(engine.CodeInvalidArgument, path, "reading command config: %v", err)
 	}
-	defer f.Close()
-	props, err := ParseProperties(f)
+	props, lines, err := parsePropertiesLines(bytes.NewReader(b))
 	if err != nil {
 		return Profile{}, engine.Errorf(engine.CodeInvalidArgument, path, "bad command config: %v", err)
+	}
+	if key, first, second, dup := duplicateProperty(lines); dup {
+		return Profile{}, engine.Errorf(engine.CodeInvalidArgument, path, "bad command config: %s is given twice, on lines %d and %d (Java would keep the last silently)", key, first, second)
 	}
 	p, err := profileFromProperties(props)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // The environment variables secrets come from unless a profile names others.
@@ -83,9 +83,12 @@ type ProfileSASL struct {
 // token_command, token_endpoint (the client-credentials grant) or
 // unsecured_claims; with none, the token is the value of token_env.
 type ProfileOAuth struct {
-	TokenEnv        string            `json:"token_env,omitempty"` // default KADMIN_SASL_OAUTH_TOKEN
-	TokenFile       string            `json:"token_file,omitempty"`
-	TokenCommand    string            `json:"token_command,omitempty"`
+	TokenEnv     string `json:"token_env,omitempty"` // default KADMIN_SASL_OAUTH_TOKEN
+	TokenFile    string `json:"token_file,omitempty"`
+	TokenCommand string `json:"token_command,omitempty"`
+	// TokenCommandEnv names the variables the token command gets besides
+	// PATH, HOME, USER and the locale (engine.TokenCommandBaseEnv).
+	TokenCommandEnv []string          `json:"token_command_env,omitempty"`
 	TokenEndpoint   string            `json:"token_endpoint,omitempty"`
 	ClientID        string            `json:"client_id,omitempty"`
 	ClientSecretEnv string            `json:"client_secret_env,omitempty"` // default KADMIN_SASL_OAUTH_CLIENT_SECRET
@@ -261,14 +264,5 @@ func (cf *ConfigFile) Profile(name string) (Profile, error) {
 const maxConfigFile = 4 << 20
 
 func readConfigBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
-	if err == nil && len(b) > maxConfigFile {
-		err = fmt.Errorf("larger than %d MiB", maxConfigFile>>20)
-	}
-	return b, err
+	return boundedfile.Read(path, maxConfigFile)
 }

@@ -102,7 +102,7 @@ func (o *ProfileOAuth) config(env func(string) string) (*engine.OAuthConfig, err
 	if o == nil {
 		o = &ProfileOAuth{}
 	}
-	out := &engine.OAuthConfig{TokenFile: o.TokenFile, TokenCommand: o.TokenCommand, TokenEndpoint: o.TokenEndpoint,
+	out := &engine.OAuthConfig{TokenFile: o.TokenFile, TokenCommand: o.TokenCommand, TokenCommandEnv: o.TokenCommandEnv, TokenEndpoint: o.TokenEndpoint,
 		ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scope: o.Scope, Extensions: o.Extensions,
 		UnsecuredClaims: o.UnsecuredClaims, UnsecuredLifetime: o.UnsecuredLifetime, RefreshFactor: o.RefreshFactor}
 	if out.TokenFile == "" && out.TokenCommand == "" && out.TokenEndpoint == "" && len(out.UnsecuredClaims) == 0 {

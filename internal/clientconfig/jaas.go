@@ -21,6 +21,7 @@ import (
 type jaas struct {
 	module  string            // fully qualified class name
 	options map[string]string // in file order is not kept; keys are case-sensitive
+	dup     string            // the first option given twice, if one is
 }
 
 var jaasOption = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`) })
@@ -33,6 +34,9 @@ func parseJAAS(s string) jaas {
 		val := m[3]
 		if m[3] == "" {
 			val = unescapeJAAS(m[2])
+		}
+		if _, seen := j.options[m[1]]; seen && j.dup == "" {
+			j.dup = m[1]
 		}
 		j.options[m[1]] = val
 	}
@@ -83,6 +87,9 @@ func saslFromProperties(props map[string]string, proto string) (*ProfileSASL, er
 	var j jaas
 	if cfg := props["sasl.jaas.config"]; cfg != "" {
 		j = parseJAAS(cfg)
+		if j.dup != "" {
+			return nil, fmt.Errorf("sasl.jaas.config gives option %s twice (Java would keep the last silently)", j.dup)
+		}
 		if !strings.Contains(j.module, "LoginModule") {
 			return nil, fmt.Errorf("sasl.jaas.config names no login module (want %s for sasl.mechanism=%s)", loginModules[mech], mech)
 		}

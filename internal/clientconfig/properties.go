@@ -14,7 +14,15 @@ import (
 // key value lines, # and ! comments, backslash line continuation and the
 // \t \n \r \f \uXXXX escapes. Later keys win.
 func ParseProperties(r io.Reader) (map[string]string, error) {
+	out, _, err := parsePropertiesLines(r)
+	return out, err
+}
+
+// parsePropertiesLines is ParseProperties that also says on which lines
+// each key was given (where its logical line starts), in order.
+func parsePropertiesLines(r io.Reader) (map[string]string, map[string][]int, error) {
 	out := map[string]string{}
+	lines := map[string][]int{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	lineNo := 0
@@ -40,21 +48,46 @@ func ParseProperties(r io.Reader) (map[string]string, error) {
 		k, v, err := splitProperty(logical.String())
 		logical.Reset()
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", start, err)
+			return nil, nil, fmt.Errorf("line %d: %v", start, err)
 		}
 		out[k] = v
+		lines[k] = append(lines[k], start)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if logical.Len() > 0 {
 		k, v, err := splitProperty(logical.String())
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", start, err)
+			return nil, nil, fmt.Errorf("line %d: %v", start, err)
 		}
 		out[k] = v
+		lines[k] = append(lines[k], start)
 	}
-	return out, nil
+	return out, lines, nil
+}
+
+// meaningful reports whether kadmin-lua reads a client.properties key:
+// the connection and security settings (bootstrap.servers, client.id,
+// security.protocol, sasl.*, ssl.*). A producer's or consumer's settings
+// are ignored, so their duplicates are too.
+func meaningful(key string) bool {
+	switch key {
+	case "bootstrap.servers", "client.id", "security.protocol":
+		return true
+	}
+	return strings.HasPrefix(key, "sasl.") || strings.HasPrefix(key, "ssl.")
+}
+
+// duplicateProperty is the first meaningful key given twice, with the
+// first two lines it is on (by line): Java keeps the last silently.
+func duplicateProperty(lines map[string][]int) (key string, first, second int, dup bool) {
+	for k, ls := range lines {
+		if len(ls) > 1 && meaningful(k) && (!dup || ls[1] < second) {
+			key, first, second, dup = k, ls[0], ls[1], true
+		}
+	}
+	return key, first, second, dup
 }
 
 // continues reports whether a line ends in an odd number of backslashes.

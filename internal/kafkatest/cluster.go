@@ -48,6 +48,7 @@ const DefaultStartTimeout = 3 * time.Minute
 // directories stay behind.
 type Cluster struct {
 	Version    string            // Kafka version, e.g. "4.1.2"
+	Mode       string            // ModeKRaft, or ModeZooKeeper (KADMIN_KAFKA_MODE)
 	Size       int               // number of nodes
 	ClusterID  string            // KRaft cluster id
 	Protocol   string            // ProtoSASL or ProtoPlain (the client listener)
@@ -59,6 +60,7 @@ type Cluster struct {
 
 	java, jars string
 	nodes      []*node
+	zk         *node // ZooKeeper, in ZooKeeper mode
 	closeOnce  sync.Once
 	closeErr   error
 }
@@ -69,6 +71,7 @@ type node struct {
 	sport       int    // the SSL listener's port (Extra.TLS), or 0
 	oport       int    // the JWKS-validating OAUTHBEARER listener's port (Extra.JWKS), or 0
 	kport       int    // the GSSAPI listener's port (Extra.Kerberos), or 0
+	dirID       string // the metadata dir's directory id (Extra.DynamicQuorum), or ""
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -133,12 +136,22 @@ type Extra struct {
 	// org.apache.kafka.sasl.oauthbearer.allowed.urls); sessions last 3 s.
 	// OAuthBootstrap is its address.
 	JWKS string
+	// Audience and Issuer are the aud and iss claims the JWKS listener
+	// requires of a token (sasl.oauthbearer.expected.audience and
+	// .issuer). Kafka 4.4 refuses to start such a listener without them,
+	// unless told to accept any.
+	Audience, Issuer string
 	// AllowURLs are more OAuth URLs for that system property, such as a
 	// token endpoint for the Java clients RunJava starts.
 	AllowURLs []string
 	// Kerberos: a SASL_PLAINTEXT listener for GSSAPI alone, advertised as
 	// 127.0.0.1. KerberosBootstrap is its address.
 	Kerberos *KerberosListener
+	// DynamicQuorum formats the nodes with --initial-controllers (KIP-853,
+	// kraft.version 1) and points them at controller.quorum.bootstrap.servers
+	// instead of a static controller.quorum.voters: the quorum's voters can
+	// be added and removed. DirectoryID tells each node's directory id.
+	DynamicQuorum bool
 }
 
 // StartSingleWith starts one node with a PLAINTEXT client listener (as
@@ -204,6 +217,28 @@ func StartThree(ctx context.Context) (*Cluster, error) {
 	return start(ctx, 3, false, Extra{})
 }
 
+// StartThreeWith is StartThree with x (only DynamicQuorum applies).
+func StartThreeWith(ctx context.Context, x Extra) (*Cluster, error) {
+	return start(ctx, 3, false, Extra{DynamicQuorum: x.DynamicQuorum})
+}
+
+// DirectoryID is node id's metadata directory id, as Kafka prints it; ""
+// unless the quorum is dynamic (Extra.DynamicQuorum).
+func (c *Cluster) DirectoryID(id int32) string {
+	if n, err := c.node(id); err == nil {
+		return n.dirID
+	}
+	return ""
+}
+
+// ControllerPort is node id's CONTROLLER listener port (on 127.0.0.1).
+func (c *Cluster) ControllerPort(id int32) int {
+	if n, err := c.node(id); err == nil {
+		return n.cport
+	}
+	return 0
+}
+
 func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) {
 	java, jars, err := runtimeDeps()
 	if err != nil {
@@ -238,6 +273,7 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 	}
 	c := &Cluster{
 		Version:   Version(),
+		Mode:      Mode(),
 		Size:      size,
 		ClusterID: newClusterID(),
 		Protocol:  ProtoPlain,
@@ -256,10 +292,17 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 			c.Close()
 		}
 	}()
+	if err := checkMode(c.Mode, c.Version); err != nil {
+		return nil, err
+	}
 	const perNode = 5
-	ports, err := freePorts(perNode * size)
+	ports, err := freePorts(perNode*size + 1)
 	if err != nil {
 		return nil, err
+	}
+	if c.ZooKeeper() {
+		zdir := filepath.Join(dir, "zookeeper")
+		c.zk = &node{port: ports[perNode*size], dir: zdir, log: filepath.Join(zdir, "zookeeper.log")}
 	}
 	for i := 0; i < size; i++ {
 		n := &node{id: int32(i + 1), port: ports[perNode*i], cport: ports[perNode*i+1]}
@@ -272,12 +315,18 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 		if x.Kerberos != nil {
 			n.kport = ports[perNode*i+4]
 		}
+		if x.DynamicQuorum {
+			n.dirID = newDirectoryID()
+		}
 		n.dir = filepath.Join(dir, fmt.Sprintf("node%d", n.id))
 		n.cfg = filepath.Join(n.dir, "server.properties")
 		n.log = filepath.Join(n.dir, "node.log")
 		c.nodes = append(c.nodes, n)
 	}
 	if err := os.WriteFile(c.log4jFile(), []byte(log4jConfig), 0o644); err != nil {
+		return nil, fmt.Errorf("kafkatest: %w", err)
+	}
+	if err := os.WriteFile(c.log4j1File(), []byte(log4j1Config), 0o644); err != nil {
 		return nil, fmt.Errorf("kafkatest: %w", err)
 	}
 	for _, n := range c.nodes {
@@ -288,18 +337,12 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 			return nil, fmt.Errorf("kafkatest: %w", err)
 		}
 	}
-	// Format all nodes in parallel (one short JVM each).
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for i, n := range c.nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = c.format(ctx, n)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if c.ZooKeeper() {
+		// No storage to format: ZooKeeper holds the metadata.
+		if err := c.startZooKeeper(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := c.formatAll(ctx); err != nil {
 		return nil, err
 	}
 	// A static quorum needs a majority: launch every node, then wait.
@@ -311,7 +354,27 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 	if err := c.WaitBrokers(ctx, c.NodeIDs()...); err != nil {
 		return nil, err
 	}
+	if c.ZooKeeper() && c.Protocol == ProtoSASL {
+		if err := c.addSCRAMUsers(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// formatAll formats all nodes' storage in parallel (one short JVM each).
+func (c *Cluster) formatAll(ctx context.Context) error {
+	errs := make([]error, len(c.nodes))
+	var wg sync.WaitGroup
+	for i, n := range c.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.format(ctx, n)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 const (
@@ -337,6 +400,15 @@ func sweepStale() {
 }
 
 // newClusterID returns a random KRaft cluster id (a base64url Uuid).
+// newDirectoryID is a random directory id as Kafka prints it (a Uuid in
+// URL-safe base64), never one of the reserved ones (first 8 bytes zero).
+func newDirectoryID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[0] = b[0]&0x7f | 0x40 // nor one starting with "-" or "_" (Kafka avoids those too)
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
 func newClusterID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -375,6 +447,18 @@ func freePorts(n int) ([]int, error) {
 
 func (c *Cluster) log4jFile() string { return filepath.Join(c.Dir, "log4j2.properties") }
 
+// log4j1File is the same for Kafka 3.x, whose pom brings slf4j-reload4j
+// (a log4j 1 binding that wins over log4j-slf4j-impl) and ignores the
+// log4j2 file.
+func (c *Cluster) log4j1File() string { return filepath.Join(c.Dir, "log4j.properties") }
+
+const log4j1Config = `log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+`
+
 // log4jConfig sends broker logs to stdout, which goes to node<N>/node.log.
 const log4jConfig = `status = warn
 appender.out.type = Console
@@ -392,9 +476,14 @@ func (c *Cluster) serverProperties(n *node) string {
 	if c.Size >= 3 {
 		rf, minISR = 3, 2
 	}
-	var voters []string
+	var voters, bootstrap []string
 	for _, m := range c.nodes {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", m.id, m.cport))
+		bootstrap = append(bootstrap, fmt.Sprintf("127.0.0.1:%d", m.cport))
+	}
+	quorum := [2]string{"controller.quorum.voters", strings.Join(voters, ",")}
+	if c.extra.DynamicQuorum {
+		quorum = [2]string{"controller.quorum.bootstrap.servers", strings.Join(bootstrap, ",")}
 	}
 	p := c.Protocol
 	ssl, sslMap := "", ""
@@ -412,7 +501,7 @@ func (c *Cluster) serverProperties(n *node) string {
 	props := [][2]string{
 		{"process.roles", "broker,controller"},
 		{"node.id", strconv.Itoa(int(n.id))},
-		{"controller.quorum.voters", strings.Join(voters, ",")},
+		quorum,
 		{"controller.listener.names", "CONTROLLER"},
 		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport) + ssl},
 		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port) + ssl},
@@ -475,6 +564,11 @@ func (c *Cluster) serverProperties(n *node) string {
 			{pre + "sasl.oauthbearer.jwks.endpoint.url", u},
 			{"listener.name.oauth.connections.max.reauth.ms", "3000"},
 		}...)
+		for _, kv := range [][2]string{{"expected.audience", c.extra.Audience}, {"expected.issuer", c.extra.Issuer}} {
+			if kv[1] != "" {
+				props = append(props, [2]string{"sasl.oauthbearer." + kv[0], kv[1]}, [2]string{pre + "sasl.oauthbearer." + kv[0], kv[1]})
+			}
+		}
 	}
 	if k := c.extra.Kerberos; k != nil {
 		service, _, _ := strings.Cut(k.Principal, "/")
@@ -509,6 +603,9 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"listener.name.ssl.ssl.client.auth", "required"},
 		}...)
 	}
+	if c.ZooKeeper() {
+		props = c.zooKeeperProperties(n, props)
+	}
 	var b strings.Builder
 	b.WriteString("# generated by kadmin-lua internal/kafkatest\n")
 	for _, kv := range props {
@@ -530,6 +627,7 @@ func (c *Cluster) jvmArgs(heap string) []string {
 	return append(args,
 		"-cp", filepath.Join(c.jars, "*"),
 		"-Dlog4j2.configurationFile="+c.log4jFile(),
+		"-Dlog4j.configuration=file:"+c.log4j1File(),
 	)
 }
 
@@ -537,6 +635,13 @@ func (c *Cluster) format(ctx context.Context, n *node) error {
 	args := c.jvmArgs(formatHeapOpt)
 	args = append(args, "-Dkafka.logs.dir="+n.dir,
 		"kafka.tools.StorageTool", "format", "-t", c.ClusterID, "-c", n.cfg)
+	if c.extra.DynamicQuorum {
+		var initial []string
+		for _, m := range c.nodes {
+			initial = append(initial, fmt.Sprintf("%d@127.0.0.1:%d:%s", m.id, m.cport, m.dirID))
+		}
+		args = append(args, "--initial-controllers", strings.Join(initial, ","))
+	}
 	if c.Protocol == ProtoSASL {
 		for _, mech := range []string{MechScram256, MechScram512} {
 			for _, u := range []string{AdminUser, AliceUser} {

@@ -9,7 +9,9 @@
 //     SCRAM-SHA-256 and SCRAM-SHA-512, ACLs enforced (StandardAuthorizer),
 //     super user admin/admin-secret and ordinary user alice/alice-secret.
 //   - Three / StartThree: three nodes, PLAINTEXT, replication factor 3,
-//     min.insync.replicas 2, with KillNode, StopNode and StartNode.
+//     min.insync.replicas 2, with KillNode, StopNode and StartNode;
+//     StartThreeWith(Extra{DynamicQuorum: true}) the same on a dynamic
+//     KRaft quorum (--initial-controllers), whose voters can change.
 //   - StartSingleWith: one PLAINTEXT node with more client listeners
 //     (Extra): SSL with client certificates, OAUTHBEARER checking signed
 //     JWTs against a JWKS endpoint, GSSAPI against a KDC (with

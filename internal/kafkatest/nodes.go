@@ -78,7 +78,11 @@ func (c *Cluster) Banner() string {
 	if len(c.Mechanisms) > 0 {
 		s += " (" + strings.Join(c.Mechanisms, ", ") + ")"
 	}
-	return s + " at " + c.Bootstrap()
+	s += " at " + c.Bootstrap()
+	if c.ZooKeeper() {
+		s += " (ZooKeeper mode)"
+	}
+	return s
 }
 
 // LogTail returns the last n lines of node id's broker log.
@@ -179,16 +183,10 @@ func (c *Cluster) WaitBrokers(ctx context.Context, ids ...int32) error {
 			}
 		}
 		rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		have, err := liveBrokers(rctx, cl)
+		last = everyBrokerSees(rctx, cl, ids)
 		cancel()
-		if err == nil {
-			missing := slices.DeleteFunc(slices.Clone(ids), func(id int32) bool { return slices.Contains(have, id) })
-			if len(missing) == 0 {
-				return nil
-			}
-			last = fmt.Errorf("brokers %v registered, waiting for %v", have, missing)
-		} else {
-			last = err
+		if last == nil {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -218,7 +216,33 @@ func (c *Cluster) LiveBrokers(ctx context.Context) ([]int32, error) {
 	return liveBrokers(ctx, cl)
 }
 
-func liveBrokers(ctx context.Context, cl *kgo.Client) ([]int32, error) {
+// everyBrokerSees is nil once the cluster lists ids as live and each of
+// them, asked itself, does too. A KRaft broker learns of the others from
+// its own copy of the metadata log, so right after a start (or a restart)
+// one broker may list all three while another does not list itself yet:
+// a request routed by that broker's view (kgo picks any broker for
+// Metadata) would then find no broker 2.
+func everyBrokerSees(ctx context.Context, cl *kgo.Client, ids []int32) error {
+	have, err := liveBrokers(ctx, cl)
+	if err != nil {
+		return err
+	}
+	if missing := slices.DeleteFunc(slices.Clone(ids), func(id int32) bool { return slices.Contains(have, id) }); len(missing) > 0 {
+		return fmt.Errorf("brokers %v registered, waiting for %v", have, missing)
+	}
+	for _, id := range ids {
+		seen, err := liveBrokers(ctx, cl.Broker(int(id)))
+		if err != nil {
+			return fmt.Errorf("broker %d: %w", id, err)
+		}
+		if missing := slices.DeleteFunc(slices.Clone(ids), func(id int32) bool { return slices.Contains(seen, id) }); len(missing) > 0 {
+			return fmt.Errorf("broker %d lists %v, not yet %v", id, seen, missing)
+		}
+	}
+	return nil
+}
+
+func liveBrokers(ctx context.Context, cl kmsg.Requestor) ([]int32, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = []kmsg.MetadataRequestTopic{} // brokers only
 	resp, err := req.RequestWith(ctx, cl)
@@ -243,6 +267,9 @@ func (c *Cluster) Close() error {
 			if err := c.KillNode(n.id); err != nil {
 				errs = append(errs, err)
 			}
+		}
+		if err := c.stopZooKeeper(); err != nil {
+			errs = append(errs, err)
 		}
 		if os.Getenv(EnvKeep) == "1" {
 			_ = os.Remove(filepath.Join(c.Dir, ownerFile)) // keep it from sweepStale too

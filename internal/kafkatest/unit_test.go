@@ -110,3 +110,21 @@ func TestSkipReason(t *testing.T) {
 		require.Empty(t, SkipReason())
 	}
 }
+
+func TestZooKeeperModeProperties(t *testing.T) {
+	c := testCluster(1, true)
+	c.Mode, c.Version = ModeZooKeeper, "3.9.1"
+	c.zk = &node{port: 42181}
+	p := props(t, c.serverProperties(c.nodes[0]))
+	require.Equal(t, "1", p["broker.id"])
+	require.Equal(t, "127.0.0.1:42181", p["zookeeper.connect"])
+	require.Equal(t, "SASL_PLAINTEXT://127.0.0.1:40000", p["listeners"])
+	require.Equal(t, "SASL_PLAINTEXT:SASL_PLAINTEXT", p["listener.security.protocol.map"])
+	require.Equal(t, "kafka.security.authorizer.AclAuthorizer", p["authorizer.class.name"])
+	for _, k := range []string{"process.roles", "node.id", "controller.quorum.voters", "controller.listener.names"} {
+		require.NotContains(t, p, k)
+	}
+	require.NoError(t, checkMode(ModeZooKeeper, "3.9.1"))
+	require.ErrorContains(t, checkMode(ModeZooKeeper, "4.0.2"), "Kafka 4.0.2 has no ZooKeeper mode")
+	require.ErrorContains(t, checkMode("zk", "3.9.1"), `want kraft or zookeeper`)
+}

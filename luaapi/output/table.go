@@ -211,6 +211,14 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 	}
 	var buf []byte
 	var err error
+	m := out.marks
+	var ids []string // the rows' names, when changed cells are marked
+	var parent string
+	if m != nil {
+		parent = m.parent
+		out.tabled = true
+		ids = m.rowIDs(set, cols)
+	}
 	for i := range set.n {
 		row := set.row(i)
 		if err := g.enterIndex(i+1, row); err != nil {
@@ -220,7 +228,11 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j]), shapes[j]); err != nil {
 				return err
 			}
-			width[j] = max(width[j], utf8.RuneCount(buf))
+			n := utf8.RuneCount(buf)
+			if m != nil && m.mark(ids[i]+"\x00"+flat[j], string(buf)) {
+				n += len(ChangedMark)
+			}
+			width[j] = max(width[j], n)
 		}
 		g.Leave(row)
 	}
@@ -246,6 +258,10 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 			if buf, err = appendCell(buf[:0], g, keys[j], row.RawGetString(flat[j]), shapes[j]); err != nil {
 				return err
 			}
+			if m != nil && m.mark(ids[i]+"\x00"+flat[j], string(buf)) {
+				line = appendMarked(line, string(buf), width[j], j < len(flat)-1, m.Style)
+				continue
+			}
 			line = appendPadded(line, string(buf), width[j], j < len(flat)-1)
 		}
 		endLine()
@@ -267,7 +283,13 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 					out.WriteString(indent + "  " + CellText(c) + ":\n")
 				}
 				g.quiet--
+				if m != nil {
+					m.parent = ids[i] + "\x00" + c
+				}
 				err := renderTable(out, subRows, subCols, indent+"  ", g, rs.Field(c).Elem())
+				if m != nil {
+					m.parent = parent
+				}
 				g.quiet++
 				if err != nil {
 					return err
@@ -289,6 +311,22 @@ func appendPadded(line []byte, s string, width int, more bool) []byte {
 	line = append(line, s...)
 	if more {
 		for range width - utf8.RuneCountInString(s) + 2 {
+			line = append(line, ' ')
+		}
+	}
+	return line
+}
+
+// appendMarked is appendPadded for a changed cell: s and ChangedMark,
+// wrapped by style (which takes no room) when there is one.
+func appendMarked(line []byte, s string, width int, more bool, style func(string) string) []byte {
+	shown := s + ChangedMark
+	if style != nil {
+		shown = style(shown)
+	}
+	line = append(line, shown...)
+	if more {
+		for range width - utf8.RuneCountInString(s+ChangedMark) + 2 {
 			line = append(line, ' ')
 		}
 	}

@@ -410,6 +410,7 @@ type funcContext struct {
 	labelPc         map[int]int
 	gotosCount      int
 	unresolvedGotos map[int]*gotoLabelDesc
+	constIndex      map[LValue]int // Proto.Constants' indexes (PATCHES.md 7)
 }
 
 func newFuncContext(sourcename string, parent *funcContext) *funcContext {
@@ -520,17 +521,21 @@ func (fc *funcContext) GetLabelPc(label int) int {
 }
 
 func (fc *funcContext) ConstIndex(value LValue) int {
-	ctype := value.Type()
-	for i, lv := range fc.Proto.Constants {
-		if lv.Type() == ctype && lv == value {
-			return i
-		}
+	// A map, not a scan of Proto.Constants: the scan made a chunk with n
+	// constants compile in O(n^2) (PATCHES.md 7). Interface keys compare
+	// as lv == value did (type and value; a NaN never matches).
+	if i, ok := fc.constIndex[value]; ok {
+		return i
 	}
 	fc.Proto.Constants = append(fc.Proto.Constants, value)
 	v := len(fc.Proto.Constants) - 1
 	if v > opMaxArgBx {
 		raiseCompileError(fc, fc.Proto.LineDefined, "too many constants")
 	}
+	if fc.constIndex == nil {
+		fc.constIndex = map[LValue]int{}
+	}
+	fc.constIndex[value] = v
 	return v
 }
 func (fc *funcContext) BlockLocalVarsCount() int {

@@ -14,7 +14,7 @@ func OpenString(L *LState) int {
 	//_, ok := L.G.builtinMts[int(LTString)]
 	//if !ok {
 	mod = L.RegisterModule(StringLibName, strFuncs).(*LTable)
-	gmatch := L.NewClosure(strGmatch, L.NewFunction(strGmatchIter))
+	gmatch := L.NewFunction(strGmatch)
 	mod.RawSetString("gmatch", gmatch)
 	mod.RawSetString("gfind", gmatch)
 	mod.RawSetString("__index", mod)
@@ -112,15 +112,11 @@ func strFind(L *LState) int {
 		return 2
 	}
 
-	mds, err := pm.Find(pattern, unsafeFastStringToReadOnlyBytes(str), init, 1)
-	if err != nil {
-		L.RaiseError(err.Error())
-	}
-	if len(mds) == 0 {
+	md := firstMatch(L, pattern, str, init)
+	if md == nil {
 		L.Push(LNil)
 		return 1
 	}
-	md := mds[0]
 	L.Push(LNumber(md.Capture(0) + 1))
 	L.Push(LNumber(md.Capture(1)))
 	for i := 2; i < md.CaptureLength(); i += 2 {
@@ -131,6 +127,18 @@ func strFind(L *LState) int {
 		}
 	}
 	return md.CaptureLength()/2 + 1
+}
+
+// firstMatch is the first match of pattern in str from init on, or nil.
+func firstMatch(L *LState, pattern, str string, init int) *pm.MatchData {
+	ok, _, _, md, err := compileLuaPattern(L, pattern).Next(unsafeFastStringToReadOnlyBytes(str), init)
+	if err != nil {
+		L.RaiseError(err.Error())
+	}
+	if !ok {
+		return nil
+	}
+	return md
 }
 
 func strFormat(L *LState) int {
@@ -213,32 +221,182 @@ func strGsub(L *LState) int {
 	pat := L.CheckString(2)
 	L.CheckTypes(3, LTString, LTTable, LTFunction)
 	repl := L.CheckAny(3)
-	limit := L.OptInt(4, -1)
-
-	mds, err := pm.Find(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit)
-	if err != nil {
-		L.RaiseError(err.Error())
+	limit := -1 // every match
+	if L.Get(4) != LNil {
+		limit = intMax(L.CheckInt(4), 0) // Lua 5.1: at most n, so none for n <= 0
 	}
-	if len(mds) == 0 {
+
+	p := compileLuaPattern(L, pat)
+	src := unsafeFastStringToReadOnlyBytes(str)
+	var pieces []replPiece
+	if s, ok := repl.(LString); ok {
+		pieces = parseReplacement(string(s))
+	}
+	// The result is built once, as the matches are found: the copy of the
+	// whole string per match was quadratic (PATCHES.md, 6).
+	var b strings.Builder
+	n, copied := 0, 0
+	for sp := 0; sp <= len(src) && n != limit; {
+		if n%gsubCheckEvery == gsubCheckEvery-1 && p.Interrupt != nil {
+			if err := p.Interrupt(); err != nil {
+				L.RaiseError(err.Error())
+			}
+		}
+		ok, start, end, md, err := p.Next(src, sp)
+		if err != nil {
+			L.RaiseError(err.Error())
+		}
+		if !ok {
+			break
+		}
+		if n++; n == 1 {
+			b.Grow(len(str))
+		}
+		b.WriteString(str[copied:start])
+		copied = start
+		switch lv := repl.(type) {
+		case LString:
+			writeReplacement(L, &b, pieces, md, str)
+			copied = end
+		case *LTable:
+			if v := gsubTableValue(L, lv, md, str); !LVIsFalse(v) {
+				b.WriteString(LVAsString(v))
+				copied = end
+			}
+		case *LFunction:
+			if v := gsubCall(L, lv, md, str); !LVIsFalse(v) {
+				b.WriteString(LVAsString(v))
+				copied = end
+			}
+		}
+		sp = intMax(start+1, end)
+		if p.MustHead() {
+			break
+		}
+	}
+	if n == 0 {
 		L.SetTop(1)
 		L.Push(LNumber(0))
 		return 2
 	}
-	switch lv := repl.(type) {
-	case LString:
-		L.Push(LString(strGsubStr(L, str, string(lv), mds)))
-	case *LTable:
-		L.Push(LString(strGsubTable(L, str, lv, mds)))
-	case *LFunction:
-		L.Push(LString(strGsubFunc(L, str, lv, mds)))
-	}
-	L.Push(LNumber(len(mds)))
+	b.WriteString(str[copied:])
+	L.Push(LString(b.String()))
+	L.Push(LNumber(n))
 	return 2
 }
 
-type replaceInfo struct {
-	Indicies []int
-	String   string
+// gsubCheckEvery is how many matches string.gsub makes between two looks
+// at the state's context (the matcher itself looks every few thousand
+// steps and positions).
+const gsubCheckEvery = 1024
+
+// compileLuaPattern compiles a pattern for L: a bad pattern raises, and
+// the match stops when L's context is done (Ctrl-C, a deadline, the
+// embedding program's memory watchdog), raising the context's error as the
+// VM does between instructions.
+func compileLuaPattern(L *LState, pattern string) *pm.Pattern {
+	p, err := pm.Compile(pattern)
+	if err != nil {
+		L.RaiseError(err.Error())
+	}
+	p.Reuse = true // every caller reads a match before it looks for the next
+	if ctx := L.Context(); ctx != nil {
+		p.Interrupt = func() error {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			default:
+				return nil
+			}
+		}
+	}
+	return p
+}
+
+// replPiece is one part of a gsub replacement string: literal text, or
+// the capture numbered capture (0: the whole match) when capture >= 0.
+type replPiece struct {
+	lit     string
+	capture int
+}
+
+// parseReplacement reads a replacement string once, as the flag scanner
+// read it for each match: %% is %, %0 to %9 a capture, % before any other
+// character (or at the end) stays as written.
+func parseReplacement(repl string) []replPiece {
+	var out []replPiece
+	var lit []byte
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		switch {
+		case c != '%':
+			lit = append(lit, c)
+		case i+1 < len(repl) && repl[i+1] == '%':
+			lit = append(lit, '%')
+			i++
+		case i == len(repl)-1:
+			lit = append(lit, '%')
+		case repl[i+1] >= '0' && repl[i+1] <= '9':
+			if len(lit) > 0 {
+				out = append(out, replPiece{lit: string(lit), capture: -1})
+				lit = lit[:0]
+			}
+			out = append(out, replPiece{capture: int(repl[i+1] - '0')})
+			i++
+		default:
+			lit = append(lit, '%', repl[i+1])
+			i++
+		}
+	}
+	if len(lit) > 0 {
+		out = append(out, replPiece{lit: string(lit), capture: -1})
+	}
+	return out
+}
+
+func writeReplacement(L *LState, b *strings.Builder, pieces []replPiece, md *pm.MatchData, str string) {
+	for _, pc := range pieces {
+		if pc.capture < 0 {
+			b.WriteString(pc.lit)
+		} else {
+			b.WriteString(capturedString(L, md, str, 2*pc.capture))
+		}
+	}
+}
+
+// gsubTableValue is the table's value for a match: keyed by the first
+// capture, or the whole match when there is none.
+func gsubTableValue(L *LState, repl *LTable, match *pm.MatchData, str string) LValue {
+	idx := 0
+	if match.CaptureLength() > 2 { // has captures
+		idx = 2
+	}
+	if match.IsPosCapture(idx) {
+		return L.GetTable(repl, LNumber(match.Capture(idx)))
+	}
+	return L.GetField(repl, str[match.Capture(idx):match.Capture(idx+1)])
+}
+
+// gsubCall calls the replacement function with the match's captures (or
+// the whole match) and returns its first result.
+func gsubCall(L *LState, repl *LFunction, match *pm.MatchData, str string) LValue {
+	L.Push(repl)
+	nargs := 0
+	if match.CaptureLength() > 2 { // has captures
+		for i := 2; i < match.CaptureLength(); i += 2 {
+			if match.IsPosCapture(i) {
+				L.Push(LNumber(match.Capture(i)))
+			} else {
+				L.Push(LString(capturedString(L, match, str, i)))
+			}
+			nargs++
+		}
+	} else {
+		L.Push(LString(capturedString(L, match, str, 0)))
+		nargs++
+	}
+	L.Call(nargs, 1)
+	return L.reg.Pop()
 }
 
 func checkCaptureIndex(L *LState, m *pm.MatchData, idx int) {
@@ -263,115 +421,33 @@ func capturedString(L *LState, m *pm.MatchData, str string, idx int) string {
 
 }
 
-func strGsubDoReplace(str string, info []replaceInfo) string {
-	offset := 0
-	buf := []byte(str)
-	for _, replace := range info {
-		oldlen := len(buf)
-		b1 := append([]byte(""), buf[0:offset+replace.Indicies[0]]...)
-		b2 := []byte("")
-		index2 := offset + replace.Indicies[1]
-		if index2 <= len(buf) {
-			b2 = append(b2, buf[index2:len(buf)]...)
-		}
-		buf = append(b1, replace.String...)
-		buf = append(buf, b2...)
-		offset += len(buf) - oldlen
-	}
-	return string(buf)
-}
-
-func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) string {
-	infoList := make([]replaceInfo, 0, len(matches))
-	for _, match := range matches {
-		start, end := match.Capture(0), match.Capture(1)
-		sc := newFlagScanner('%', "", "", repl)
-		for c, eos := sc.Next(); !eos; c, eos = sc.Next() {
-			if !sc.ChangeFlag {
-				if sc.HasFlag {
-					if c >= '0' && c <= '9' {
-						sc.AppendString(capturedString(L, match, str, 2*(int(c)-48)))
-					} else {
-						sc.AppendChar('%')
-						sc.AppendChar(c)
-					}
-					sc.HasFlag = false
-				} else {
-					sc.AppendChar(c)
-				}
-			}
-		}
-		infoList = append(infoList, replaceInfo{[]int{start, end}, sc.String()})
-	}
-
-	return strGsubDoReplace(str, infoList)
-}
-
-func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) string {
-	infoList := make([]replaceInfo, 0, len(matches))
-	for _, match := range matches {
-		idx := 0
-		if match.CaptureLength() > 2 { // has captures
-			idx = 2
-		}
-		var value LValue
-		if match.IsPosCapture(idx) {
-			value = L.GetTable(repl, LNumber(match.Capture(idx)))
-		} else {
-			value = L.GetField(repl, str[match.Capture(idx):match.Capture(idx+1)])
-		}
-		if !LVIsFalse(value) {
-			infoList = append(infoList, replaceInfo{[]int{match.Capture(0), match.Capture(1)}, LVAsString(value)})
-		}
-	}
-	return strGsubDoReplace(str, infoList)
-}
-
-func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData) string {
-	infoList := make([]replaceInfo, 0, len(matches))
-	for _, match := range matches {
-		start, end := match.Capture(0), match.Capture(1)
-		L.Push(repl)
-		nargs := 0
-		if match.CaptureLength() > 2 { // has captures
-			for i := 2; i < match.CaptureLength(); i += 2 {
-				if match.IsPosCapture(i) {
-					L.Push(LNumber(match.Capture(i)))
-				} else {
-					L.Push(LString(capturedString(L, match, str, i)))
-				}
-				nargs++
-			}
-		} else {
-			L.Push(LString(capturedString(L, match, str, 0)))
-			nargs++
-		}
-		L.Call(nargs, 1)
-		ret := L.reg.Pop()
-		if !LVIsFalse(ret) {
-			infoList = append(infoList, replaceInfo{[]int{start, end}, LVAsString(ret)})
-		}
-	}
-	return strGsubDoReplace(str, infoList)
-}
-
+// strMatchData is a gmatch iterator's state (its closure's upvalue): the
+// next position to try.
+// Matches are found one call at a time, as Lua 5.1 does, rather than all
+// at once when gmatch is called.
 type strMatchData struct {
-	str     string
-	pos     int
-	matches []*pm.MatchData
+	str  string
+	pos  int
+	done bool
+	pat  *pm.Pattern
 }
 
 func strGmatchIter(L *LState) int {
-	md := L.CheckUserData(1).Value.(*strMatchData)
+	md := L.Get(UpvalueIndex(1)).(*LUserData).Value.(*strMatchData)
 	str := md.str
-	matches := md.matches
-	idx := md.pos
-	md.pos += 1
-	if idx == len(matches) {
+	if md.done || md.pos > len(str) {
 		return 0
 	}
-	L.Push(L.Get(1))
-	match := matches[idx]
+	ok, start, end, match, err := md.pat.Next(unsafeFastStringToReadOnlyBytes(str), md.pos)
+	if err != nil {
+		L.RaiseError(err.Error())
+	}
+	if !ok {
+		md.done = true
+		return 0
+	}
+	md.pos = intMax(start+1, end)
+	md.done = md.pat.MustHead()
 	if match.CaptureLength() == 2 {
 		L.Push(LString(str[match.Capture(0):match.Capture(1)]))
 		return 1
@@ -390,15 +466,13 @@ func strGmatchIter(L *LState) int {
 func strGmatch(L *LState) int {
 	str := L.CheckString(1)
 	pattern := L.CheckString(2)
-	mds, err := pm.Find(pattern, []byte(str), 0, -1)
-	if err != nil {
-		L.RaiseError(err.Error())
-	}
-	L.Push(L.Get(UpvalueIndex(1)))
+	p := compileLuaPattern(L, pattern)
+	// One closure over the iterator's state, as Lua 5.1's gmatch returns:
+	// it can be called on its own (s:gmatch(p)()), not only from a for.
 	ud := L.NewUserData()
-	ud.Value = &strMatchData{str, 0, mds}
-	L.Push(ud)
-	return 2
+	ud.Value = &strMatchData{str: str, pat: p}
+	L.Push(L.NewClosure(strGmatchIter, ud))
+	return 1
 }
 
 func strLen(L *LState) int {
@@ -426,15 +500,11 @@ func strMatch(L *LState) int {
 		offset = 0
 	}
 
-	mds, err := pm.Find(pattern, unsafeFastStringToReadOnlyBytes(str), offset, 1)
-	if err != nil {
-		L.RaiseError(err.Error())
-	}
-	if len(mds) == 0 {
+	md := firstMatch(L, pattern, str, offset)
+	if md == nil {
 		L.Push(LNil)
 		return 0
 	}
-	md := mds[0]
 	nsubs := md.CaptureLength() / 2
 	switch nsubs {
 	case 1:

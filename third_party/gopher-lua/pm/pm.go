@@ -46,9 +46,19 @@ type MatchData struct {
 	// xxxx xxxx xxxx xxx0 : caputured positions
 	// xxxx xxxx xxxx xxx1 : position captured positions
 	captures []uint32
+	small    [2]uint32 // captures' first storage: the whole match needs no other
 }
 
-func newMatchState() *MatchData { return &MatchData{[]uint32{}} }
+// newMatchData has room for slots capture positions, allocated at once.
+func newMatchData(slots int) *MatchData {
+	m := &MatchData{}
+	if slots <= len(m.small) {
+		m.captures = m.small[:0]
+	} else {
+		m.captures = make([]uint32, 0, slots)
+	}
+	return m
+}
 
 func (st *MatchData) addPosCapture(s, pos int) {
 	for s+1 >= len(st.captures) {
@@ -527,16 +537,29 @@ func compilePattern(p pattern, ps ...*iptr) []inst {
 
 // Simple recursive virtual machine based on the
 // "Regular Expression Matching: the Virtual Machine Approach" (https://swtch.com/~rsc/regexp/regexp2.html)
-func recursiveVM(src []byte, insts []inst, pc, sp, recLevel int, ms ...*MatchData) (bool, int, *MatchData) {
+// A machine is one match attempt's state: the pattern, the subject, and
+// the interrupt check (Pattern.Interrupt) made every checkEvery steps.
+type machine struct {
+	src       []byte
+	insts     []inst
+	steps     int
+	interrupt func() error
+}
+
+// checkEvery is how many VM steps pass between two interrupt checks: a
+// few microseconds of matching.
+const checkEvery = 1 << 12
+
+func (vm *machine) recursiveVM(pc, sp, recLevel int, m *MatchData) (bool, int, *MatchData) {
+	src, insts := vm.src, vm.insts
 	recLevel++
 	if recLevel > maxRecursionLevel {
 		panic(newError(_UNKNOWN, "pattern/input too complex"))
 	}
-	var m *MatchData
-	if len(ms) == 0 {
-		m = newMatchState()
-	} else {
-		m = ms[0]
+	if vm.steps++; vm.steps%checkEvery == 0 && vm.interrupt != nil {
+		if err := vm.interrupt(); err != nil {
+			panic(interrupted{err})
+		}
 	}
 redo:
 	inst := insts[pc]
@@ -556,14 +579,14 @@ redo:
 		pc = inst.Operand1
 		goto redo
 	case opSplit:
-		if ok, nsp, _ := recursiveVM(src, insts, inst.Operand1, sp, recLevel, m); ok {
+		if ok, nsp, _ := vm.recursiveVM(inst.Operand1, sp, recLevel, m); ok {
 			return true, nsp, m
 		}
 		pc = inst.Operand2
 		goto redo
 	case opSave:
 		s := m.setCapture(inst.Operand1, sp)
-		if ok, nsp, _ := recursiveVM(src, insts, pc+1, sp, recLevel, m); ok {
+		if ok, nsp, _ := vm.recursiveVM(pc+1, sp, recLevel, m); ok {
 			return true, nsp, m
 		}
 		m.restoreCapture(inst.Operand1, s)
@@ -613,7 +636,30 @@ redo:
 
 /* API {{{ */
 
-func Find(p string, src []byte, offset, limit int) (matches []*MatchData, err error) {
+// Pattern is a compiled pattern, matched one start position at a time
+// (MatchAt), so that a caller can build its result as it goes and stop
+// between positions.
+type Pattern struct {
+	insts    []inst
+	mustHead bool
+	slots    int // capture positions a match sets
+	// Reuse: each match's MatchData is the same one, overwritten by the
+	// next MatchAt or Next (for callers that read a match before looking
+	// for the next: string.gsub, gmatch, find). No allocation per match.
+	Reuse   bool
+	scratch *MatchData
+	// Interrupt, when set, is called every few thousand steps of a match
+	// attempt; an error it returns ends the attempt, and MatchAt returns
+	// it. (string.gsub and friends pass the Lua state's context: Ctrl-C
+	// and the memory watchdog stop a long match.)
+	Interrupt func() error
+}
+
+// interrupted carries Interrupt's error out of the recursive VM.
+type interrupted struct{ err error }
+
+// Compile parses p.
+func Compile(p string) (pat *Pattern, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if perr, ok := v.(*Error); ok {
@@ -623,23 +669,99 @@ func Find(p string, src []byte, offset, limit int) (matches []*MatchData, err er
 			}
 		}
 	}()
-	pat := parsePattern(newScanner([]byte(p)), true)
-	insts := compilePattern(pat)
-	matches = []*MatchData{}
-	for sp := offset; sp <= len(src); {
-		ok, nsp, ms := recursiveVM(src, insts, 0, sp, 0)
-		sp++
-		if ok {
-			if sp < nsp {
-				sp = nsp
-			}
-			matches = append(matches, ms)
+	sp := parsePattern(newScanner([]byte(p)), true)
+	pat = &Pattern{insts: compilePattern(sp), mustHead: sp.MustHead}
+	for _, in := range pat.insts {
+		switch in.OpCode {
+		case opSave:
+			pat.slots = max(pat.slots, in.Operand1+1)
+		case opPSave:
+			pat.slots = max(pat.slots, in.Operand1+2)
 		}
-		if len(matches) == limit || pat.MustHead {
+	}
+	return pat, nil
+}
+
+// MustHead reports whether the pattern is anchored at the start (^): it
+// is tried at the first position only.
+func (p *Pattern) MustHead() bool { return p.mustHead }
+
+// MatchAt tries the pattern at position sp of src. It returns whether it
+// matched, the end of the match, and the captures; err is a pattern error
+// found while matching (an invalid capture index, a pattern too complex)
+// or the error Interrupt returned.
+func (p *Pattern) MatchAt(src []byte, sp int) (ok bool, end int, md *MatchData, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			switch e := v.(type) {
+			case *Error:
+				err = e
+			case interrupted:
+				err = e.err
+			default:
+				panic(v)
+			}
+		}
+	}()
+	vm := machine{src: src, insts: p.insts, interrupt: p.Interrupt}
+	if md = p.scratch; md == nil || !p.Reuse {
+		md = newMatchData(p.slots)
+		if p.Reuse {
+			p.scratch = md
+		}
+	} else {
+		md.captures = md.captures[:0]
+	}
+	ok, end, md = vm.recursiveVM(0, sp, 0, md)
+	return ok, end, md, nil
+}
+
+// Next finds the first match at or after position sp, trying one position
+// after another as Find does (an anchored pattern only at sp). It returns
+// the match's start and end and its captures, or ok false. Between
+// positions it calls Interrupt too, every checkEvery positions.
+func (p *Pattern) Next(src []byte, sp int) (ok bool, start, end int, md *MatchData, err error) {
+	for tried := 1; sp <= len(src); sp, tried = sp+1, tried+1 {
+		if tried%checkEvery == 0 && p.Interrupt != nil {
+			if err := p.Interrupt(); err != nil {
+				return false, 0, 0, nil, err
+			}
+		}
+		ok, end, md, err := p.MatchAt(src, sp)
+		if err != nil || ok {
+			return ok, sp, end, md, err
+		}
+		if p.mustHead {
 			break
 		}
 	}
-	return
+	return false, 0, 0, nil, nil
+}
+
+// Find returns up to limit matches (every match when limit is negative),
+// from offset on: after a match the next try starts at its end, or one
+// past its start when it was empty.
+func Find(p string, src []byte, offset, limit int) (matches []*MatchData, err error) {
+	pat, err := Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	matches = []*MatchData{}
+	for sp := offset; sp <= len(src); {
+		ok, start, end, md, err := pat.Next(src, sp)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		matches = append(matches, md)
+		sp = max(start+1, end)
+		if len(matches) == limit || pat.mustHead {
+			break
+		}
+	}
+	return matches, nil
 }
 
 /* }}} */

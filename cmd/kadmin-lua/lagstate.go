@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+// The state store (--state FILE, KADMIN_STATE) is, like the audit log, part
+// of every engine configuration the command makes (engineConfig), so that
+// lag_status and kafka.notify remember between calls in every run mode.
+// Without a file the store lives in memory for the process: the REPL and
+// loop mode still see a trend across their calls and runs.
+
+type stateFlags struct {
+	path       string
+	samples    int
+	maxEntries int
+	expire     time.Duration
+	wait       time.Duration
+}
+
+type stateHolder struct {
+	opened bool
+	store  *engine.StateStore
+	err    error
+}
+
+// stateStore opens the store the first time it is asked.
+func (a *app) stateStore() (*engine.StateStore, error) {
+	s := &a.state
+	if s.opened {
+		return s.store, s.err
+	}
+	s.opened = true
+	path := a.flags.state.path
+	if path == "" {
+		path = a.st.Env("KADMIN_STATE")
+	}
+	o := engine.StateOptions{
+		MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
+		Warn: func(msg string) { fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN %s\n", msg) },
+	}
+	if path == "" {
+		s.store = engine.NewStateStore(o)
+		return s.store, nil
+	}
+	s.store, s.err = engine.OpenStateFile(path, o)
+	if s.err != nil {
+		s.err = withCode(ExitScript, fmt.Errorf("--state %s: %w", path, s.err))
+	}
+	return s.store, s.err
+}
+
+// noStateFile is for commands that never sample lag nor send alerts
+// (undo, plan, apply): their clients get a store in memory, so that an
+// operator's undo never waits for, or fails on, the lock a loop holds on
+// the --state file.
+func (a *app) noStateFile() {
+	if !a.state.opened {
+		a.state.opened = true
+		a.state.store = engine.NewStateStore(engine.StateOptions{})
+	}
+}
+
+// saveState writes the store to its file, if it has one and was used. A
+// failure (a full disk) is a warning: the run's result stands, and loop
+// mode's next save tries again.
+func (a *app) saveState() {
+	if s := a.state.store; s != nil && s.Path() != "" {
+		if err := s.Save(); err != nil {
+			fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN state: %v\n", err)
+		}
+	}
+}
+
+// closeState saves the store and lets go of its lock.
+func (a *app) closeState() {
+	if s := a.state.store; s != nil {
+		a.saveState()
+		s.Close()
+	}
+}

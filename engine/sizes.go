@@ -1,0 +1,554 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Sizes on disk, from DescribeLogDirs (every broker's replicas and their
+// sizes) and Metadata (who leads each partition, each broker's rack, the
+// replicas a broker should hold even when it cannot be asked). Every size
+// is in bytes, as the brokers report them: the size of the replica's log
+// segments. A future replica (being moved between log dirs of its broker)
+// counts in bytes, which are on the disk, but not as a replica.
+
+// replicaSize is one replica in one log dir.
+type replicaSize struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Broker    int32  `json:"broker"`
+	Dir       string `json:"dir"`
+	Bytes     int64  `json:"bytes"`
+	Leader    bool   `json:"leader"`
+	IsFuture  bool   `json:"is_future"`
+	OffsetLag int64  `json:"offset_lag"`
+}
+
+// TopicSize is one topic (or, per partition, one partition of it), its
+// replicas summed. Bytes counts every replica, LeaderBytes the leaders'
+// replicas only: the data once.
+type TopicSize struct {
+	Topic               string `json:"topic"`
+	Partition           *int32 `json:"partition,omitempty"` // per partition
+	Leader              *int32 `json:"leader,omitempty"`    // per partition: its leader (-1 for none)
+	Partitions          int    `json:"partitions"`
+	Replicas            int    `json:"replicas"`
+	Leaders             int    `json:"leaders"` // partitions whose leader's replica was measured
+	Bytes               int64  `json:"bytes"`
+	LeaderBytes         int64  `json:"leader_bytes"`
+	LargestReplicaBytes int64  `json:"largest_replica_bytes"`
+}
+
+// BrokerSize is one broker (Dir "") or one of its log dirs.
+type BrokerSize struct {
+	Broker      int32  `json:"broker"`
+	Rack        string `json:"rack"`
+	Dir         string `json:"dir,omitempty"`
+	Dirs        int    `json:"dirs"`
+	Replicas    int    `json:"replicas"`
+	Leaders     int    `json:"leaders"`
+	Bytes       int64  `json:"bytes"`
+	LeaderBytes int64  `json:"leader_bytes"`
+	TotalBytes  int64  `json:"total_bytes"`  // the dirs' volumes; -1 when unknown
+	UsableBytes int64  `json:"usable_bytes"` // free on them; -1 when unknown
+	Err         *Error `json:"error,omitempty"`
+}
+
+func (b BrokerSize) Key() string {
+	if b.Dir != "" {
+		return fmt.Sprintf("broker %d %s", b.Broker, b.Dir)
+	}
+	return brokerKey(b.Broker)
+}
+func (b BrokerSize) Failure() *Error { return b.Err }
+
+// SizesOptions choose what sizes cover and how fine the rows are.
+type SizesOptions struct {
+	Topics []string // these topics only; every topic when empty
+	// Per is the row: for topic sizes "topic" (default) or "partition";
+	// for broker sizes "broker" (default) or "dir".
+	Per string
+}
+
+// sizeData is one look at the cluster: every replica measured, the
+// leaders, the racks, and the brokers that could not be asked.
+type sizeData struct {
+	replicas []replicaSize
+	dirs     []LogDir
+	leaders  map[TopicPartition]int32
+	assigned map[TopicPartition][]int32 // replicas per Metadata
+	racks    map[int32]string
+	brokers  []int32 // every broker in Metadata or holding a replica, sorted
+}
+
+func (c *Client) lookSizes(ctx context.Context, topics []string) (*sizeData, error) {
+	var names []string
+	if len(topics) > 0 {
+		names = slices.Compact(slices.Sorted(slices.Values(topics)))
+	}
+	m, e := c.metadata(ctx, names)
+	if e != nil {
+		return nil, e
+	}
+	d := &sizeData{leaders: map[TopicPartition]int32{}, assigned: map[TopicPartition][]int32{}, racks: map[int32]string{}}
+	seen := map[int32]bool{}
+	for _, b := range m.Brokers {
+		seen[b.NodeID] = true
+		if b.Rack != nil {
+			d.racks[b.NodeID] = *b.Rack
+		}
+	}
+	for name, t := range m.Topics {
+		if t.Err != nil {
+			return nil, AsError(t.Err, name)
+		}
+		for p, pd := range t.Partitions {
+			tp := TopicPartition{name, p}
+			d.leaders[tp] = pd.Leader
+			d.assigned[tp] = pd.Replicas
+			for _, r := range pd.Replicas {
+				seen[r] = true
+			}
+		}
+	}
+	d.brokers = slices.Sorted(func(yield func(int32) bool) {
+		for b := range seen {
+			if !yield(b) {
+				return
+			}
+		}
+	})
+	dirs, err := c.DescribeLogDirs(ctx, LogDirsQuery{Topics: names})
+	if err != nil {
+		return nil, err
+	}
+	d.dirs = dirs
+	for _, dir := range dirs {
+		if dir.Err != nil {
+			continue // an offline dir's replicas cannot be measured
+		}
+		for _, p := range dir.Partitions {
+			tp := TopicPartition{p.Topic, p.Partition}
+			if _, ok := d.leaders[tp]; !ok && len(names) > 0 {
+				continue
+			}
+			d.replicas = append(d.replicas, replicaSize{Topic: p.Topic, Partition: p.Partition, Broker: dir.Broker, Dir: dir.Dir,
+				Bytes: p.Size, Leader: !p.IsFuture && d.leaders[tp] == dir.Broker, IsFuture: p.IsFuture, OffsetLag: p.OffsetLag})
+		}
+	}
+	slices.SortFunc(d.replicas, func(a, b replicaSize) int {
+		return cmp.Or(comparePartition(a.Topic, a.Partition, b.Topic, b.Partition), cmp.Compare(a.Broker, b.Broker),
+			cmp.Compare(a.Dir, b.Dir), cmp.Compare(boolInt(a.IsFuture), boolInt(b.IsFuture)))
+	})
+	return d, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// firstDirError is the first broker or log dir that could not be read:
+// sizes without it would be too small.
+func (d *sizeData) firstDirError(op string) error {
+	for _, dir := range d.dirs {
+		if dir.Err != nil {
+			e := *dir.Err
+			e.Message += fmt.Sprintf(" (%s would be incomplete without it: broker_sizes shows each broker's error)", op)
+			return &e
+		}
+	}
+	return nil
+}
+
+// TopicSizes is the size on disk of topics: a row per topic (o.Per
+// "topic"), sorted by bytes, largest first, then name, or per partition
+// ("partition"), sorted by topic and partition. It fails when a broker or
+// log dir cannot be read, since the sums would be short; broker_sizes
+// shows which.
+func (c *Client) TopicSizes(ctx context.Context, o SizesOptions) ([]TopicSize, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	d, err := c.lookSizes(ctx, o.Topics)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.firstDirError("topic_sizes"); err != nil {
+		return nil, err
+	}
+	perPartition := o.Per == "partition"
+	type key struct {
+		topic     string
+		partition int32
+	}
+	keyOf := func(tp TopicPartition) key {
+		if perPartition {
+			return key{tp.Topic, tp.Partition}
+		}
+		return key{tp.Topic, -1}
+	}
+	by := map[key]*TopicSize{}
+	for tp, leader := range d.leaders {
+		k := keyOf(tp)
+		t := by[k]
+		if t == nil {
+			t = &TopicSize{Topic: tp.Topic}
+			if perPartition {
+				p, l := tp.Partition, leader
+				t.Partition, t.Leader = &p, &l
+			}
+			by[k] = t
+		}
+		t.Partitions++
+	}
+	for _, r := range d.replicas {
+		t := by[keyOf(TopicPartition{r.Topic, r.Partition})]
+		if t == nil {
+			continue
+		}
+		t.Bytes += r.Bytes
+		if !r.IsFuture {
+			t.Replicas++
+			t.LargestReplicaBytes = max(t.LargestReplicaBytes, r.Bytes)
+		}
+		if r.Leader {
+			t.Leaders++
+			t.LeaderBytes += r.Bytes
+		}
+	}
+	out := make([]TopicSize, 0, len(by))
+	for _, t := range by {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b TopicSize) int {
+		if perPartition {
+			return comparePartition(a.Topic, *a.Partition, b.Topic, *b.Partition)
+		}
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Topic, b.Topic))
+	})
+	return out, nil
+}
+
+// BrokerSizes is the size on disk per broker (o.Per "broker") or per log
+// dir ("dir"), of every topic or of o.Topics, sorted by broker then dir.
+// A broker that could not be asked gets a row with its error and the
+// replicas Metadata says it holds; bytes are then unknown (-1).
+func (c *Client) BrokerSizes(ctx context.Context, o SizesOptions) ([]BrokerSize, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	d, err := c.lookSizes(ctx, o.Topics)
+	if err != nil {
+		return nil, err
+	}
+	return d.brokerSizes(o.Per == "dir"), nil
+}
+
+func (d *sizeData) brokerSizes(perDir bool) []BrokerSize {
+	type key struct {
+		broker int32
+		dir    string
+	}
+	by := map[key]*BrokerSize{}
+	row := func(b int32, dir string) *BrokerSize {
+		if !perDir {
+			dir = ""
+		}
+		k := key{b, dir}
+		if by[k] == nil {
+			by[k] = &BrokerSize{Broker: b, Rack: d.racks[b], Dir: dir, TotalBytes: -1, UsableBytes: -1}
+		}
+		return by[k]
+	}
+	addVolume := func(have, more int64) int64 {
+		if more < 0 {
+			return have
+		}
+		return max(have, 0) + more
+	}
+	for _, b := range d.brokers {
+		if !perDir {
+			row(b, "")
+		}
+	}
+	for _, dir := range d.dirs {
+		r := row(dir.Broker, dir.Dir)
+		if dir.Err != nil {
+			if r.Err == nil {
+				r.Err = dir.Err
+			}
+			r.Bytes = -1
+			continue
+		}
+		r.Dirs++
+		r.TotalBytes, r.UsableBytes = addVolume(r.TotalBytes, dir.TotalBytes), addVolume(r.UsableBytes, dir.UsableBytes)
+	}
+	for _, rep := range d.replicas {
+		r := row(rep.Broker, rep.Dir)
+		if r.Bytes >= 0 {
+			r.Bytes += rep.Bytes
+		}
+		if !rep.IsFuture {
+			r.Replicas++
+		}
+		if rep.Leader {
+			r.Leaders++
+			r.LeaderBytes += rep.Bytes
+		}
+	}
+	// A broker not read in full (down, its answer failed, a dir offline)
+	// still holds the replicas Metadata gives it.
+	for _, r := range by {
+		if r.Err == nil || r.Dir != "" {
+			continue
+		}
+		r.Replicas, r.Leaders, r.LeaderBytes = 0, 0, 0
+		for tp, rs := range d.assigned {
+			if slices.Contains(rs, r.Broker) {
+				r.Replicas++
+				if d.leaders[tp] == r.Broker {
+					r.Leaders++
+				}
+			}
+		}
+	}
+	out := make([]BrokerSize, 0, len(by))
+	for _, r := range by {
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b BrokerSize) int { return cmp.Or(cmp.Compare(a.Broker, b.Broker), cmp.Compare(a.Dir, b.Dir)) })
+	return out
+}
+
+// SkewBroker is one broker's load in a skew report.
+type SkewBroker struct {
+	Broker     int32  `json:"broker"`
+	Rack       string `json:"rack"`
+	Partitions int    `json:"partitions"` // replicas it holds
+	Leaders    int    `json:"leaders"`
+	Bytes      int64  `json:"bytes"` // -1 when its log dirs could not be read
+	Err        *Error `json:"error,omitempty"`
+}
+
+// SkewRack is one rack's load: its brokers' summed.
+type SkewRack struct {
+	Rack       string `json:"rack"`
+	Brokers    int    `json:"brokers"`
+	Partitions int    `json:"partitions"`
+	Leaders    int    `json:"leaders"`
+	Bytes      int64  `json:"bytes"`
+}
+
+// Spread is how uneven a load is: the largest over the mean, in percent
+// (100 is perfectly even; 150 is a broker with half as much again as the
+// mean), for partitions, leaders and bytes.
+type Spread struct {
+	Partitions float64 `json:"partitions_pct"`
+	Leaders    float64 `json:"leaders_pct"`
+	Bytes      float64 `json:"bytes_pct"`
+}
+
+// Skew is the skew report: per broker, per rack, and the spreads.
+type Skew struct {
+	Brokers    []SkewBroker `json:"brokers"`
+	Racks      []SkewRack   `json:"racks"`
+	Spread     Spread       `json:"spread"`
+	RackSpread *Spread      `json:"rack_spread,omitempty"` // when brokers have racks
+}
+
+// Skew reports how evenly partitions (replicas), leaders and bytes are
+// spread over the brokers and racks, for every topic or for topics. Every
+// broker is a row, one holding nothing included (a broker just added).
+// Partitions and leaders come from Metadata, bytes from the log dirs; a
+// broker whose log dirs cannot be read has bytes -1 and its error, and is
+// left out of the bytes spread.
+func (c *Client) Skew(ctx context.Context, topics []string) (*Skew, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	d, err := c.lookSizes(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	sizes := d.brokerSizes(false)
+	out := &Skew{Brokers: make([]SkewBroker, 0, len(sizes)), Racks: []SkewRack{}}
+	for _, s := range sizes {
+		out.Brokers = append(out.Brokers, SkewBroker{Broker: s.Broker, Rack: s.Rack, Bytes: s.Bytes, Err: s.Err})
+	}
+	idx := map[int32]int{}
+	for i, b := range out.Brokers {
+		idx[b.Broker] = i
+	}
+	// Partitions and leaders from Metadata: the assignment, whatever the
+	// disks say (a replica still being created counts).
+	for tp, rs := range d.assigned {
+		for _, r := range rs {
+			if i, ok := idx[r]; ok {
+				out.Brokers[i].Partitions++
+			}
+		}
+		if i, ok := idx[d.leaders[tp]]; ok && d.leaders[tp] >= 0 {
+			out.Brokers[i].Leaders++
+		}
+	}
+	racks := map[string]*SkewRack{}
+	anyRack := false
+	for _, b := range out.Brokers {
+		anyRack = anyRack || b.Rack != ""
+		r := racks[b.Rack]
+		if r == nil {
+			r = &SkewRack{Rack: b.Rack}
+			racks[b.Rack] = r
+		}
+		r.Brokers++
+		r.Partitions += b.Partitions
+		r.Leaders += b.Leaders
+		if b.Bytes >= 0 && r.Bytes >= 0 {
+			r.Bytes += b.Bytes
+		} else {
+			r.Bytes = -1
+		}
+	}
+	out.Spread = spreadOf(len(out.Brokers), func(i int) (int, int, int64) {
+		b := out.Brokers[i]
+		return b.Partitions, b.Leaders, b.Bytes
+	})
+	if anyRack {
+		for _, r := range racks {
+			out.Racks = append(out.Racks, *r)
+		}
+		slices.SortFunc(out.Racks, func(a, b SkewRack) int { return cmp.Compare(a.Rack, b.Rack) })
+		s := spreadOf(len(out.Racks), func(i int) (int, int, int64) {
+			r := out.Racks[i]
+			return r.Partitions, r.Leaders, r.Bytes
+		})
+		out.RackSpread = &s
+	}
+	return out, nil
+}
+
+// spreadOf is the max/mean of n rows' partitions, leaders and bytes (a
+// negative bytes, unknown, is left out), in percent to one decimal; 100
+// when there is nothing to spread.
+func spreadOf(n int, row func(i int) (partitions, leaders int, bytes int64)) Spread {
+	var ps, ls, bs []float64
+	for i := range n {
+		p, l, b := row(i)
+		ps, ls = append(ps, float64(p)), append(ls, float64(l))
+		if b >= 0 {
+			bs = append(bs, float64(b))
+		}
+	}
+	return Spread{Partitions: maxOverMean(ps), Leaders: maxOverMean(ls), Bytes: maxOverMean(bs)}
+}
+
+func maxOverMean(vs []float64) float64 {
+	var sum, top float64
+	for _, v := range vs {
+		sum += v
+		top = max(top, v)
+	}
+	if len(vs) == 0 || sum == 0 {
+		return 100
+	}
+	return math.Round(top/(sum/float64(len(vs)))*1000) / 10
+}
+
+// ReassignBytes is how far the moving replicas of reassignments have
+// copied: for each replica being added, its size against its source's
+// (the partition's leader replica, or the largest replica not being
+// added), and for each future replica (a move between log dirs) its size
+// against the replica it replaces. Copied is capped at each source's size.
+type ReassignBytes struct {
+	Copied  int64   `json:"copied_bytes"`
+	Total   int64   `json:"total_bytes"`
+	Percent float64 `json:"percent"`
+}
+
+// reassignBytes measures moving's replicas from the log dirs. ok is false
+// when nothing could be measured (no log dirs answered, or no size to
+// copy).
+func (c *Client) reassignBytes(ctx context.Context, moving []Reassignment) (ReassignBytes, bool) {
+	var out ReassignBytes
+	if len(moving) == 0 {
+		return out, false
+	}
+	var topics []string
+	brokers := map[int32]bool{}
+	for _, r := range moving {
+		topics = append(topics, r.Topic)
+		for _, b := range r.Replicas {
+			brokers[b] = true
+		}
+	}
+	dirs, err := c.DescribeLogDirs(ctx, LogDirsQuery{Brokers: slices.Collect(func(yield func(int32) bool) {
+		for b := range brokers {
+			if !yield(b) {
+				return
+			}
+		}
+	}), Topics: topics})
+	if err != nil {
+		return out, false
+	}
+	type at struct {
+		tp     TopicPartition
+		broker int32
+	}
+	current, future := map[at]int64{}, map[at]int64{}
+	for _, d := range dirs {
+		for _, p := range d.Partitions {
+			k := at{TopicPartition{p.Topic, p.Partition}, d.Broker}
+			if p.IsFuture {
+				future[k] = p.Size
+			} else {
+				current[k] = p.Size
+			}
+		}
+	}
+	for _, r := range moving {
+		tp := TopicPartition{r.Topic, r.Partition}
+		var source int64
+		for _, b := range r.Replicas {
+			if !slices.Contains(r.AddingReplicas, b) {
+				source = max(source, current[at{tp, b}])
+			}
+		}
+		for _, b := range r.AddingReplicas {
+			out.Total += source
+			out.Copied += min(current[at{tp, b}], source)
+		}
+		for _, b := range r.Replicas {
+			if f, ok := future[at{tp, b}]; ok {
+				out.Total += current[at{tp, b}]
+				out.Copied += min(f, current[at{tp, b}])
+			}
+		}
+	}
+	if out.Total == 0 {
+		return out, false
+	}
+	out.Percent = math.Round(float64(out.Copied)/float64(out.Total)*1000) / 10
+	return out, true
+}
+
+// String is the progress line's part: "12.0 MiB of 40.0 MiB copied (30.0%)".
+func (b ReassignBytes) String() string {
+	return fmt.Sprintf("%s of %s copied (%.1f%%)", humanBytes(b.Copied), humanBytes(b.Total), b.Percent)
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,382 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The state store is kadmin-lua's memory between runs (--state FILE): per
+// cluster id, group, topic and partition the last samples of the committed
+// offset, the end offset and the lag, from which lag_status judges a trend
+// with Burrow's rules (lag_evaluate.go). It is bounded (samples per
+// partition, partitions in all, groups unseen for a while expire), shared
+// by every client of a process (fleets keep their clusters apart by id),
+// and written atomically under a lock (state_file.go, state_codec.go).
+
+// StateSample is one sample of a partition, taken by one lag_status call.
+// Committed is -1 when the group had no commit; Lag -1 when unknown.
+type StateSample struct {
+	TimeMs    int64 `json:"time"`
+	Committed int64 `json:"committed"`
+	End       int64 `json:"end_offset"`
+	Lag       int64 `json:"lag"`
+}
+
+// StateOptions bound a store. Zero values take the defaults.
+type StateOptions struct {
+	// MaxSamples is the window: samples kept per partition (Burrow's
+	// intervals, 10 by default).
+	MaxSamples int
+	// MaxEntries bounds the partitions kept in all; past it, the groups
+	// seen longest ago are dropped first.
+	MaxEntries int
+	// ExpireAfter drops a group not sampled for this long (Burrow's
+	// expire-group, 7 days).
+	ExpireAfter time.Duration
+	// MinDistance: a sample taken sooner than this after the previous one
+	// replaces it (Burrow's min-distance), so that a loop at 1 ms does not
+	// fill the window with one second.
+	MinDistance time.Duration
+	// LockWait is how long Open waits for another run's lock.
+	LockWait time.Duration
+	// Warn receives warnings: a file set aside, entries dropped, the clock
+	// going backwards. nil discards them.
+	Warn func(string)
+}
+
+// Store defaults.
+const (
+	DefaultStateSamples     = 10
+	DefaultStateMaxEntries  = 1_000_000
+	DefaultStateExpireAfter = 7 * 24 * time.Hour
+	DefaultStateMinDistance = time.Second
+	DefaultStateLockWait    = 5 * time.Second
+)
+
+func (o StateOptions) withDefaults() StateOptions {
+	if o.MaxSamples <= 0 {
+		o.MaxSamples = DefaultStateSamples
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultStateMaxEntries
+	}
+	if o.ExpireAfter <= 0 {
+		o.ExpireAfter = DefaultStateExpireAfter
+	}
+	if o.MinDistance < 0 {
+		o.MinDistance = 0
+	} else if o.MinDistance == 0 {
+		o.MinDistance = DefaultStateMinDistance
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = DefaultStateLockWait
+	}
+	return o
+}
+
+// StateStore holds the samples. Its methods are safe for concurrent use.
+// A store made by NewStateStore lives in memory only (the REPL, loop mode
+// without --state); OpenStateFile's is also written to its file by Save.
+type StateStore struct {
+	mu       sync.Mutex
+	opts     StateOptions
+	clusters map[string]*storedCluster // by cluster id
+	notices  map[string]Notice         // kafka.notify's, by cluster name and key (state_notices.go)
+	file     *stateFile                // nil: memory only
+	// loading is closed once OpenStateFile's background decode is done
+	// (nil: nothing to wait for); warnOnce says once that a file that
+	// could not be read is not used (state_file.go, lock).
+	loading  chan struct{}
+	warnOnce sync.Once
+	// version counts the changes (under mu); behind is the write started
+	// after the last record (state_file.go, saveBehind).
+	version uint64
+	behind  *behindSave
+}
+
+type storedCluster struct {
+	name   string // the profile or bootstrap servers it was first seen as
+	groups map[string]*storedGroup
+}
+
+type storedGroup struct {
+	seenMs int64
+	parts  map[TopicPartition]*storedPartition
+}
+
+type storedPartition struct {
+	changedMs int64 // when the committed offset last changed
+	samples   []StateSample
+}
+
+// NewStateStore is a store in memory only.
+func NewStateStore(o StateOptions) *StateStore {
+	return &StateStore{opts: o.withDefaults(), clusters: map[string]*storedCluster{}}
+}
+
+func (s *StateStore) warn(format string, args ...any) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// cluster is the state of one cluster, made on first use. name is what the
+// run calls it (a profile, or the bootstrap servers): a file that holds
+// another cluster id under that name is refused for it, since its samples
+// would be judged against a different cluster's offsets.
+func (s *StateStore) cluster(id, name string) (*storedCluster, error) {
+	if id == "" {
+		return nil, Errorf(CodeInternal, "", "the state store needs the cluster id")
+	}
+	if name != "" {
+		for other, cs := range s.clusters {
+			if other != id && cs.name == name {
+				return nil, Errorf(CodeInvalidArgument, "", "the state file holds cluster %s as %q, but %q is now cluster %s: its samples are not this cluster's; use another --state file, or remove that one", other, name, name, id)
+			}
+		}
+	}
+	cs := s.clusters[id]
+	if cs == nil {
+		cs = &storedCluster{name: name, groups: map[string]*storedGroup{}}
+		s.clusters[id] = cs
+	} else if cs.name == "" {
+		cs.name = name
+	}
+	return cs, nil
+}
+
+// stateName is what a config calls its cluster in the store.
+func stateName(c Config) string {
+	if c.Profile != "" {
+		return "profile:" + c.Profile
+	}
+	return strings.Join(slices.Sorted(slices.Values(c.Brokers)), ",")
+}
+
+// groupSample is what one lag_status call saw of one group.
+type groupSample struct {
+	group string
+	gone  bool // the group does not exist (its samples are dropped)
+	parts []PartitionLag
+}
+
+// partitionWindow is one partition's window after a record. Its samples
+// are the store's own: valid only during the visit that receives them.
+type partitionWindow struct {
+	samples   []StateSample
+	changedMs int64
+	reset     string // why the window was started afresh, if it was
+}
+
+// record adds one sample per partition at nowMs and shows each
+// partition's window (oldest first) to visit, under the store's lock:
+// seen[gi].parts[pi]'s. Partitions that are no longer the group's are
+// dropped; a partition whose end offset went back (the topic was deleted
+// and made again) or whose samples are newer than now (the clock went
+// backwards) starts afresh. visit may be nil.
+func (s *StateStore) record(clusterID, name string, nowMs int64, seen []groupSample, visit func(gi, pi int, w partitionWindow)) error {
+	if err := s.lockChange(); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	cs, err := s.cluster(clusterID, name)
+	if err != nil {
+		return err
+	}
+	if visit == nil {
+		visit = func(int, int, partitionWindow) {}
+	}
+	minDistance := s.opts.MinDistance.Milliseconds()
+	backwards := 0
+	for gi, g := range seen {
+		if g.gone {
+			delete(cs.groups, g.group)
+			continue
+		}
+		gs := cs.groups[g.group]
+		if gs == nil {
+			gs = &storedGroup{parts: make(map[TopicPartition]*storedPartition, len(g.parts))}
+			cs.groups[g.group] = gs
+		}
+		gs.seenMs = nowMs
+		kept := 0
+		for pi, p := range g.parts {
+			tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
+			ps := gs.parts[tp]
+			if p.Err != nil || p.EndOffset < 0 {
+				if ps != nil {
+					kept++
+					visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs})
+				}
+				continue
+			}
+			if ps == nil {
+				ps = &storedPartition{samples: make([]StateSample, 0, s.opts.MaxSamples)}
+				gs.parts[tp] = ps
+			}
+			kept++
+			var reset string
+			if n := len(ps.samples); n > 0 {
+				last := ps.samples[n-1]
+				switch {
+				case last.TimeMs > nowMs:
+					reset = "the clock went backwards"
+					backwards++
+				case p.EndOffset < last.End:
+					reset = fmt.Sprintf("the end offset went back from %d to %d: the topic was deleted and made again", last.End, p.EndOffset)
+				}
+				if reset != "" {
+					ps.samples = ps.samples[:0]
+				}
+			}
+			sample := StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag}
+			n := len(ps.samples)
+			if n == 0 || ps.samples[n-1].Committed != p.Committed {
+				ps.changedMs = nowMs
+			}
+			switch {
+			case n > 0 && nowMs-ps.samples[n-1].TimeMs < minDistance:
+				// Too close to the last one: it replaces it
+				// (changedMs keeps when the offset moved).
+				ps.samples[n-1] = sample
+			case n >= s.opts.MaxSamples:
+				copy(ps.samples, ps.samples[n-s.opts.MaxSamples+1:])
+				ps.samples = append(ps.samples[:s.opts.MaxSamples-1], sample)
+			default:
+				ps.samples = append(ps.samples, sample)
+			}
+			visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs, reset: reset})
+		}
+		if kept != len(gs.parts) {
+			keep := make(map[TopicPartition]bool, len(g.parts))
+			for _, p := range g.parts {
+				keep[TopicPartition{Topic: p.Topic, Partition: p.Partition}] = true
+			}
+			maps.DeleteFunc(gs.parts, func(tp TopicPartition, _ *storedPartition) bool { return !keep[tp] })
+		}
+	}
+	if backwards > 0 {
+		s.warn("state: the clock went backwards: %d partitions' windows started afresh", backwards)
+	}
+	s.expireLocked(nowMs)
+	s.version++
+	s.saveBehindLocked()
+	return nil
+}
+
+// RecordLag adds one sample of lag's partitions at now, as lag_status
+// does (for tools and benchmarks that fill a store).
+func (s *StateStore) RecordLag(clusterID, name string, now time.Time, lags []GroupLag) error {
+	seen := make([]groupSample, 0, len(lags))
+	for _, g := range lags {
+		if g.Err == nil {
+			seen = append(seen, groupSample{group: g.Group, parts: g.Partitions})
+		}
+	}
+	return s.record(clusterID, name, now.UnixMilli(), seen, nil)
+}
+
+// expireLocked drops groups unseen for ExpireAfter, then, past MaxEntries
+// partitions, the groups seen longest ago.
+func (s *StateStore) expireLocked(nowMs int64) {
+	cut := nowMs - s.opts.ExpireAfter.Milliseconds()
+	type aged struct {
+		cluster, group string
+		seenMs         int64
+		parts          int
+	}
+	var all []aged
+	total := 0
+	s.expireNoticesLocked(cut)
+	for id, cs := range s.clusters {
+		for g, gs := range cs.groups {
+			if gs.seenMs < cut {
+				delete(cs.groups, g)
+				continue
+			}
+			all = append(all, aged{id, g, gs.seenMs, len(gs.parts)})
+			total += len(gs.parts)
+		}
+	}
+	if total <= s.opts.MaxEntries {
+		return
+	}
+	slices.SortFunc(all, func(a, b aged) int {
+		if a.seenMs != b.seenMs {
+			return int(a.seenMs - b.seenMs)
+		}
+		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
+	})
+	dropped := 0
+	for _, a := range all {
+		if total <= s.opts.MaxEntries {
+			break
+		}
+		delete(s.clusters[a.cluster].groups, a.group)
+		total -= a.parts
+		dropped++
+	}
+	s.warn("state: more than %d partitions: dropped the %d groups sampled longest ago", s.opts.MaxEntries, dropped)
+}
+
+// Window returns a copy of one partition's samples, oldest first (nil when
+// none): what lag_status would judge.
+func (s *StateStore) Window(clusterID, group, topic string, partition int32) []StateSample {
+	s.lock()
+	defer s.mu.Unlock()
+	cs := s.clusters[clusterID]
+	if cs == nil || cs.groups[group] == nil {
+		return nil
+	}
+	ps := cs.groups[group].parts[TopicPartition{Topic: topic, Partition: partition}]
+	if ps == nil {
+		return nil
+	}
+	return slices.Clone(ps.samples)
+}
+
+// unmoved is how long a partition's committed offset has stayed at
+// committed, by the store's samples (when it last changed), at nowMs; ok
+// is false when the store has no earlier sample at that offset.
+func (s *StateStore) unmoved(clusterID, group string, tp TopicPartition, committed, nowMs int64) (ms int64, ok bool) {
+	s.lock()
+	defer s.mu.Unlock()
+	cs := s.clusters[clusterID]
+	if cs == nil || cs.groups[group] == nil {
+		return 0, false
+	}
+	ps := cs.groups[group].parts[tp]
+	if ps == nil || len(ps.samples) == 0 || ps.samples[len(ps.samples)-1].Committed != committed || ps.changedMs >= nowMs {
+		return 0, false
+	}
+	return nowMs - ps.changedMs, true
+}
+
+// empty reports whether the store holds no samples at all.
+func (s *StateStore) empty() bool {
+	s.lock()
+	defer s.mu.Unlock()
+	for _, cs := range s.clusters {
+		if len(cs.groups) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Partitions counts the partitions the store holds, over all clusters.
+func (s *StateStore) Partitions() int {
+	s.lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, cs := range s.clusters {
+		for _, gs := range cs.groups {
+			n += len(gs.parts)
+		}
+	}
+	return n
+}

@@ -1,0 +1,47 @@
+package luaapi
+
+import (
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+func init() {
+	register(
+		&Func{Name: "lag_status", Area: "groups", Batch: true,
+			Params: []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer group)"}},
+			Options: []Field{
+				{Name: "max_lag", Type: Int64(1), Doc: "a group lagging more records than this in total is ERR, whatever its trend"},
+				{Name: "max_lag_ms", Type: Int64(1), Doc: "a group lagging more than this in time (ms, read from the records as lag{time=true} does) is ERR"},
+				{Name: "allowed_lag", Type: Int64(0), Doc: "a partition lagging at most this many records is OK (default 0)"},
+				{Name: "worst", Type: Count(1), Doc: "partitions listed per group, worst first (default 5)"},
+				{Name: "partitions", Type: Bool(), Doc: "also list every partition's verdict in partitions, by topic and partition"},
+				{Name: "time", Type: Bool(), Doc: "add the lag in time (max_lag_ms, and lag_ms per partition); implied by max_lag_ms"},
+				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does"},
+				{Name: "no_commit", Type: Enum(engine.NoCommitStart, engine.NoCommitSkip), Doc: `a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag`},
+			},
+			Returns: "{{group=string, state=string, status=string, reason=string?, total_lag=int, max_lag_ms=int?, records_lost=int, at_risk=int?, consume_rate=number?, produce_rate=number?, trend=string, eta_seconds=number?, samples=int, complete=number, worst=" + partitionVerdicts + ", partitions=" + partitionVerdicts + "?, error=error?}...}",
+			Summary: "Consumer lag judged over time: Burrow's verdicts (OK, WARN, STALL, STOP, REWIND) from samples kept between runs.",
+			Doc: `Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
+max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost and at_risk are lag()'s. A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window: nil with one sample).
+consume_rate and produce_rate are records per second between the oldest and newest samples of the window (summed over the partitions); trend is "falling" (consumed faster than produced), "rising", "steady" or "unknown" (fewer than two samples); eta_seconds is when the lag will be zero at those rates, while it falls. samples is the longest window and complete its fill (samples over --state-samples, Burrow's "complete"): a verdict on a window not yet complete rests on fewer samples.
+A sample taken within a second of the previous one replaces it (Burrow's min-distance). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.`,
+			Example: `local s = lag_status("orders-processor", {max_lag = 100000})
+print(s[1].group, s[1].status, s[1].trend, s[1].reason)
+for _, g in ipairs(lag_status()) do
+  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
+end`,
+			Run: lagStatusRun},
+	)
+}
+
+// partitionVerdicts is the shape of lag_status's worst and partitions.
+const partitionVerdicts = "{{topic=string, partition=int, status=string, rule=string, lag=int, committed=int, end_offset=int, lag_ms=int?, stuck_ms=int?, consume_rate=number?, produce_rate=number?, samples=int, reset=string?}...}"
+
+func lagStatusRun(c *Call) (any, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	return cl.LagStatus(c.Ctx(), param[[]string](c, "groups"), engine.LagStatusOptions{
+		Lag:    engine.LagOptions{Time: param[bool](c, "time"), ReadCommitted: param[bool](c, "read_committed"), NoCommit: param[string](c, "no_commit")},
+		MaxLag: param[int64](c, "max_lag"), MaxLagMs: param[int64](c, "max_lag_ms"), AllowedLag: param[int64](c, "allowed_lag"), Worst: param[int](c, "worst"), Partitions: param[bool](c, "partitions")})
+}

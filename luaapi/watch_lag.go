@@ -1,0 +1,377 @@
+package luaapi
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
+)
+
+// watch's view of lag() results: each partition's lag with a bar scaled to
+// the largest, the change since the last refresh, the consume and produce
+// rates and the time left to zero lag, from the samples of the last
+// refreshes (watchLag keeps them).
+
+// lagGroup is one group of a lag() result as watch reads it.
+type lagGroup struct {
+	Group, State string
+	TotalLag     int64
+	Err          string // the group's error code, "" when none
+	Partitions   []lagPartition
+}
+
+type lagPartition struct {
+	Topic     string
+	Partition int32
+	Committed int64 // -1: no commit
+	EndOffset int64
+	Lag       int64 // -1: unknown (an error, or no_commit="skip")
+	Err       string
+}
+
+// lagSample is one refresh's figures of a partition (or, with only lag
+// set, of a group's total).
+type lagSample struct {
+	at                  time.Time
+	committed, end, lag int64
+}
+
+// readLagResult reads v as lag() results: an array of groups, or one group
+// record. ok is false for any other value, which watch prints as a table.
+// An empty array is lag's when its metatable says so.
+func readLagResult(v lua.LValue) ([]lagGroup, bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil, false
+	}
+	if g, ok := readLagGroup(t); ok {
+		return []lagGroup{g}, true
+	}
+	if !output.IsArray(t) {
+		return nil, false
+	}
+	n := t.Len()
+	if n == 0 {
+		return nil, shapeOf(t) == ResultShape("lag")
+	}
+	groups := make([]lagGroup, 0, n)
+	for i := 1; i <= n; i++ {
+		row, ok := t.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			return nil, false
+		}
+		g, ok := readLagGroup(row)
+		if !ok {
+			return nil, false
+		}
+		groups = append(groups, g)
+	}
+	return groups, true
+}
+
+// readLagGroup reads one group record: group, partitions (each with
+// topic, partition and lag) and what else it has.
+func readLagGroup(t *lua.LTable) (lagGroup, bool) {
+	name, ok := t.RawGetString("group").(lua.LString)
+	parts, pok := t.RawGetString("partitions").(*lua.LTable)
+	if !ok || !pok || !output.IsArray(parts) {
+		return lagGroup{}, false
+	}
+	g := lagGroup{Group: string(name), State: luaString(t, "state"), TotalLag: luaInt(t, "total_lag", 0), Err: errCode(t)}
+	for i := 1; i <= parts.Len(); i++ {
+		p, ok := parts.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			return lagGroup{}, false
+		}
+		topic, tok := p.RawGetString("topic").(lua.LString)
+		_, nok := p.RawGetString("partition").(lua.LNumber)
+		_, lok := p.RawGetString("lag").(lua.LNumber)
+		if !tok || !nok || !lok {
+			return lagGroup{}, false
+		}
+		g.Partitions = append(g.Partitions, lagPartition{Topic: string(topic), Partition: int32(luaInt(p, "partition", 0)),
+			Committed: luaInt(p, "committed", -1), EndOffset: luaInt(p, "end_offset", -1), Lag: luaInt(p, "lag", -1), Err: errCode(p)})
+	}
+	return g, true
+}
+
+func luaString(t *lua.LTable, k string) string {
+	if s, ok := t.RawGetString(k).(lua.LString); ok {
+		return string(s)
+	}
+	return ""
+}
+
+func luaInt(t *lua.LTable, k string, dflt int64) int64 {
+	if n, ok := t.RawGetString(k).(lua.LNumber); ok {
+		return int64(n)
+	}
+	return dflt
+}
+
+// errCode is the code of the error value at t.error, "" when none.
+func errCode(t *lua.LTable) string {
+	if e, ok := t.RawGetString("error").(*lua.LTable); ok {
+		if c := luaString(e, "code"); c != "" {
+			return c
+		}
+		return "ERROR"
+	}
+	return ""
+}
+
+// watchLag keeps the samples of the last refreshes, per partition and per
+// group, and renders lag results with them.
+type watchLag struct {
+	window int                    // samples kept per partition: the rates are measured over them
+	parts  map[string][]lagSample // group \x00 topic \x00 partition -> oldest first
+	groups map[string][]lagSample // group -> its total lag, oldest first
+}
+
+func newWatchLag(window int) *watchLag {
+	return &watchLag{window: window, parts: map[string][]lagSample{}, groups: map[string][]lagSample{}}
+}
+
+// add appends s to a history, keeping the last w samples; a sample not
+// after the last (the clock went back) replaces the history.
+func addSample(h []lagSample, s lagSample, w int) []lagSample {
+	if n := len(h); n > 0 && !s.at.After(h[n-1].at) {
+		h = h[:0]
+	}
+	h = append(h, s)
+	if len(h) > w {
+		h = append(h[:0], h[len(h)-w:]...)
+	}
+	return h
+}
+
+// lagFigures are what a row shows beside the lag.
+type lagFigures struct {
+	change             string // since the last refresh
+	consume, produce   string // records/s over the window
+	eta                string
+	consumeR, produceR float64
+	rates              bool // consumeR and produceR are known
+}
+
+// figures works out a history's change, rates and ETA (h: oldest first,
+// the current sample last).
+func figures(h []lagSample) lagFigures {
+	f := lagFigures{change: "-", consume: "-", produce: "-", eta: "-"}
+	cur := h[len(h)-1]
+	if cur.lag == 0 {
+		f.eta = "0s"
+	}
+	if len(h) < 2 {
+		return f
+	}
+	prev, first := h[len(h)-2], h[0]
+	if cur.lag >= 0 && prev.lag >= 0 {
+		f.change = signed(cur.lag - prev.lag)
+	}
+	secs := cur.at.Sub(first.at).Seconds()
+	if secs <= 0 {
+		return f
+	}
+	if cur.committed >= 0 && first.committed >= 0 {
+		f.consumeR = float64(cur.committed-first.committed) / secs
+		f.consume = rate(f.consumeR)
+	}
+	if cur.end >= 0 && first.end >= 0 {
+		f.produceR = float64(cur.end-first.end) / secs
+		f.produce = rate(f.produceR)
+	}
+	f.rates = f.consume != "-" && f.produce != "-"
+	if cur.lag > 0 && first.lag >= 0 {
+		// The lag drains at the rate it fell over the window; a lag that
+		// did not fall never reaches zero at this pace.
+		if drain := float64(first.lag-cur.lag) / secs; drain > 0 {
+			f.eta = eta(time.Duration(float64(cur.lag) / drain * float64(time.Second)))
+		} else {
+			f.eta = "never"
+		}
+	}
+	return f
+}
+
+func signed(n int64) string {
+	if n > 0 {
+		return "+" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// rate is records/s with one decimal.
+func rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
+
+// eta is a duration rounded to what a person waiting reads: 45s, 4m10s,
+// 2h05m, 3d04h.
+func eta(d time.Duration) string {
+	if d > 365*24*time.Hour {
+		return "> 1y"
+	}
+	s := int64(math.Ceil(d.Seconds()))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 48*3600:
+		return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+	}
+	return fmt.Sprintf("%dd%02dh", s/86400, s/3600%24)
+}
+
+// lagRowsHead are the columns of a partition's row, the bar last.
+var lagRowsHead = []string{"TOPIC", "PARTITION", "LAG", "CHANGE", "CONSUME/S", "PRODUCE/S", "ETA", ""}
+
+// render takes in one refresh's groups at now and returns the block's
+// lines. width (0: no limit) bounds the bar; terminal picks its glyphs.
+func (w *watchLag) render(groups []lagGroup, now time.Time, width int, terminal bool) []string {
+	if len(groups) == 0 {
+		return []string{"(no groups)"}
+	}
+	var maxLag int64
+	for _, g := range groups {
+		for _, p := range g.Partitions {
+			maxLag = max(maxLag, p.Lag)
+		}
+	}
+	type row struct {
+		cells []string
+		lag   int64
+	}
+	type block struct {
+		head string
+		rows []row
+	}
+	var blocks []block
+	seenGroups := map[string]bool{}
+	seenParts := map[string]bool{}
+	for _, g := range groups {
+		var rows []row
+		var consume, produce float64
+		rates := 0
+		for _, p := range g.Partitions {
+			key := g.Group + "\x00" + p.Topic + "\x00" + strconv.Itoa(int(p.Partition))
+			seenParts[key] = true
+			f := lagFigures{change: "-", consume: "-", produce: "-", eta: "-"}
+			lagText := strconv.FormatInt(p.Lag, 10)
+			if p.Lag >= 0 && p.Err == "" {
+				w.parts[key] = addSample(w.parts[key], lagSample{at: now, committed: p.Committed, end: p.EndOffset, lag: p.Lag}, w.window)
+				f = figures(w.parts[key])
+				if f.rates {
+					consume, produce, rates = consume+f.consumeR, produce+f.produceR, rates+1
+				}
+			} else {
+				lagText = "-"
+			}
+			cells := []string{output.CellText(p.Topic), strconv.Itoa(int(p.Partition)), lagText, f.change, f.consume, f.produce, f.eta}
+			if p.Err != "" {
+				cells[len(cells)-1] += " " + output.CellText(p.Err)
+			}
+			rows = append(rows, row{cells: cells, lag: p.Lag})
+		}
+		seenGroups[g.Group] = true
+		// A total that leaves out a failed partition is not compared: it
+		// would seem to fall.
+		gf := lagFigures{change: "-", eta: "-"}
+		if g.Err == "" && !slices.ContainsFunc(g.Partitions, func(p lagPartition) bool { return p.Err != "" }) {
+			w.groups[g.Group] = addSample(w.groups[g.Group], lagSample{at: now, committed: -1, end: -1, lag: g.TotalLag}, w.window)
+			gf = figures(w.groups[g.Group])
+		}
+		head := fmt.Sprintf("%s  %s  total lag %d  change %s", output.CellText(g.Group), output.CellText(g.State), g.TotalLag, gf.change)
+		if rates > 0 {
+			head += fmt.Sprintf("  consume %s/s  produce %s/s", rate(consume), rate(produce))
+		}
+		head += "  ETA " + gf.eta
+		if g.Err != "" {
+			head += "  error " + output.CellText(g.Err)
+		}
+		blocks = append(blocks, block{head: head, rows: rows})
+	}
+	// Forget what is no longer shown: a group or partition that comes back
+	// starts over.
+	for k := range w.parts {
+		if !seenParts[k] {
+			delete(w.parts, k)
+		}
+	}
+	for k := range w.groups {
+		if !seenGroups[k] {
+			delete(w.groups, k)
+		}
+	}
+
+	// Align every group's rows alike; the bar takes what is left.
+	widths := make([]int, len(lagRowsHead)-1)
+	for j := range widths {
+		widths[j] = len(lagRowsHead[j])
+	}
+	for _, b := range blocks {
+		for _, r := range b.rows {
+			for j, c := range r.cells {
+				widths[j] = max(widths[j], utf8.RuneCountInString(c))
+			}
+		}
+	}
+	used := 2
+	for _, n := range widths {
+		used += n + 2
+	}
+	barWidth := lagBarWidth
+	if width > 0 {
+		barWidth = min(barWidth, width-used)
+	}
+	pad := func(cells []string) string {
+		var b strings.Builder
+		b.WriteString("  ")
+		for j, c := range cells {
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+2))
+		}
+		return b.String()
+	}
+	var out []string
+	for _, b := range blocks {
+		out = append(out, b.head)
+		if len(b.rows) == 0 {
+			out = append(out, "  (no partitions)")
+			continue
+		}
+		out = append(out, strings.TrimRight(pad(lagRowsHead[:len(lagRowsHead)-1]), " "))
+		for _, r := range b.rows {
+			out = append(out, strings.TrimRight(pad(r.cells)+bar(r.lag, maxLag, barWidth, terminal), " "))
+		}
+	}
+	return out
+}
+
+// lagBarWidth is the widest bar, in columns.
+const lagBarWidth = 30
+
+// bar is lag's share of the largest lag as a bar of up to width columns:
+// block glyphs in eighths on a terminal, '#' otherwise. A partition that
+// lags at all gets at least a sliver.
+func bar(lag, largest int64, width int, terminal bool) string {
+	if lag <= 0 || largest <= 0 || width <= 0 {
+		return ""
+	}
+	eighths := int(math.Round(float64(lag) / float64(largest) * float64(width*8)))
+	if !terminal {
+		return strings.Repeat("#", max(1, (eighths+4)/8))
+	}
+	eighths = max(1, eighths)
+	s := strings.Repeat("█", eighths/8)
+	if r := eighths % 8; r > 0 {
+		s += string([]rune("▏▎▍▌▋▊▉")[r-1])
+	}
+	return s
+}
