@@ -87,7 +87,7 @@ Data at risk: records_lost (with or without time) is how many records were delet
 Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file); nil where the store has no earlier sample at that offset. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.`,
 			Example: `for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
 for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end
-for _, p in ipairs(lag("orders-processor", {observe = 30})[1].partitions) do
+for _, p in ipairs(lag("orders-processor", {observe = 2})[1].partitions) do
   if p.stuck_ms then print(p.topic, p.partition, "stuck at", p.committed) end
 end
 local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})

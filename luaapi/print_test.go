@@ -39,8 +39,11 @@ func TestPrintStreamsInBoundedMemory(t *testing.T) {
 	e := newBareEnv(t, Options{})
 	vals, err := e.rt.DoString(context.Background(), "rows", `
 		local rows = {}
-		for i = 1, 200000 do
-			rows[i] = {topic = "topic-" .. (i % 100), partition = i % 1000, offset = i, lag = 7}
+		-- Long names: output of many megabytes from rows few enough to
+		-- print quickly under -race.
+		local prefix = "topic-" .. string.rep("x", 100) .. "-"
+		for i = 1, 60000 do
+			rows[i] = {topic = prefix .. (i % 100), partition = i % 1000, offset = i, lag = 7}
 		end
 		return rows`)
 	require.NoError(t, err)
