@@ -163,7 +163,7 @@ func (r *Runtime) ReadSpec(ctx context.Context, path string) (engine.Spec, error
 	case ".yaml", ".yml", ".json":
 		var doc yaml.Node
 		if err := yaml.Unmarshal(src, &doc); err != nil {
-			return engine.Spec{}, specErr(path, 0, "", "%v", err)
+			return engine.Spec{}, documentErr(path, err)
 		}
 		if len(doc.Content) == 0 {
 			return engine.Spec{}, specErr(path, 0, "", "the document is empty")
@@ -205,6 +205,25 @@ func (r *Runtime) ReadSpec(ctx context.Context, path string) (engine.Spec, error
 }
 
 // specErr is a spec's error: "FILE:LINE: path: message".
+// documentErr says a YAML or JSON spec's syntax error in the file's own
+// format, at its line: yaml.v3 reads both and says "yaml: line 3: ...".
+func documentErr(path string, err error) error {
+	format := "YAML"
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		format = "JSON"
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				line, msg = l, after
+			}
+		}
+	}
+	return specErr(path, line, "", "not valid %s: %s", format, msg)
+}
+
 func specErr(file string, line int, at, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if at != "" {

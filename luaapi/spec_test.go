@@ -123,6 +123,8 @@ func TestSpecRefusesBadRowsWithTheirPlace(t *testing.T) {
 		{"duplicate group", "spec.yaml", "group_configs:\n  - {group: g, set: {a: b}}\n  - {group: g, set: {a: c}}\n",
 			`spec.yaml:3: group_configs #2: group_config g is given twice (first at group_configs #1)`},
 		{"not a table", "spec.lua", "return 42", `spec.lua:1: the spec must be a table`},
+		{"a JSON syntax error, at its line", "spec.json", "{\"topics\": [\n  {\"name\": \"a\"}\n", `spec.json:2: not valid JSON: did not find expected ',' or ']'`},
+		{"a YAML syntax error, at its line", "spec.yaml", "topics:\n  - name: a\n - name: b\n", `spec.yaml:2: not valid YAML: did not find expected key`},
 		{"a syntax error, as a script's", "spec.lua", "return {\n topics = {\n}", `spec.lua:3:2: syntax error near 'EOF'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
