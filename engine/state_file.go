@@ -56,6 +56,11 @@ const maxStateFile = 1 << 30
 // second), while the run connects and sends its first requests: the
 // store's methods wait for it. The lock is taken by the first change.
 func OpenStateFile(path string, o StateOptions) (*StateStore, error) {
+	// Not a file to set aside nor to rename over: a state path of
+	// /dev/null once moved the device aside and put a file in its place.
+	if err := boundedfile.Replaceable(path); err != nil {
+		return nil, &Error{Code: CodeInvalidArgument, Message: err.Error()}
+	}
 	s := NewStateStore(o)
 	s.file = &stateFile{path: path, write: func(w io.Writer, b []byte) (int, error) { return w.Write(b) }}
 	fi, data, err := readStateFile(path)
@@ -325,6 +330,10 @@ func (s *StateStore) writeTemp(data []byte) (string, error) {
 // commit puts a written temporary file in the store file's place.
 func (s *StateStore) commit(tmp string) error {
 	path := s.file.path
+	if err := boundedfile.Replaceable(path); err != nil { // replaced since open
+		_ = os.Remove(tmp)
+		return fmt.Errorf("writing the state file: %w", err)
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("writing the state file %s: %w", path, err)

@@ -469,3 +469,24 @@ func savedOneSample(t *testing.T, path string) *StateStore {
 	require.NoError(t, s.Save())
 	return s
 }
+
+// A state path that is not a regular file is refused, not set aside: the
+// set-aside rename once moved /dev/null away.
+func TestStateFileRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "state")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, path := range []string{fifo, dir} {
+		s, err := OpenStateFile(path, StateOptions{})
+		require.Error(t, err, path)
+		assert.Nil(t, s)
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, CodeInvalidArgument, e.Code)
+		assert.Contains(t, e.Message, path+" is ")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing set aside, no lock file")
+	assert.NotZero(t, entries[0].Type()&os.ModeNamedPipe)
+}

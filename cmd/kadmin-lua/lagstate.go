@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -47,7 +48,9 @@ func (a *app) stateStore() (*engine.StateStore, error) {
 		return s.store, nil
 	}
 	s.store, s.err = engine.OpenStateFile(path, o)
-	if s.err != nil {
+	if e := (*engine.Error)(nil); errors.As(s.err, &e) && e.Code == engine.CodeInvalidArgument {
+		s.err = usageErr(fmt.Errorf("--state: %w", s.err)) // not a file it can keep
+	} else if s.err != nil {
 		s.err = withCode(ExitScript, fmt.Errorf("--state %s: %w", path, s.err))
 	}
 	return s.store, s.err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,6 +114,33 @@ func TestStateFileLockedOrCorrupt(t *testing.T) {
 	assert.Contains(t, cli.stderr.String(), "WARN state: "+state+" cannot be read as a state file (not a kadmin-lua state file): set aside as "+state+".corrupt-")
 	aside, _ := filepath.Glob(state + ".corrupt-*")
 	assert.Len(t, aside, 1)
+}
+
+// A --state path that is not a regular file is refused at start and left
+// as it is: never set aside as a corrupt file, never renamed over, no lock
+// file beside it (--state /dev/null once moved the device away).
+func TestStateFileMustBeARegularFile(t *testing.T) {
+	c, _ := stateWorld(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "state")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(fifo, link))
+	for path, kind := range map[string]string{fifo: "a named pipe (FIFO)", link: "a named pipe (FIFO)", dir: "a directory"} {
+		cli := newCLI(t)
+		assert.Equal(t, ExitUsage, cli.run("-b", c.addrs, "--state", path, "-e", `lag_status()`), path)
+		assert.Contains(t, cli.stderr.String(), "--state: INVALID_ARGUMENT: "+path+" is "+kind+", not a regular file: kadmin-lua writes this file whole")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"link", "state"}, names, "nothing set aside, nothing written")
+	st, err := os.Lstat(fifo)
+	require.NoError(t, err)
+	assert.NotZero(t, st.Mode()&os.ModeNamedPipe)
 }
 
 // undo needs no lag samples: with KADMIN_STATE naming a file another run

@@ -62,6 +62,9 @@ func openMetricsFile(path, script string) (*metricsFile, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, usageErr(fmt.Errorf("--metrics-file: no directory %s", dir))
 	}
+	if err := boundedfile.Replaceable(path); err != nil { // each write renames over it
+		return nil, usageErr(fmt.Errorf("--metrics-file: %w", err))
+	}
 	m := &metricsFile{path: path, script: metricText(filepath.Base(script)), lastSuccess: map[string]float64{}}
 	m.readLastSuccess()
 	return m, nil
@@ -128,6 +131,9 @@ func (m *metricsFile) write(outs []outcome, now time.Time) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := boundedfile.Replaceable(m.path); err != nil { // replaced since the start
 		return err
 	}
 	return os.Rename(tmp.Name(), m.path)

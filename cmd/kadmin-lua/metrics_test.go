@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -125,12 +126,24 @@ func sampleValue(t *testing.T, sample string) float64 {
 }
 
 func TestMetricsFileFlagMistakes(t *testing.T) {
+	// Each write renames a new file over the metrics file: over a FIFO or
+	// a device (--metrics-file /dev/null, as root) that would replace it.
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "lag.prom")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	defer func() {
+		st, err := os.Lstat(fifo)
+		require.NoError(t, err)
+		assert.NotZero(t, st.Mode()&os.ModeNamedPipe, "the FIFO is left as it was")
+	}()
 	for name, c := range map[string]struct {
 		args []string
 		want string
 	}{
 		"missing directory": {[]string{"run", "--metrics-file", "/no/such/dir/x.prom", "x.lua"}, "--metrics-file: no directory /no/such/dir"},
 		"empty":             {[]string{"run", "--metrics-file", "", "x.lua"}, "--metrics-file needs a file name"},
+		"a FIFO":            {[]string{"run", "--metrics-file", fifo, "x.lua"}, "--metrics-file: " + fifo + " is a named pipe (FIFO), not a regular file: kadmin-lua writes this file whole"},
+		"a directory":       {[]string{"run", "--metrics-file", dir, "x.lua"}, "--metrics-file: " + dir + " is a directory, not a regular file"},
 		"max-runs alone":    {[]string{"run", "--max-runs", "3", "x.lua"}, "--max-runs needs --every"},
 		"every zero":        {[]string{"run", "--every", "0s", "x.lua"}, "--every must be a positive duration"},
 		"parallel alone":    {[]string{"run", "--parallel", "3", "x.lua"}, "--parallel needs --profiles"},

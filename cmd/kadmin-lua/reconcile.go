@@ -142,7 +142,7 @@ func (a *app) planSpec(cmd *cobra.Command, path string, prune bool) (engine.Plan
 
 func (a *app) client(cmd *cobra.Command) (*engine.Client, error) {
 	a.noStateFile()
-	cfg, err := a.defaultConfig(cmd)
+	cfg, err := a.clusterConfig(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (a *app) applyPlan(cmd *cobra.Command, p engine.Plan) error {
 // confirmApply asks on a terminal; elsewhere only --yes applies a spec.
 func (a *app) confirmApply(n int) bool {
 	ask := a.undoConfirm()
-	return ask != nil && ask(fmt.Sprintf("apply these %d changes?", n))
+	return ask != nil && ask(fmt.Sprintf("apply %s?", changes(n)))
 }
 
 // readPlanFile reads path as a plan file; isPlan is false for anything
@@ -243,7 +243,7 @@ func (a *app) printPlan(p engine.Plan) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return writeText(a.st.Stdout, fmt.Sprintf("Plan: %d changes.\n", len(p.Changes)))
+	return writeText(a.st.Stdout, fmt.Sprintf("Plan: %s.\n", changes(len(p.Changes))))
 }
 
 func (a *app) printApplied(res []engine.AppliedChange) error {
@@ -269,4 +269,12 @@ func (a *app) printApplied(res []engine.AppliedChange) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Status, r.Action, r.Kind, luaapi.CellText(r.Name), luaapi.CellText(msg))
 	}
 	return tw.Flush()
+}
+
+// changes is "1 change", "2 changes".
+func changes(n int) string {
+	if n == 1 {
+		return "1 change"
+	}
+	return fmt.Sprintf("%d changes", n)
 }

@@ -141,3 +141,32 @@ quotas:
 	assert.Equal(t, 1024.0, qs[0].Values[0].Value)
 	require.Equal(t, ExitPlanNoChanges, c.run("-b", cl.addrs, "plan", spec, "--exit-code"), c.stderr.String())
 }
+
+// plan and apply run on the embedded cluster under --embedded, as every
+// other command does: the spec is planned against the demo's topics, and
+// apply plans and applies on one cluster in one process.
+func TestPlanAndApplyOnTheEmbeddedCluster(t *testing.T) {
+	dir := t.TempDir()
+	// The demo's orders topic as it is (a listed topic's configs are all
+	// the spec's: one left out would be planned back to its default).
+	orders := `name = "orders", replication_factor = 3, configs = {["retention.ms"] = 259200000,
+	  ["cleanup.policy"] = "delete", ["min.insync.replicas"] = 2, ["compression.type"] = "lz4"}`
+	same := filepath.Join(dir, "same.lua")
+	require.NoError(t, os.WriteFile(same, []byte(`return {topics = {{partitions = 6, `+orders+`}}}`), 0o600))
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--embedded", "plan", same, "--exit-code"), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "No changes")
+
+	more := filepath.Join(dir, "more.lua")
+	require.NoError(t, os.WriteFile(more, []byte(`return {topics = {{partitions = 8, `+orders+`}, {name = "new-one", partitions = 2}}}`), 0o600))
+	audit := filepath.Join(dir, "audit.jsonl")
+	c = newCLI(t)
+	require.Equal(t, ExitOK, c.run("--embedded", "--yes", "--audit-log", audit, "apply", more), c.stderr.String())
+	out := c.stdout.String()
+	assert.Contains(t, out, "create_partitions")
+	assert.Regexp(t, `applied +create +topic +new-one`, out)
+	b, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"cluster_id":"`)
+	assert.Contains(t, string(b), "new-one")
+}

@@ -40,6 +40,7 @@ func run(st *State) (code int) {
 	sigs := watchSignals(st, cancel)
 	defer sigs.stop()
 	a := &app{st: st, sigs: sigs}
+	defer a.closeEmbedded()
 	defer a.closeAudit()
 	defer a.closeState()
 	root := a.rootCmd()
@@ -96,11 +97,12 @@ func needsHint(err error) bool {
 
 // app holds the parsed global flags and the process state.
 type app struct {
-	st    *State
-	sigs  *signalWatcher
-	flags globalFlags
-	audit auditState  // safety.go
-	state stateHolder // lagstate.go
+	st       *State
+	sigs     *signalWatcher
+	flags    globalFlags
+	audit    auditState    // safety.go
+	state    stateHolder   // lagstate.go
+	embedded *demo.Cluster // embedded.go
 }
 
 type globalFlags struct {
@@ -343,12 +345,10 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 	return nil
 }
 
-// session is what a command that runs Lua needs: the runtime and the
-// embedded cluster when --embedded. close releases all of them (the audit
-// log is the app's: safety.go).
+// session is what a command that runs Lua needs. close releases it (the
+// audit log and the embedded cluster are the app's: safety.go, embedded.go).
 type session struct {
 	rt          *luaapi.Runtime
-	demo        *demo.Cluster
 	cfg         engine.Config // the default cluster
 	dirs        []string      // plugin directories
 	memoryLimit func()        // puts the Go runtime's memory limit back
@@ -360,9 +360,6 @@ func (s *session) close() {
 	}
 	if s.memoryLimit != nil {
 		s.memoryLimit()
-	}
-	if s.demo != nil {
-		s.demo.Close()
 	}
 }
 
@@ -395,15 +392,8 @@ func (a *app) prepare(cmd *cobra.Command, withDefault bool) (_ *session, err err
 	if s.dirs, err = a.pluginDirs(); err != nil {
 		return nil, err
 	}
-	if f.embedded {
-		if s.demo, err = demo.Start(cmd.Context()); err != nil {
-			return nil, exitf(ExitScript, "starting the embedded cluster: %v", err)
-		}
-		if s.cfg, err = a.engineConfig(engine.Config{Brokers: s.demo.Addrs, Timeout: f.timeout}); err != nil {
-			return nil, err
-		}
-	} else if withDefault {
-		if s.cfg, err = a.defaultConfig(cmd); err != nil {
+	if f.embedded || withDefault {
+		if s.cfg, err = a.clusterConfig(cmd); err != nil {
 			return nil, err
 		}
 	}

@@ -93,7 +93,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 		a.audit.path = path
 	}
 	a.noStateFile()
-	cfg, err := a.defaultConfig(cmd)
+	cfg, err := a.clusterConfig(cmd)
 	if err != nil {
 		return err
 	}

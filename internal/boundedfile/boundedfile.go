@@ -7,6 +7,7 @@
 package boundedfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -80,24 +81,45 @@ func tooLarge(path string, limit int64) error {
 	return fmt.Errorf("%s: larger than %s, the most kadmin-lua reads of such a file", path, Size(limit))
 }
 
+// ErrNotRegular is wrapped by every error for a path that is not a
+// regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
 // regular: nil for a regular file, else an error naming what path is.
 func regular(path string, m fs.FileMode) error {
-	var kind string
-	switch {
-	case m.IsRegular():
+	if m.IsRegular() {
 		return nil
-	case m.IsDir():
-		kind = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		kind = "a device"
-	default:
-		kind = "something else"
 	}
-	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("is %s, not a regular file", kind)}
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("is %s, %w", kindOf(m), ErrNotRegular)}
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "something else"
+}
+
+// Replaceable checks a path kadmin-lua writes whole by renaming a new file
+// over it (a state file, a metrics file): nil when nothing is there yet or
+// a regular file is (symlinks followed), else an error naming what is
+// there. A rename over /dev/null would put a file in the device's place.
+func Replaceable(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // nothing there (or unreadable: the write will say)
+	}
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, %w: kadmin-lua writes this file whole, by renaming a new file over it", path, kindOf(st.Mode()), ErrNotRegular)
 }
 
 // Size is a cap in words: "4 MiB".

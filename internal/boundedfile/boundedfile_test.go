@@ -61,3 +61,22 @@ func TestReadRefusesWhatIsNotABoundedRegularFile(t *testing.T) {
 	assert.Equal(t, "1 MiB", Size(Token))
 	assert.Equal(t, "64 MiB", Size(Offsets))
 }
+
+func TestReplaceableOnlyForRegularFilesOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o600))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	toFile, toFIFO := filepath.Join(dir, "to-file"), filepath.Join(dir, "to-fifo")
+	require.NoError(t, os.Symlink(file, toFile))
+	require.NoError(t, os.Symlink(fifo, toFIFO))
+	for _, ok := range []string{file, toFile, filepath.Join(dir, "none")} {
+		assert.NoError(t, Replaceable(ok), ok)
+	}
+	for path, kind := range map[string]string{fifo: "a named pipe (FIFO)", toFIFO: "a named pipe (FIFO)", dir: "a directory", "/dev/null": "a device"} {
+		err := Replaceable(path)
+		require.ErrorIs(t, err, ErrNotRegular, path)
+		assert.EqualError(t, err, path+" is "+kind+", not a regular file: kadmin-lua writes this file whole, by renaming a new file over it")
+	}
+}
