@@ -224,6 +224,9 @@ func TestMisspeltOptionsInPlaceOfAnOptionalArgument(t *testing.T) {
 		`lag{partal = true}`:                           `lag: options: unknown key "partal" (did you mean "partial"?)`,
 		`fetch_offsets("g", {partal = true})`:          `fetch_offsets: options: unknown key "partal" (did you mean "partial"?)`,
 		`list_offsets("t", "latest", {partal = true})`: `list_offsets: options: unknown key "partal" (did you mean "partial"?)`,
+		// An argument given as an option is named as the argument it is.
+		`watch(lag, {count = 1, interval = 0.5})`: `watch: options: "interval" is an argument of watch, not an option: watch(fn[, interval][, {count=, window=}])`,
+		`lag({groups = "billing"})`:               `lag: options: "groups" is an argument of lag, not an option: lag([groups][, {`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)

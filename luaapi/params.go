@@ -230,11 +230,24 @@ func misspeltOptions(f *Func, v lua.LValue) error {
 	names := f.optionsRecord().Names()
 	for _, k := range sortedTableKeys(t) {
 		ks := string(k.(lua.LString))
+		if !containsStr(names, ks) && f.isParam(ks) { // watch(f, {interval = 5})
+			return argErr(f.optionsPath(), "%q is an argument of %s, not an option: %s%s", ks, f.Name, f.Name, signature(f))
+		}
 		if !containsStr(names, ks) && suggest(ks, names) != "" {
 			return unknownKey(f.optionsPath(), k, names)
 		}
 	}
 	return nil
+}
+
+// isParam reports whether name is one of f's positional parameters.
+func (f *Func) isParam(name string) bool {
+	for _, p := range f.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func hasOnlyStringKeys(t *lua.LTable) bool {
