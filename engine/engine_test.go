@@ -6,6 +6,9 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -124,6 +127,13 @@ func TestAsErrorCodes(t *testing.T) {
 	e := AsError(kerr.SaslAuthenticationFailed, "")
 	assert.Contains(t, e.Message, "authentication failed")
 	assert.Equal(t, "t: TOPIC_ALREADY_EXISTS: x", (&Error{Code: "TOPIC_ALREADY_EXISTS", Message: "x", Resource: "t"}).Error())
+	// A file's errno is a net.Error too; a file error is not the network's.
+	_, ferr := os.Open(filepath.Join(t.TempDir(), "none", "file"))
+	fe := AsError(fmt.Errorf("locking: %w", ferr), "")
+	assert.Equal(t, CodeUnknown, fe.Code)
+	assert.False(t, fe.Retriable)
+	_, nerr := net.Dial("tcp", closedAddr(t))
+	assert.Equal(t, CodeNetwork, AsError(nerr, "").Code, "a dial's error still is")
 }
 
 func TestTLSErrorsAreFinal(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"strings"
 	"syscall"
@@ -32,6 +33,9 @@ const (
 	CodeInternal = "INTERNAL"
 	// CodeStateLocked: another run holds the --state file's lock.
 	CodeStateLocked = "STATE_LOCKED"
+	// CodeStateFile: the --state file (or its lock file beside it) cannot
+	// be opened or written: a read-only or full file system, permissions.
+	CodeStateFile = "STATE_FILE"
 )
 
 // Error is the engine's error for one item or one whole call. Code is a Kafka
@@ -209,6 +213,12 @@ func isTLSErr(err error) bool {
 }
 
 func isNetErr(err error) bool {
+	// A file's error is not the network's, although its errno satisfies
+	// net.Error (a missing lock file's directory was reported as NETWORK).
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return false
+	}
 	var ne net.Error
 	var oe *net.OpError
 	var ee *kgo.ErrFirstReadEOF

@@ -61,6 +61,11 @@ func OpenStateFile(path string, o StateOptions) (*StateStore, error) {
 	if err := boundedfile.Replaceable(path); err != nil {
 		return nil, &Error{Code: CodeInvalidArgument, Message: err.Error()}
 	}
+	// A typo in the directory is said at start, not at the first change
+	// (which locks a file beside it).
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return nil, Errorf(CodeInvalidArgument, "", "no directory %s", filepath.Dir(path))
+	}
 	s := NewStateStore(o)
 	s.file = &stateFile{path: path, write: func(w io.Writer, b []byte) (int, error) { return w.Write(b) }}
 	fi, data, err := readStateFile(path)

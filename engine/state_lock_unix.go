@@ -4,7 +4,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -17,7 +16,7 @@ import (
 func lockStateFile(path string, wait time.Duration) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("locking the state file: %w", err)
+		return nil, &Error{Code: CodeStateFile, Message: "locking the state file: " + err.Error(), Err: err}
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -27,7 +26,7 @@ func lockStateFile(path string, wait time.Duration) (func(), error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			_ = f.Close()
-			return nil, fmt.Errorf("locking the state file: %w", err)
+			return nil, &Error{Code: CodeStateFile, Message: "locking the state file: " + err.Error(), Err: err}
 		}
 		if time.Now().After(deadline) {
 			_ = f.Close()

@@ -490,3 +490,22 @@ func TestStateFileRefusesWhatIsNotARegularFile(t *testing.T) {
 	require.Len(t, entries, 1, "nothing set aside, no lock file")
 	assert.NotZero(t, entries[0].Type()&os.ModeNamedPipe)
 }
+
+// A state path in a missing directory is refused at open; a lock file that
+// cannot be made (here: in /proc, where files cannot be created, even by
+// root) fails the change with STATE_FILE, not as a network error.
+func TestStateFileDirectoryAndLockFileErrors(t *testing.T) {
+	_, err := OpenStateFile(filepath.Join(t.TempDir(), "none", "state"), StateOptions{})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, CodeInvalidArgument, e.Code)
+	assert.Contains(t, e.Message, "no directory ")
+
+	s, err := OpenStateFile("/proc/self/kadmin-lua-state", StateOptions{LockWait: time.Second})
+	require.NoError(t, err)
+	defer s.Close()
+	err = s.record("cluster-a", "profile:a", 10_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 5, 10)}}}, nil)
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, CodeStateFile, e.Code)
+	assert.Contains(t, e.Message, "locking the state file: open /proc/self/kadmin-lua-state.lock: ")
+}

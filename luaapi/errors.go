@@ -192,7 +192,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Code = lua.LVAsString(t.RawGetString("code"))
 		re.Message = errorText(t)
 		switch re.Code {
-		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, engine.CodeInternal, CodeMemory, engine.CodeAudit, engine.CodeNotifyFailed, engine.CodeStateLocked, "FAIL", "":
+		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, engine.CodeInternal, CodeMemory, engine.CodeAudit, engine.CodeNotifyFailed, engine.CodeStateLocked, engine.CodeStateFile, "FAIL", "":
 		case engine.CodeCanceled:
 			re.Kind = KindCanceled
 		default:

@@ -100,7 +100,7 @@ func exitCode(err error) int {
 			return ExitUsage
 		case engine.CodeCanceled:
 			return ExitInterrupted
-		case engine.CodeUnknown, engine.CodeStateLocked:
+		case engine.CodeUnknown, engine.CodeStateLocked, engine.CodeStateFile:
 			return ExitScript
 		}
 		return ExitKafka
