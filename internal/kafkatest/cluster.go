@@ -696,6 +696,14 @@ func (c *Cluster) launch(n *node) error {
 		out.Close()
 		return fmt.Errorf("kafkatest: start node %d: %w", n.id, err)
 	}
+	n.watchExit(cmd, out)
+	return nil
+}
+
+// watchExit makes the started cmd n's process: done closes when it exits,
+// with its exit error in waitErr and its log file out closed. The caller
+// holds n.mu, or has n to itself (ZooKeeper at start).
+func (n *node) watchExit(cmd *exec.Cmd, out *os.File) {
 	done := make(chan struct{})
 	n.cmd, n.done, n.waitErr = cmd, done, nil
 	go func() {
@@ -706,7 +714,6 @@ func (c *Cluster) launch(n *node) error {
 		n.mu.Unlock()
 		close(done)
 	}()
-	return nil
 }
 
 func closed(ch chan struct{}) bool {

@@ -70,23 +70,14 @@ func (c *Cluster) startZooKeeper(ctx context.Context) error {
 		out.Close()
 		return fmt.Errorf("kafkatest: start ZooKeeper: %w", err)
 	}
-	done := make(chan struct{})
-	n.cmd, n.done = cmd, done
-	go func() {
-		err := cmd.Wait()
-		out.Close()
-		n.mu.Lock()
-		n.waitErr = err
-		n.mu.Unlock()
-		close(done)
-	}()
+	n.watchExit(cmd, out)
 	for {
 		conn, err := net.DialTimeout("tcp", n.addr(), time.Second)
 		if err == nil {
 			conn.Close()
 			return nil
 		}
-		if closed(done) {
+		if closed(n.done) {
 			b, _ := os.ReadFile(n.log)
 			return fmt.Errorf("kafkatest: ZooKeeper exited at start:\n%s", tail(string(b), 30))
 		}
