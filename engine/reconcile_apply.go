@@ -23,6 +23,9 @@ type AppliedChange struct {
 	// Stale says what changed since the plan, for a stale change.
 	Stale string `json:"stale,omitempty"`
 	Err   *Error `json:"error,omitempty"`
+	// Note says what an applied change's status does not: a broker that
+	// did not show it yet when Apply returned.
+	Note string `json:"note,omitempty"`
 }
 
 // Key names the change for audit-like output: "topic orders alter".
@@ -128,6 +131,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 			}
 		}
 	}
+	c.awaitApplied(ctx, st, out)
 	return out, nil
 }
 
@@ -139,6 +143,33 @@ type ApplyOptions struct {
 	// Digest, when set, is the digest of the plan that was reviewed: a
 	// plan with another is refused whole.
 	Digest string
+}
+
+// awaitApplied waits, within the call's timeout, until every broker shows
+// the applied quota changes (awaitQuotas), so that a plan made right
+// after shows none of them again; a broker that does not is noted on the
+// changes.
+func (c *Client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
+	want := map[string]map[string]float64{}
+	for _, a := range out {
+		if a.Kind == KindQuota && a.Status == StatusApplied {
+			want[a.Name] = quotasAfterChange(a.Change)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	late := c.awaitQuotas(ctx, st.brokers, want)
+	if len(late) == 0 {
+		return
+	}
+	for i := range out {
+		if _, ok := want[out[i].Name]; ok && out[i].Kind == KindQuota {
+			out[i].Note = fmt.Sprintf("brokers %v did not show it yet: a plan made now may still list it", late)
+		}
+	}
 }
 
 // applySteps is the order of an apply: topics exist before their ACLs,

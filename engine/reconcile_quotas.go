@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The quotas of a spec: an entity's quotas, whole (docs/reconcile.md).
@@ -53,6 +55,11 @@ func planQuotas(spec Spec, st *clusterState, prune bool) []Change {
 // quotaChanges is the diff of an entity's quotas; want is whole.
 func quotaChanges(cur, want map[string]float64) []QuotaChange { return valueChanges(cur, want) }
 
+// quotasAfterChange is an entity's quotas once ch is applied.
+func quotasAfterChange(ch Change) map[string]float64 {
+	return afterChanges(ch.Against.Quotas, ch.Quotas)
+}
+
 // applyQuotas sends one step of quota changes: one AlterClientQuotas.
 func (c *Client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int, note func(string, *Error)) error {
 	alts := make([]QuotaAlteration, 0, len(idx))
@@ -72,6 +79,44 @@ func (c *Client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int
 		note(r.Key(), r.Err)
 	}
 	return err
+}
+
+// awaitQuotas waits until every broker describes each entity of want with
+// the quotas want gives it (none: the entity is gone), and returns the
+// brokers that did not before ctx ended. A broker answers
+// DescribeClientQuotas from its own copy of the cluster's metadata, which
+// follows the controller's a moment behind, and kgo sends the request to
+// any broker: without this wait a plan made right after an apply could be
+// answered by a broker that had not seen the apply yet, and plan again the
+// changes just made (issue 27).
+func (c *Client) awaitQuotas(ctx context.Context, brokers []int32, want map[string]map[string]float64) []int32 {
+	pending := slices.Clone(brokers)
+	for attempt := 0; ; attempt++ {
+		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasQuotas(ctx, b, want) })
+		if len(pending) == 0 || !backoff(ctx, attempt) {
+			return pending
+		}
+	}
+}
+
+// brokerHasQuotas reports whether broker b describes want's entities as
+// want says (false when it cannot be asked).
+func (c *Client) brokerHasQuotas(ctx context.Context, b int32, want map[string]map[string]float64) bool {
+	req := kmsg.NewPtrDescribeClientQuotasRequest() // no component: every entity
+	resp, err := req.RequestWith(ctx, c.kgo.Broker(int(b)))
+	if err != nil || resp.ErrorCode != 0 {
+		return false
+	}
+	seen := map[string]map[string]float64{}
+	for _, d := range describedQuotas(resp) {
+		seen[d.Entity.String()] = d.Quotas
+	}
+	for k, w := range want {
+		if !maps.Equal(seen[k], w) {
+			return false
+		}
+	}
+	return true
 }
 
 // quotaDiffs names each quota that differs between was and now.

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // A plan is what was reviewed (issue 28): a plan file edited after review
@@ -179,4 +181,73 @@ func TestApplyRefusesAnotherClusterWithTheSameID(t *testing.T) {
 	_, err = a.Apply(context.Background(), p, ApplyOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `the plan was made with profile "prod"; this run uses no profile: nothing was applied`)
+}
+
+// The ghost quota change (issue 27): a broker answers DescribeClientQuotas
+// from its copy of the metadata, a moment behind the controller's, and kgo
+// asks any broker. Here every broker answers its first two describes after
+// an alteration with the quotas as they were, as brokers that have not
+// replayed the change yet do. Apply waits until every broker shows what it
+// applied, so the plan made right after is empty.
+func TestPlanRightAfterApplyShowsNoGhostQuotaChange(t *testing.T) {
+	cl, c, _ := newTestClient(t)
+	ctx := context.Background()
+	lagging := 0
+	c.ControlKey(int16(kmsg.AlterClientQuotas), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		lagging = 2
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.DescribeClientQuotas), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if lagging == 0 {
+			return nil, nil, false
+		}
+		lagging--
+		resp := req.(*kmsg.DescribeClientQuotasRequest).ResponseKind().(*kmsg.DescribeClientQuotasResponse)
+		return resp, nil, true // no quota yet, as before the alteration
+	})
+	spec := Spec{Quotas: []QuotaSpec{{Entity: QuotaEntity{"user": "svc"}, Set: map[string]float64{"producer_byte_rate": 1048576}}}}
+	p, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"create quota user=svc: producer_byte_rate: (none) -> 1048576"}, changeLines(p))
+	res, err := cl.Apply(ctx, p, ApplyOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StatusApplied, res[0].Status, "%v", res[0].Err)
+	assert.Empty(t, res[0].Note)
+
+	again, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
+}
+
+// A broker that never shows the applied quota (down, or far behind) does
+// not fail the apply, which did apply: the change says which broker, and
+// that a plan made now may still list it.
+func TestApplyNotesABrokerThatDoesNotShowTheQuota(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 500 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	altered := false
+	c.ControlKey(int16(kmsg.AlterClientQuotas), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		altered = true
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.DescribeClientQuotas), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if !altered || c.CurrentNode() != 1 {
+			return nil, nil, false
+		}
+		return req.(*kmsg.DescribeClientQuotasRequest).ResponseKind(), nil, true
+	})
+	p, err := cl.PlanSpec(context.Background(), Spec{Quotas: []QuotaSpec{{Entity: QuotaEntity{"user": "svc"}, Set: map[string]float64{"consumer_byte_rate": 1}}}}, PlanSpecOptions{})
+	require.NoError(t, err)
+	res, err := cl.Apply(context.Background(), p, ApplyOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, StatusApplied, res[0].Status)
+	assert.Equal(t, "brokers [1] did not show it yet: a plan made now may still list it", res[0].Note)
 }
