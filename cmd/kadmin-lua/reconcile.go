@@ -248,7 +248,7 @@ func readPlanFile(path string) (engine.Plan, bool, error) {
 		return p, false, exitf(ExitUsage, "apply: %s: not a plan file: %v", path, err)
 	}
 	if p.Format != engine.PlanFormat {
-		return p, false, exitf(ExitUsage, "apply: %s: plan format %q; this kadmin-lua reads %q", path, p.Format, engine.PlanFormat)
+		return p, false, exitf(ExitUsage, "apply: %s: plan format %q; this kadmin-lua reads %q: plan again", path, p.Format, engine.PlanFormat)
 	}
 	return p, true, nil
 }
