@@ -97,18 +97,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 			if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, ""); e != nil {
 				return e
 			}
-			for _, en := range resp.Entries {
-				d := DescribedQuota{Entity: QuotaEntity{}, Quotas: map[string]float64{}}
-				for _, c := range en.Entity {
-					name := DefaultEntity
-					if c.Name != nil {
-						name = *c.Name
-					}
-					d.Entity[quotaTypeName(c.Type)] = name
-				}
-				for _, v := range en.Values {
-					d.Quotas[v.Key] = v.Value
-				}
+			for _, d := range describedQuotas(resp) {
 				byEntity[d.Entity.String()] = d
 			}
 			return nil
@@ -121,6 +110,26 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 		out = append(out, byEntity[k])
 	}
 	return out, nil
+}
+
+// describedQuotas are the entities of a DescribeClientQuotas answer.
+func describedQuotas(resp *kmsg.DescribeClientQuotasResponse) []DescribedQuota {
+	out := make([]DescribedQuota, 0, len(resp.Entries))
+	for _, en := range resp.Entries {
+		d := DescribedQuota{Entity: QuotaEntity{}, Quotas: map[string]float64{}}
+		for _, c := range en.Entity {
+			name := DefaultEntity
+			if c.Name != nil {
+				name = *c.Name
+			}
+			d.Entity[quotaTypeName(c.Type)] = name
+		}
+		for _, v := range en.Values {
+			d.Quotas[v.Key] = v.Value
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // QuotaAlteration sets and removes quotas of one entity.

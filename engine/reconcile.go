@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -46,25 +48,83 @@ func (s Spec) where(kind, name string) string {
 	return ""
 }
 
-// NameMatcher matches a name by prefix, or by an RE2 expression.
+// OwnEverything, as an owns entry, owns every name of its kind. Owning
+// everything must be said: an empty prefix, which an unset variable
+// gives, is refused.
+const OwnEverything = "*"
+
+// NameMatcher matches a name by prefix, by an RE2 expression, or (All)
+// every name. In JSON (a plan file) it is written as a spec writes it: the
+// prefix, {"match": "RE2"}, or "*".
 type NameMatcher struct {
-	Prefix string         `json:"prefix,omitempty"`
-	Match  *regexp.Regexp `json:"-"`
+	Prefix string
+	Match  *regexp.Regexp
+	All    bool
 }
 
 // String is the matcher as a spec writes it.
 func (m NameMatcher) String() string {
-	if m.Match != nil {
+	switch {
+	case m.All:
+		return strconv.Quote(OwnEverything) + " (every name)"
+	case m.Match != nil:
 		return "match " + strconv.Quote(m.Match.String())
 	}
 	return "prefix " + strconv.Quote(m.Prefix)
 }
 
 func (m NameMatcher) matches(name string) bool {
-	if m.Match != nil {
+	switch {
+	case m.All:
+		return true
+	case m.Match != nil:
 		return m.Match.MatchString(name)
 	}
 	return strings.HasPrefix(name, m.Prefix)
+}
+
+// empty: the matcher would match every name without saying so (an empty
+// prefix or pattern).
+func (m NameMatcher) empty() bool {
+	if m.Match != nil {
+		return m.Match.String() == ""
+	}
+	return !m.All && m.Prefix == ""
+}
+
+func (m NameMatcher) MarshalJSON() ([]byte, error) {
+	switch {
+	case m.All:
+		return json.Marshal(OwnEverything)
+	case m.Match != nil:
+		return json.Marshal(map[string]string{"match": m.Match.String()})
+	}
+	return json.Marshal(m.Prefix)
+}
+
+func (m *NameMatcher) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*m = NameMatcher{Prefix: s, All: s == OwnEverything}
+		if m.All {
+			m.Prefix = ""
+		}
+		return nil
+	}
+	var o struct {
+		Match string `json:"match"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return fmt.Errorf(`an owns entry is a prefix, "*" or {"match": "RE2"}: %v`, err)
+	}
+	re, err := regexp.Compile(o.Match)
+	if err != nil {
+		return fmt.Errorf("owns entry: match: %v", err)
+	}
+	*m = NameMatcher{Match: re}
+	return nil
 }
 
 // NameSet is a list of matchers; nil (not declared) owns nothing beyond
@@ -105,6 +165,42 @@ type Policies struct {
 	RequiredConfigs      []string       `json:"required_configs,omitempty"`
 }
 
+// policiesFields are Policies' fields as JSON has them, TopicName aside.
+type policiesFields Policies
+
+// policiesJSON is Policies in a plan file: the topic_name expression as
+// its text.
+type policiesJSON struct {
+	TopicName string `json:"topic_name,omitempty"`
+	policiesFields
+}
+
+func (p Policies) MarshalJSON() ([]byte, error) {
+	j := policiesJSON{policiesFields: policiesFields(p)}
+	if p.TopicName != nil {
+		j.TopicName = p.TopicName.String()
+	}
+	return json.Marshal(j)
+}
+
+func (p *Policies) UnmarshalJSON(b []byte) error {
+	var j policiesJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("policies: %v", err)
+	}
+	*p = Policies(j.policiesFields)
+	if j.TopicName != "" {
+		re, err := regexp.Compile(j.TopicName)
+		if err != nil {
+			return fmt.Errorf("policies: topic_name: %v", err)
+		}
+		p.TopicName = re
+	}
+	return nil
+}
+
 // SpecErrors are the problems of a spec (or of a plan): each one names its
 // row, with its place in the file when known.
 type SpecErrors []string
@@ -117,9 +213,10 @@ func (e SpecErrors) Error() string {
 }
 
 // Check refuses a spec whose rows lie outside what it owns or break a
-// policy, naming every problem; it asks nothing of the cluster.
+// policy, and an owns entry that owns everything without saying so,
+// naming every problem; it asks nothing of the cluster.
 func (s Spec) Check() error {
-	var errs SpecErrors
+	errs := SpecErrors(s.Owns.emptyEntries())
 	for _, t := range s.Topics {
 		at := s.where("topic", t.Name)
 		if s.Owns.Topics != nil && !s.Owns.Topics.Contains(t.Name) {
@@ -152,6 +249,19 @@ func (s Spec) Check() error {
 // attached to reviews) must not hold it; docs/reconcile.md.
 func sensitiveConfigErr(kind, name, key string) string {
 	return fmt.Sprintf("%s %s: configs[%q]: a sensitive config cannot be reconciled: Kafka never returns its value, so a plan can neither diff it nor hold it; remove it from the spec and set it with alter_configs (its value from kafka.env)", kind, name, key)
+}
+
+// emptyEntries names each owns entry that is an empty prefix or pattern.
+func (o Owns) emptyEntries() []string {
+	var errs []string
+	for _, kind := range []string{KindTopic, KindACL, KindQuota, KindSCRAMUser, KindGroupConfig, KindClientMetrics, KindBrokerConfig} {
+		for i, m := range o.of(kind) {
+			if m.empty() {
+				errs = append(errs, fmt.Sprintf("%s: entry #%d: an empty prefix or pattern would own every name: write %q to own them all", ownsKey[kind], i+1, OwnEverything))
+			}
+		}
+	}
+	return errs
 }
 
 func (s NameSet) String() string {

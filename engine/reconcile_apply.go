@@ -23,24 +23,36 @@ type AppliedChange struct {
 	// Stale says what changed since the plan, for a stale change.
 	Stale string `json:"stale,omitempty"`
 	Err   *Error `json:"error,omitempty"`
+	// Note says what an applied change's status does not: a broker that
+	// did not show it yet when Apply returned.
+	Note string `json:"note,omitempty"`
 }
 
 // Key names the change for audit-like output: "topic orders alter".
 func (a AppliedChange) Key() string     { return a.Kind + " " + a.Name + " " + a.Action }
 func (a AppliedChange) Failure() *Error { return a.Err }
 
-// Apply carries out plan p exactly. The cluster is read once first: a
-// plan made on another cluster is refused whole, and each change whose
-// resource is not as recorded (a stale plan) is refused, saying what
-// changed, with nothing sent for it. The other changes go, batched per
-// action, through the engine's audited methods (CreateTopics,
+// Apply carries out plan p exactly. Before anything is asked of the
+// cluster the plan is checked: its digest (and o.Digest, the one
+// reviewed), and each change against the plan's own rules (Verify); a plan
+// that fails is refused whole. The cluster is then read once: a plan made
+// on another cluster (id, brokers, profile) is refused whole, and each
+// change whose resource is not as recorded (a stale plan) is refused,
+// saying what changed, with nothing sent for it. The other changes go,
+// batched per action, through the engine's audited methods (CreateTopics,
 // AlterConfigs, CreatePartitions, AlterPartitionReassignments,
-// CreateACLs, DeleteACLs, DeleteTopics), so the audit log says which were
-// applied and undo reverts them. Under dry-run nothing is sent and each
-// fresh change is StatusDryRun.
+// CreateACLs, DeleteACLs, DeleteTopics, ...), so the audit log says which
+// were applied and undo reverts them. Under dry-run nothing is sent and
+// each fresh change is StatusDryRun.
 func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedChange, error) {
 	if p.Format != PlanFormat {
-		return nil, Errorf(CodeInvalidArgument, "", "not a kadmin-lua plan (format %q, want %q)", p.Format, PlanFormat)
+		return nil, Errorf(CodeInvalidArgument, "", "not a kadmin-lua plan (format %q, want %q): plan again", p.Format, PlanFormat)
+	}
+	if err := p.checkDigest(o.Digest); err != nil {
+		return nil, err
+	}
+	if err := p.Verify(); err != nil {
+		return nil, err
 	}
 	topics := map[string]bool{}
 	withACLs, quotas, scram := false, false, false
@@ -60,19 +72,17 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 			topics[ch.Name] = topics[ch.Name] || ch.Action != ActionDelete
 		case KindACL:
 			withACLs = true
-		default:
-			return nil, Errorf(CodeInvalidArgument, ch.Name, "plan: unknown kind %q", ch.Kind)
 		}
 	}
 	st, err := c.observe(ctx, func(n string) bool { return topics[n] }, withACLs)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.observeKinds(ctx, st, quotas, scram, resources, nil, false); err != nil {
+	if err := p.checkCluster(st, c.cfg.Profile); err != nil {
 		return nil, err
 	}
-	if p.ClusterID != st.clusterID {
-		return nil, Errorf(CodeInvalidArgument, "", "the plan was made on cluster %q; this is cluster %q: nothing was applied", p.ClusterID, st.clusterID)
+	if err := c.observeKinds(ctx, st, quotas, scram, resources, nil, false); err != nil {
+		return nil, err
 	}
 	out := make([]AppliedChange, len(p.Changes))
 	for i, ch := range p.Changes {
@@ -121,6 +131,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 			}
 		}
 	}
+	c.awaitApplied(ctx, st, out)
 	return out, nil
 }
 
@@ -129,6 +140,36 @@ type ApplyOptions struct {
 	// Env reads the environment variables SCRAM passwords come from
 	// (os.Getenv when nil).
 	Env func(string) string
+	// Digest, when set, is the digest of the plan that was reviewed: a
+	// plan with another is refused whole.
+	Digest string
+}
+
+// awaitApplied waits, within the call's timeout, until every broker shows
+// the applied quota changes (awaitQuotas), so that a plan made right
+// after shows none of them again; a broker that does not is noted on the
+// changes.
+func (c *Client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
+	want := map[string]map[string]float64{}
+	for _, a := range out {
+		if a.Kind == KindQuota && a.Status == StatusApplied {
+			want[a.Name] = quotasAfterChange(a.Change)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	late := c.awaitQuotas(ctx, st.brokers, want)
+	if len(late) == 0 {
+		return
+	}
+	for i := range out {
+		if _, ok := want[out[i].Name]; ok && out[i].Kind == KindQuota {
+			out[i].Note = fmt.Sprintf("brokers %v did not show it yet: a plan made now may still list it", late)
+		}
+	}
 }
 
 // applySteps is the order of an apply: topics exist before their ACLs,

@@ -6,14 +6,17 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// PlanFormat marks a plan file; Apply refuses a file without it.
-const PlanFormat = "kadmin-lua-plan/1"
+// PlanFormat marks a plan file; Apply refuses a file without it. Format 1
+// (before digests, bindings and recorded rules) is refused: plan again.
+const PlanFormat = "kadmin-lua-plan/2"
 
 // The actions of a Change, in the order Apply carries them out.
 const (
@@ -32,12 +35,29 @@ const (
 
 // Plan is the diff of a spec against a cluster, as reviewed and applied:
 // every change records the state it was planned against, so Apply can
-// refuse a change whose resource moved on since (a stale plan).
+// refuse a change whose resource moved on since (a stale plan); the plan
+// records the cluster it was made on and the rules it was made under, and
+// carries a digest of itself, so Apply can refuse a plan edited since it
+// was reviewed (reconcile_verify.go).
 type Plan struct {
-	Format    string    `json:"format"`
-	ClusterID string    `json:"cluster_id"`
+	Format string `json:"format"`
+	// Digest is "sha256:" and the hex SHA-256 of the plan's JSON with
+	// Digest empty (ComputeDigest); `apply --digest` names the one
+	// reviewed.
+	Digest    string `json:"digest"`
+	ClusterID string `json:"cluster_id"`
+	// Brokers are the cluster's brokers as it advertised them when
+	// planned ("host:port", sorted), and Profile the profile the plan was
+	// made with: a cluster id alone is shared by copies and by test
+	// clusters with a fixed id.
+	Brokers   []string  `json:"brokers"`
+	Profile   string    `json:"profile,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	Prune     bool      `json:"prune"`
+	// Owns and Policies are the spec's: Apply checks every change against
+	// them again.
+	Owns     Owns     `json:"owns"`
+	Policies Policies `json:"policies"`
 	// Salt salts the plan's password fingerprints (base64).
 	Salt    string   `json:"salt,omitempty"`
 	Changes []Change `json:"changes"`
@@ -173,6 +193,7 @@ type topicObs struct {
 type clusterState struct {
 	clusterID string
 	brokers   []int32
+	addrs     []string // the brokers' "host:port", sorted
 	racks     map[int32]string
 	topics    map[string]*topicObs
 	acls      map[string]ACL // every ACL by ACL.String(), when asked
@@ -195,11 +216,13 @@ func (c *Client) observe(ctx context.Context, withConfigs func(string) bool, wit
 	st := &clusterState{clusterID: m.Cluster, racks: map[int32]string{}, topics: make(map[string]*topicObs, len(m.Topics))}
 	for _, b := range m.Brokers {
 		st.brokers = append(st.brokers, b.NodeID)
+		st.addrs = append(st.addrs, net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
 		if b.Rack != nil {
 			st.racks[b.NodeID] = *b.Rack
 		}
 	}
 	slices.Sort(st.brokers)
+	slices.Sort(st.addrs)
 	var cfgRes []ConfigResource
 	for name, t := range m.Topics {
 		if t.Err != nil {
@@ -293,7 +316,8 @@ func (c *Client) PlanSpec(ctx context.Context, spec Spec, o PlanSpecOptions) (Pl
 		return Plan{}, err
 	}
 	salt := newSalt()
-	p := Plan{Format: PlanFormat, ClusterID: st.clusterID, CreatedAt: time.Now().UTC(), Prune: o.Prune, Changes: []Change{}}
+	p := Plan{Format: PlanFormat, ClusterID: st.clusterID, Brokers: st.addrs, Profile: c.cfg.Profile, CreatedAt: time.Now().UTC(),
+		Prune: o.Prune, Owns: spec.Owns, Policies: spec.Policies, Changes: []Change{}}
 	if len(spec.SCRAMUsers) > 0 {
 		p.Salt = base64.RawStdEncoding.EncodeToString(salt)
 	}
@@ -321,7 +345,7 @@ func (c *Client) PlanSpec(ctx context.Context, spec Spec, o PlanSpecOptions) (Pl
 		return Plan{}, errs
 	}
 	sortChanges(p.Changes)
-	return p, nil
+	return p, p.Seal()
 }
 
 func envOr(env func(string) string) func(string) string {
@@ -338,166 +362,4 @@ func sortChanges(chs []Change) {
 	slices.SortStableFunc(chs, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(step(a), step(b)), cmp.Compare(a.Name, b.Name))
 	})
-}
-
-// planTopic is one listed topic's changes, or why it cannot be reconciled.
-func planTopic(spec Spec, t TopicSpec, st *clusterState) ([]Change, []string) {
-	at := spec.where(KindTopic, t.Name)
-	cur, ok := st.topics[t.Name]
-	if !ok {
-		s := t
-		return []Change{{Kind: KindTopic, Name: t.Name, Action: ActionCreate, Topic: &s, Against: Observed{}}}, nil
-	}
-	var out []Change
-	var errs []string
-	if cur.internal {
-		return nil, []string{fmt.Sprintf("%stopic %s: an internal topic cannot be managed", at, t.Name)}
-	}
-	for _, k := range cur.Sensitive {
-		if _, ok := t.Configs[k]; ok { // Kafka marks it sensitive; its name does not say so
-			errs = append(errs, at+sensitiveConfigErr(KindTopic, t.Name, k))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	if cfgs := configChanges(cur.Configs, t.Configs); len(cfgs) > 0 {
-		out = append(out, Change{Kind: KindTopic, Name: t.Name, Action: ActionAlter, Configs: cfgs, Against: cur.Observed})
-	}
-	want := int(t.Partitions)
-	if len(t.Assignment) > 0 {
-		want = len(t.Assignment)
-	}
-	switch {
-	case want > cur.Partitions:
-		out = append(out, Change{Kind: KindTopic, Name: t.Name, Action: ActionCreatePartitions, Partitions: int32(want), Against: cur.Observed})
-	case want > 0 && want < cur.Partitions:
-		errs = append(errs, fmt.Sprintf("%stopic %s: partitions cannot decrease from %d to %d (Kafka cannot remove partitions)", at, t.Name, cur.Partitions, want))
-	}
-	if rf := int(t.ReplicationFactor); rf > 0 && rf != cur.ReplicationFactor {
-		targets, err := replicationTargets(t.Name, cur.replicas, rf, st)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%stopic %s: %v", at, t.Name, err))
-		} else {
-			out = append(out, Change{Kind: KindTopic, Name: t.Name, Action: ActionReassign, ReplicationFactor: rf, Replicas: targets, Against: cur.Observed})
-		}
-	}
-	return out, errs
-}
-
-// configChanges is the config diff of a listed topic: every config the
-// spec gives with another value is set, and every config set on the topic
-// that the spec does not give goes back to its default (the spec lists a
-// topic's configs whole).
-func configChanges(cur, want map[string]string) []ConfigChange { return valueChanges(cur, want) }
-
-// valueChanges is the diff of a map whose wanted state is whole: each key
-// want gives with another value is set, each key only cur has goes.
-func valueChanges[V comparable](cur, want map[string]V) []ValueChange[V] {
-	var out []ValueChange[V]
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		w := want[k]
-		if v, ok := cur[k]; !ok || v != w {
-			ch := ValueChange[V]{Key: k, After: &w}
-			if ok {
-				ch.Before = &v
-			}
-			out = append(out, ch)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(cur)) {
-		if _, ok := want[k]; !ok {
-			v := cur[k]
-			out = append(out, ValueChange[V]{Key: k, Before: &v})
-		}
-	}
-	slices.SortFunc(out, func(a, b ValueChange[V]) int { return cmp.Compare(a.Key, b.Key) })
-	return out
-}
-
-// replicationTargets gives each partition rf replicas: a lower factor
-// keeps the first replicas (the preferred leader stays), a higher one adds
-// the brokers holding the fewest replicas, preferring racks the partition
-// is not on yet.
-func replicationTargets(topic string, replicas map[int32][]int32, rf int, st *clusterState) ([]PartitionTarget, error) {
-	if rf > len(st.brokers) {
-		return nil, fmt.Errorf("replication_factor %d is above the %d brokers of the cluster", rf, len(st.brokers))
-	}
-	load := map[int32]int{}
-	for _, t := range st.topics {
-		for _, rs := range t.replicas {
-			for _, b := range rs {
-				load[b]++
-			}
-		}
-	}
-	var out []PartitionTarget
-	for _, p := range slices.Sorted(maps.Keys(replicas)) {
-		cur := replicas[p]
-		if len(cur) >= rf {
-			for _, b := range cur[rf:] {
-				load[b]--
-			}
-			out = append(out, PartitionTarget{Topic: topic, Partition: p, Replicas: slices.Clone(cur[:rf])})
-			continue
-		}
-		target := slices.Clone(cur)
-		for len(target) < rf {
-			racks := map[string]bool{}
-			for _, b := range target {
-				racks[st.racks[b]] = true
-			}
-			best := int32(-1)
-			for _, b := range st.brokers {
-				if slices.Contains(target, b) {
-					continue
-				}
-				if best < 0 || better(b, best, load, racks, st.racks) {
-					best = b
-				}
-			}
-			target = append(target, best)
-			load[best]++
-		}
-		out = append(out, PartitionTarget{Topic: topic, Partition: p, Replicas: target})
-	}
-	return out, nil
-}
-
-// better: broker a is a better new replica than b (a rack not used yet,
-// then fewer replicas, then the lower id).
-func better(a, b int32, load map[int32]int, used map[string]bool, rack map[int32]string) bool {
-	fa, fb := !used[rack[a]] || rack[a] == "", !used[rack[b]] || rack[b] == ""
-	if fa != fb {
-		return fa
-	}
-	if load[a] != load[b] {
-		return load[a] < load[b]
-	}
-	return a < b
-}
-
-// planACLs: the listed ACLs the cluster lacks are created; with prune, the
-// owned ACLs not listed are deleted.
-func planACLs(spec Spec, st *clusterState, prune bool) []Change {
-	var out []Change
-	listed := map[string]bool{}
-	for _, a := range spec.ACLs {
-		k := a.String()
-		listed[k] = true
-		if _, ok := st.acls[k]; !ok {
-			a := a
-			out = append(out, Change{Kind: KindACL, Name: k, Action: ActionCreate, ACL: &a, Against: Observed{}})
-		}
-	}
-	if prune && spec.Owns.ACLPrincipals != nil {
-		for _, k := range slices.Sorted(maps.Keys(st.acls)) {
-			a := st.acls[k]
-			if listed[k] || !spec.Owns.ACLPrincipals.Contains(a.Principal) {
-				continue
-			}
-			out = append(out, Change{Kind: KindACL, Name: k, Action: ActionDelete, ACL: &a, Against: Observed{Exists: true}})
-		}
-	}
-	return out
 }

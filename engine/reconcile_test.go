@@ -216,6 +216,7 @@ func TestReconcileApplyRefusesAnotherCluster(t *testing.T) {
 	p, err := cl.PlanSpec(context.Background(), teamSpec(), PlanSpecOptions{})
 	require.NoError(t, err)
 	p.ClusterID = "elsewhere"
+	require.NoError(t, p.Seal()) // an edit with its digest made again: the id is still checked
 	_, err = cl.Apply(context.Background(), p, ApplyOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `the plan was made on cluster "elsewhere"`)

@@ -160,11 +160,9 @@ func BenchmarkReadSpecPL(b *testing.B) {
 	s.WriteString("  },\n  owns = {topics = {\"pl-\"}, acls = {principals = {\"User:pl-\"}}},\n}\n")
 	path := filepath.Join(b.TempDir(), "spec.lua")
 	require.NoError(b, os.WriteFile(path, []byte(s.String()), 0o600))
-	rt := New(Options{})
-	defer rt.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		spec, err := rt.ReadSpec(context.Background(), path)
+		spec, err := ReadSpec(context.Background(), path, SpecOptions{})
 		require.NoError(b, err)
 		require.Len(b, spec.ACLs, 10000)
 	}

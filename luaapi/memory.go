@@ -110,15 +110,18 @@ func memoryCause(ctx context.Context) *memoryError {
 // capStringBuilders replaces string.rep and table.concat with versions
 // that refuse, before allocating, a result over half the memory limit
 // (building a string briefly needs its parts or buffer too).
-func (r *Runtime) capStringBuilders() {
-	limit := r.opts.MaxMemory / 2
+func (r *Runtime) capStringBuilders() { capStringBuilders(r.L, r.opts.MaxMemory) }
+
+// capStringBuilders caps L's string.rep and table.concat under maxMemory
+// (a runtime's or a spec's state); 0: no cap.
+func capStringBuilders(L *lua.LState, maxMemory int64) {
+	limit := maxMemory / 2
 	if limit <= 0 {
 		return
 	}
-	L := r.L
 	tooBig := func(L *lua.LState, fn string, size int64) {
 		L.Error(errorTable(L, fn, &engine.Error{Code: CodeMemory, Message: fmt.Sprintf(
-			"the result would be %s, over half of --max-memory %s", FormatBytes(size), FormatBytes(r.opts.MaxMemory))}, nil), 1)
+			"the result would be %s, over half of --max-memory %s", FormatBytes(size), FormatBytes(maxMemory))}, nil), 1)
 	}
 	wrap := func(lib, name string, size func(L *lua.LState) int64) {
 		t, ok := L.GetGlobal(lib).(*lua.LTable)

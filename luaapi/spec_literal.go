@@ -15,10 +15,11 @@ import (
 // workload PL). literalSpec reads that subset straight into the tables the
 // chunk would return, with their lines. Anything outside it (a local, a
 // call such as kafka.env, an expression, an escape in a string, a long
-// string, a hex or octal-looking number, a nil, a numeric key) makes it
-// give up, and the chunk is run as Lua: the fast path never decides what a
-// spec means, it only skips work when the answer is certain
-// (FuzzLiteralSpecAgreesWithLua holds it to that).
+// string, a hex or octal-looking number, a nil, a numeric key, a key
+// given twice) makes it give up, and the chunk is evaluated as Lua
+// (spec_sandbox.go): the fast path never decides what a spec means, it
+// only skips work when the answer is certain (FuzzLiteralSpecAgreesWithLua
+// holds it to that).
 
 // maxLiteralDepth bounds the nesting literalSpec follows; a deeper spec is
 // left to the Lua parser (and its own limits).
@@ -248,6 +249,9 @@ func (r *literalReader) table(l *loc, depth int) (lua.LValue, bool) {
 			t.Append(f.v)
 			l.items = append(l.items, f.l)
 		} else {
+			if _, dup := l.kids[f.key]; dup {
+				return nil, false // a key given twice: the Lua path refuses it, with both lines
+			}
 			t.RawSetString(f.key, f.v)
 			l.kids[f.key] = f.l
 		}

@@ -30,7 +30,8 @@ func asLua(t testing.TB, L *lua.LState, src string) (lua.LValue, *loc, error) {
 	}
 	v := L.Get(-1)
 	L.Pop(1)
-	return v, returnedTable(chunk), nil
+	where, _ := returnedTable(chunk)
+	return v, where, nil
 }
 
 // luaText prints v with sorted keys, so two tables compare by contents.
@@ -81,7 +82,7 @@ func TestLiteralSpecReadsDataOnlyChunksAsLuaDoes(t *testing.T) {
 		"return {}",
 		"return {};",
 		"  -- a spec\nreturn {\n  topics = {\n    {name = \"a\", partitions = 3, configs = {[\"retention.ms\"] = \"1000\"}},\n    'b',\n  },\n}\n-- end\n",
-		"return {a = 1, a = 2, 'x'; 'y', b = {true, false, -5, - 2.5e3, 1E-2, 0, 0.5}}",
+		"return {a = 1, 'x'; 'y', b = {true, false, -5, - 2.5e3, 1E-2, 0, 0.5}}",
 		"return {\r\n  x = {\r\n    1,\r\n  },\r\n}\r\n",
 		"return {s = 'caf\xc3\xa9 \x00 \xff', n = 123456789012345678901234567890, m = 9007199254740993}",
 		"return\n{\n\n[\"with space\"]\n=\n{\n}\n}",
@@ -113,6 +114,7 @@ func TestLiteralSpecLeavesEverythingElseToLua(t *testing.T) {
 		"return {a == b}",
 		"return {x = true and 1}",
 		"return {1}\nreturn {2}",
+		"return {a = 1, a = 2}", // refused by the Lua path, with both lines
 		"return {1} x",
 		"return {'unterminated}",
 		"return {\r1}",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,12 +17,10 @@ func readSpecText(t *testing.T, name, text string) (engine.Spec, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
-	rt := New(Options{Env: func(k string) string { return map[string]string{"RETENTION": "86400000"}[k] }})
-	t.Cleanup(rt.Close)
-	spec, err := rt.ReadSpec(context.Background(), path)
+	spec, err := ReadSpec(context.Background(), path, SpecOptions{Env: func(k string) string { return map[string]string{"RETENTION": "86400000"}[k] }})
 	if err != nil {
 		// Errors name the file by its base name in these tests.
-		return spec, &engine.Error{Code: "X", Message: filepath.Base(err.Error())}
+		return spec, &engine.Error{Code: "X", Message: strings.ReplaceAll(err.Error(), filepath.Dir(path)+string(filepath.Separator), "")}
 	}
 	return spec, nil
 }
@@ -111,7 +110,7 @@ func TestSpecRefusesBadRowsWithTheirPlace(t *testing.T) {
 		{"wrong type in YAML", "spec.yaml", "topics:\n  - name: a\n    replication_factor: [1]\n",
 			`spec.yaml:3: topics #1: replication_factor: must be a replication factor`},
 		{"owns entry", "spec.yaml", "owns:\n  topics: [{match: \"(\"}]\n",
-			`spec.yaml:2: owns: entry #1: match: invalid regular expression`},
+			`spec.yaml:2: owns: topics #1: match: invalid regular expression`},
 		{"a quota row as alter_client_quotas reads it", "spec.lua", "return {\n quotas = {{entity = {}, set = {}}}}",
 			`spec.lua:2: quotas #1: entity: must name at least one of user, client_id, ip`},
 		{"a SCRAM password is never in a spec", "spec.yaml", "scram_users:\n  - {user: a, password: hunter2}\n",

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
@@ -25,9 +26,15 @@ owns (owns) but does not list deleted. What cannot be done (a partition
 decrease, a row outside owns, a policy violation) fails the plan, each problem
 named with its file:line.
 
+A Lua spec is data: it is evaluated with no cluster, no files and no
+secrets (kafka.env refuses KADMIN_* and secret-looking variables), under
+--max-memory and a time limit; YAML and JSON specs refuse self-containing
+or exploding aliases and keys given twice.
+
 --out PLAN.json writes the plan file that "kadmin-lua apply PLAN.json"
-applies exactly as reviewed; it records the cluster id and the state each
-change was planned against.
+applies exactly as reviewed; it records the cluster (id, brokers,
+profile), the spec's owns and policies, the state each change was planned
+against, and a digest of itself, printed with the plan.
 
 Exit codes: as every command (0 ok, 1, 2 usage or a bad spec, 3 Kafka)
 unless --exit-code, terraform's detailed exit codes: 0 no changes, 2
@@ -35,9 +42,12 @@ changes, 1 an error.`
 
 const applyLong = `Apply a plan file written by "kadmin-lua plan --out", exactly: every change
 whose resource is no longer in the state recorded in the plan (a stale plan)
-is refused, saying what changed, and nothing is sent for it; a plan made on
-another cluster is refused whole. "kadmin-lua apply SPEC" plans and applies in
-one step after confirmation (--yes to skip it).
+is refused, saying what changed, and nothing is sent for it. A plan is
+refused whole when it was made on another cluster (its id, brokers or
+profile), when its content does not match its digest or --digest, or when
+a change does not name the resource its payload changes, lies outside the
+spec's owns or breaks its policies. "kadmin-lua apply SPEC" plans and
+applies in one step after confirmation (--yes to skip it).
 
 Every change goes through the audited admin calls (create_topics,
 alter_configs, ...): with --audit-log, "kadmin-lua undo" reverts an apply,
@@ -84,6 +94,7 @@ func (a *app) planCmd() *cobra.Command {
 
 func (a *app) applyCmd() *cobra.Command {
 	var prune bool
+	var digest string
 	cmd := &cobra.Command{
 		Use:   "apply PLAN.json|SPEC",
 		Short: "Apply a reviewed plan file, or plan and apply a spec after confirmation",
@@ -96,6 +107,9 @@ func (a *app) applyCmd() *cobra.Command {
 			}
 			if isPlan && prune {
 				return usageErr(errors.New("--prune is decided when planning; the plan file says it"))
+			}
+			if !isPlan && digest != "" {
+				return usageErr(errors.New("--digest names a plan file's digest; " + args[0] + " is a spec"))
 			}
 			if !isPlan {
 				if p, err = a.planSpec(cmd, args[0], prune); err != nil {
@@ -111,19 +125,20 @@ func (a *app) applyCmd() *cobra.Command {
 					return exitf(ExitScript, "apply: not confirmed: nothing was applied (--yes to apply without asking)")
 				}
 			}
-			return a.applyPlan(cmd, p)
+			return a.applyPlan(cmd, p, digest)
 		},
 	}
 	cmd.Flags().BoolVar(&prune, "prune", false, "with a SPEC: delete what the spec owns (owns) and does not list")
+	cmd.Flags().StringVar(&digest, "digest", "", "apply the plan file only if its digest is this one (the digest printed with the reviewed plan)")
 	return cmd
 }
 
-// planSpec reads the spec (a Lua spec runs in a runtime of its own, with
-// no cluster) and plans it on the default cluster.
+// planSpec reads the spec (as data: a Lua spec is evaluated with no
+// cluster, no files and no secrets, under --max-memory and a time limit)
+// and plans it on the default cluster.
 func (a *app) planSpec(cmd *cobra.Command, path string, prune bool) (engine.Plan, error) {
-	rt := luaapi.New(luaapi.Options{Env: a.scriptEnv})
-	spec, err := rt.ReadSpec(cmd.Context(), path)
-	rt.Close()
+	spec, err := luaapi.ReadSpec(cmd.Context(), path, luaapi.SpecOptions{Env: a.scriptEnv, Secret: a.credentialEnv(),
+		MaxMemory: int64(a.flags.maxMemory), Runaway: a.runaway, Stderr: a.st.Stderr})
 	if err != nil {
 		return engine.Plan{}, withCode(ExitUsage, err)
 	}
@@ -140,6 +155,22 @@ func (a *app) planSpec(cmd *cobra.Command, path string, prune bool) (engine.Plan
 	return p, err
 }
 
+// credentialEnv reports the variables the config file's profiles read
+// credentials from (a spec's kafka.env refuses them), whatever their names.
+func (a *app) credentialEnv() func(string) bool {
+	names := map[string]bool{}
+	if cf, err := a.configFile(false); err == nil && cf != nil {
+		for _, p := range cf.Profiles {
+			if p != nil {
+				for _, n := range p.SecretEnvNames() {
+					names[n] = true
+				}
+			}
+		}
+	}
+	return func(name string) bool { return names[name] }
+}
+
 func (a *app) client(cmd *cobra.Command) (*engine.Client, error) {
 	a.noStateFile()
 	cfg, err := a.clusterConfig(cmd)
@@ -149,13 +180,17 @@ func (a *app) client(cmd *cobra.Command) (*engine.Client, error) {
 	return engine.New(cfg)
 }
 
-func (a *app) applyPlan(cmd *cobra.Command, p engine.Plan) error {
+func (a *app) applyPlan(cmd *cobra.Command, p engine.Plan, digest string) error {
 	cl, err := a.client(cmd)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	res, err := cl.Apply(cmd.Context(), p, engine.ApplyOptions{Env: a.scriptEnv})
+	res, err := cl.Apply(cmd.Context(), p, engine.ApplyOptions{Env: a.scriptEnv, Digest: digest})
+	var se engine.SpecErrors
+	if errors.As(err, &se) {
+		return exitf(ExitUsage, "apply: the plan was refused, nothing was applied: %v", err)
+	}
 	if sig, _ := a.sigs.result(); sig != nil {
 		return withCode(signalCode(sig), errors.New("interrupted"))
 	}
@@ -190,13 +225,14 @@ func (a *app) confirmApply(n int) bool {
 }
 
 // readPlanFile reads path as a plan file; isPlan is false for anything
-// else (a spec).
+// else (a spec). A plan file is a regular file (a FIFO is refused, not
+// waited on) of at most boundedfile.Plan bytes.
 func readPlanFile(path string) (engine.Plan, bool, error) {
 	var p engine.Plan
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".json" {
 		return p, false, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.Read(path, boundedfile.Plan)
 	if err != nil {
 		return p, false, exitf(ExitUsage, "apply: %v", err)
 	}
@@ -212,7 +248,7 @@ func readPlanFile(path string) (engine.Plan, bool, error) {
 		return p, false, exitf(ExitUsage, "apply: %s: not a plan file: %v", path, err)
 	}
 	if p.Format != engine.PlanFormat {
-		return p, false, exitf(ExitUsage, "apply: %s: plan format %q; this kadmin-lua reads %q", path, p.Format, engine.PlanFormat)
+		return p, false, exitf(ExitUsage, "apply: %s: plan format %q; this kadmin-lua reads %q: plan again", path, p.Format, engine.PlanFormat)
 	}
 	return p, true, nil
 }
@@ -243,7 +279,7 @@ func (a *app) printPlan(p engine.Plan) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return writeText(a.st.Stdout, fmt.Sprintf("Plan: %s.\n", changes(len(p.Changes))))
+	return writeText(a.st.Stdout, fmt.Sprintf("Plan: %s.\nDigest: %s\n", changes(len(p.Changes)), p.Digest))
 }
 
 func (a *app) printApplied(res []engine.AppliedChange) error {
@@ -265,6 +301,8 @@ func (a *app) printApplied(res []engine.AppliedChange) error {
 			msg = r.Stale + " since the plan; plan again"
 		case r.Err != nil:
 			msg = r.Err.Error()
+		case r.Note != "":
+			msg += " (" + r.Note + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Status, r.Action, r.Kind, luaapi.CellText(r.Name), luaapi.CellText(msg))
 	}

@@ -54,7 +54,7 @@ func TestPlanApplyPlanCommands(t *testing.T) {
 	b, err := os.ReadFile(plan)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &p))
-	assert.Equal(t, "kadmin-lua-plan/1", p.Format)
+	assert.Equal(t, "kadmin-lua-plan/2", p.Format)
 	assert.NotEmpty(t, p.ClusterID)
 	require.Len(t, p.Changes, 3)
 

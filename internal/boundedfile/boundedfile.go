@@ -1,6 +1,6 @@
 // Package boundedfile reads the files kadmin-lua is pointed at (config and
 // client.properties files, token files, key stores, krb5.conf, keytabs,
-// audit logs, offsets files) as regular files of a bounded size: a FIFO
+// audit logs, offsets files, specs and plan files) as regular files of a bounded size: a FIFO
 // would block the process before it could say anything, a device
 // (/dev/zero) never ends, a directory is not a file. Each kind of file has
 // its cap (docs/cli.md, "File size limits"); the errors name the file.
@@ -24,6 +24,9 @@ const (
 	// Offsets: an offsets CSV file for reset_offsets (300,000 partitions
 	// take about 10 MB).
 	Offsets int64 = 64 << 20
+	// Plan: a plan file for apply (a reassignment of 100,000 partitions
+	// takes about 10 MB).
+	Plan int64 = 64 << 20
 )
 
 // Open opens path for reading if it is a regular file (symlinks followed).
