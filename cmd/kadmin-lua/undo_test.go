@@ -149,6 +149,37 @@ func TestUndoCommandWithAKey(t *testing.T) {
 	assert.NotContains(t, c.stderr.String(), "short\n")
 }
 
+// A keyed log is appended to only under its key: a run with another key
+// is refused before it sends anything (exit 2), so it leaves no change
+// that undo with the log's key would refuse.
+func TestAppendUnderAnotherKeyIsRefused(t *testing.T) {
+	cl, audit := undoWorld(t)
+	const key, other = "first-audit-key-0123456789", "second-audit-key-0123456789"
+	c := newCLI(t)
+	c.env["KADMIN_AUDIT_KEY"] = key
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `create_topics{"mine"}`), c.stderr.String())
+	before, err := os.ReadFile(audit)
+	require.NoError(t, err)
+
+	c.env["KADMIN_AUDIT_KEY"] = other
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `create_topics{"theirs"}`), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), audit+" is keyed with another key")
+	assert.NotContains(t, topicNames(t, cl.adm), "theirs")
+	// undo under that key would append its own changes: refused too; a
+	// dry run (which appends nothing) says the key vouches for nothing.
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "--yes", "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "is keyed with another key")
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "--dry-run", "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "does not verify with the key")
+	assert.NotContains(t, c.stdout.String(), "would revert")
+	after, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "nothing appended")
+	assert.NotContains(t, c.stdout.String()+c.stderr.String(), key)
+	assert.NotContains(t, c.stdout.String()+c.stderr.String(), other)
+	assert.Contains(t, topicNames(t, cl.adm), "mine")
+}
+
 // A hand-written line's id and op reach the terminal escaped, and an intent
 // without cluster_id is refused by its id.
 func TestUndoCommandEscapesForgedIDs(t *testing.T) {
