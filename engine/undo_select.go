@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -135,6 +136,24 @@ func (s *UndoSelection) matchesUnknown(ch AuditedChange) bool {
 		}
 	}
 	return len(s.Resources) == 0
+}
+
+// otherProfile says why an undo connected through profile ("": none)
+// leaves ch alone: ch was written through another profile. A fleet's log
+// (run --profiles) holds the changes of several profiles, whose clusters
+// may share an id (kfake and docker-compose files fix it), so the cluster
+// id alone cannot tell them apart: each undo acts on its own profile's
+// lines. A change written without a profile (-b) is told by its cluster
+// id only. "" when ch is this undo's.
+func otherProfile(ch AuditedChange, profile string) string {
+	switch p := ch.Intent.Profile; {
+	case p == "" || p == profile:
+		return ""
+	case profile == "":
+		return fmt.Sprintf("written through profile %s; this undo uses none: run undo --profile %s", p, p)
+	default:
+		return fmt.Sprintf("written through profile %s, not %s: run undo --profile %s", p, profile, p)
+	}
 }
 
 // aclResourceRE finds an ACL's resource in its key (ACL.String).

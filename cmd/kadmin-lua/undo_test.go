@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 func retention(t *testing.T, adm *kadm.Client, topic string) string {
@@ -147,6 +149,38 @@ func TestUndoCommandWithAKey(t *testing.T) {
 	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit))
 	assert.Contains(t, c.stderr.String(), "at least 16")
 	assert.NotContains(t, c.stderr.String(), "short\n")
+}
+
+// A fleet's log holds each profile's lines; undo through one profile acts
+// on that profile's only and says what it skipped, also when the clusters
+// share an id (kfake's and docker-compose's are fixed), where the cluster
+// check cannot tell them apart.
+func TestFleetUndoActsOnItsOwnProfilesLines(t *testing.T) {
+	clusters := map[string]*cluster{}
+	for name, before := range map[string]string{"east": "1000", "west": "5000"} {
+		cl := newCluster(t, kfake.ClusterID("fixed-id"))
+		cl.adm = cl.admin(t)
+		_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr(before)}, "orders")
+		require.NoError(t, err)
+		clusters[name] = cl
+	}
+	c := newCLI(t)
+	writeConfig(t, c, fmt.Sprintf(`{"profiles": {"east": {"brokers": [%q]}, "west": {"brokers": [%q]}}}`,
+		clusters["east"].addrs, clusters["west"].addrs))
+	audit := filepath.Join(t.TempDir(), "fleet.jsonl")
+	script := writeFile(t, "raise.lua", `alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}`)
+	require.Equal(t, ExitOK, c.run("--audit-log", audit, "run", "--profiles", "east,west", script), c.stderr.String())
+
+	require.Equal(t, ExitOK, c.run("--profile", "east", "undo", audit), c.stderr.String())
+	assert.Regexp(t, `alter_configs +- +skipped +written through profile west, not east: run undo --profile west\n`, c.stdout.String())
+	assert.Regexp(t, `alter_configs +topic:orders +reverted +set retention.ms=1000\n`, c.stdout.String())
+	assert.Equal(t, "1000", retention(t, clusters["east"].adm, "orders"))
+	assert.Equal(t, "2000", retention(t, clusters["west"].adm, "orders"), "west's change is west's to undo")
+
+	require.Equal(t, ExitOK, c.run("--profile", "west", "undo", audit), c.stderr.String())
+	assert.Regexp(t, `alter_configs +topic:orders +reverted +set retention.ms=5000\n`, c.stdout.String())
+	assert.Equal(t, "5000", retention(t, clusters["west"].adm, "orders"))
+	assert.Equal(t, "1000", retention(t, clusters["east"].adm, "orders"))
 }
 
 // A keyed log is appended to only under its key: a run with another key
