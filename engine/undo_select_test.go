@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -186,11 +188,15 @@ func TestUndoActsOnItsOwnProfilesLines(t *testing.T) {
 	v, _ = topicConfig(t, westAdm, "orders", "retention.ms")
 	assert.Equal(t, "5000", v)
 
-	// Without a profile, profiles' lines are not this undo's either.
-	bare, _, _ := newTestClient(t, kfake.ClusterID("fixed-id"))
-	steps, err = bare.Undo(ctx, changes, UndoOptions{})
+	// Without a profile, a profile's lines are this undo's when it names
+	// one of their seed brokers: east's are, west's are not.
+	bare, err := New(Config{Brokers: east.Config().Brokers, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(bare.Close)
+	steps, err = bare.Undo(ctx, changes, UndoOptions{DryRun: true})
 	require.NoError(t, err)
 	require.Len(t, steps, 2)
-	assert.Equal(t, "written through profile west; this undo uses none: run undo --profile west", steps[0].Message)
+	assert.Equal(t, "written through profile west (brokers "+strings.Join(west.Config().Brokers, ",")+"), none of which this undo names: run undo --profile west", steps[0].Message)
 	assert.Equal(t, UndoSkipped, steps[1].Action)
+	assert.Contains(t, steps[1].Message, "already as before", "east's change was looked at: east's undo put it back")
 }

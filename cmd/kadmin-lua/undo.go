@@ -42,7 +42,8 @@ AUDIT.jsonl itself) marked undo_of.
 Connect to the cluster the log was written on (-b, --profile, ...): changes
 recorded on another cluster, or on none, are refused. A change written
 through a profile (a fleet's log holds several) is undone only through that
-profile (--profile NAME); the others are skipped, naming theirs. The log's
+profile (--profile NAME), or with -b naming one of the brokers it was written
+to; the others are skipped, naming theirs. The log's
 hash chain is verified (keyed with KADMIN_AUDIT_KEY when set): lines that
 cannot be read, and every change after a line edited, removed or inserted,
 are refused steps (RESOURCE "line N"); the rest is undone. Exit 0 when

@@ -171,6 +171,11 @@ func TestFleetUndoActsOnItsOwnProfilesLines(t *testing.T) {
 	script := writeFile(t, "raise.lua", `alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}`)
 	require.Equal(t, ExitOK, c.run("--audit-log", audit, "run", "--profiles", "east,west", script), c.stderr.String())
 
+	// Without a profile: the lines written to the brokers it names.
+	require.Equal(t, ExitOK, c.run("-b", clusters["east"].addrs, "--dry-run", "undo", audit), c.stderr.String())
+	assert.Regexp(t, `alter_configs +- +skipped +written through profile west \(brokers [^)]+\), none of which this undo names: run undo --profile west\n`, c.stdout.String())
+	assert.Regexp(t, `alter_configs +topic:orders +would revert +set retention.ms=1000\n`, c.stdout.String())
+
 	require.Equal(t, ExitOK, c.run("--profile", "east", "undo", audit), c.stderr.String())
 	assert.Regexp(t, `alter_configs +- +skipped +written through profile west, not east: run undo --profile west\n`, c.stdout.String())
 	assert.Regexp(t, `alter_configs +topic:orders +reverted +set retention.ms=1000\n`, c.stdout.String())
