@@ -39,7 +39,9 @@ func OpenAuditLog(path string) (*AuditLog, error) {
 }
 
 // OpenAuditLogWith is OpenAuditLog with options: a key for the hash chain.
-// It refuses to append to a keyed log without a key.
+// It refuses to append to a keyed log without its key (with none, or with
+// another), here and again before each line: another process may append
+// in between.
 func OpenAuditLogWith(path string, o AuditLogOptions) (*AuditLog, error) {
 	if err := o.check(); err != nil {
 		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
@@ -57,8 +59,8 @@ func OpenAuditLogWith(path string, o AuditLogOptions) (*AuditLog, error) {
 }
 
 // chainTail is what the next line chains to: read from the end of the
-// file unless this log wrote that end. A keyed chain is not continued
-// without the key.
+// file unless this log wrote that end. A keyed chain is continued only
+// with its key: not without one, not with another.
 func (a *AuditLog) chainTail() (chainTail, error) {
 	fi, err := a.f.Stat()
 	if err != nil {
@@ -70,8 +72,13 @@ func (a *AuditLog) chainTail() (chainTail, error) {
 		}
 		a.size = fi.Size()
 	}
-	if a.tail.alg == ChainHMAC && a.opts.Key == "" {
+	switch {
+	case a.tail.alg == ChainHMAC && a.opts.Key == "":
 		return chainTail{}, fmt.Errorf("%s is keyed (its hash chain is hmac-sha256): appending to it needs its key", a.path)
+	case a.tail.otherKey:
+		// Lines under another key would make changes that undo with the
+		// log's key refuses, and the key's owner would see a forgery.
+		return chainTail{}, fmt.Errorf("%s is keyed with another key: its last line's HMAC does not verify with the key given (or that line was edited); appending to it needs its own key: give that key, or write to another file", a.path)
 	}
 	return a.tail, nil
 }

@@ -118,56 +118,85 @@ func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
 // chainTail is what the writer needs of the end of the file: the prev of
 // the next line, whether the file lacks its last newline (a line cut
-// short), and the last line's chain algorithm ("" when unchained).
+// short), the chain algorithm of its last sealed line ("" when none), and
+// whether that line is keyed with another key than the writer's.
 type chainTail struct {
 	prev      string
 	noNewline bool
 	alg       string
+	otherKey  bool
 }
 
-// readTail reads the end of f (size bytes) for the chain: only the last
-// line, in growing chunks from the end.
+// readTail reads the end of f (size bytes) for the chain: the last line,
+// and the one before when the last was cut short by a crash (a line
+// without its hash says nothing of the chain's key).
 func (o AuditLogOptions) readTail(f *os.File, size int64) (chainTail, error) {
 	var t chainTail
 	if size == 0 {
 		return t, nil
 	}
-	for n := min(size, 64<<10); ; n = min(size, n*4) {
-		buf := make([]byte, n)
-		if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
+	end := make([]byte, 1)
+	if _, err := f.ReadAt(end, size-1); err != nil {
+		return t, err
+	}
+	t.noNewline = end[0] != '\n'
+	line, start, err := lastLine(f, size)
+	if err != nil || line == nil {
+		return t, err // nil: only blank lines
+	}
+	if sum, body, ok := sealed(line); ok {
+		t.prev = sum
+		t.alg, t.otherKey = o.lineChain(line, sum, body)
+		return t, nil
+	}
+	t.prev = o.sum(o.alg(), line)
+	if start > 0 {
+		before, _, err := lastLine(f, start)
+		if err != nil {
 			return t, err
 		}
-		t.noNewline = buf[len(buf)-1] != '\n'
-		end := len(buf)
-		// The last non-blank line, whole: preceded by a newline in buf,
-		// or starting the file.
-		for end > 0 {
-			text := bytes.TrimRight(buf[:end], "\n")
-			i := bytes.LastIndexByte(text, '\n')
-			if i < 0 && n < size {
-				break // starts before buf: read more
-			}
-			line := text[i+1:]
-			if isBlank(line) {
-				if i < 0 {
-					return chainTail{noNewline: t.noNewline}, nil // only blank lines
-				}
-				end = i + 1
-				continue
-			}
-			if sum, _, ok := sealed(line); ok {
-				t.prev = sum
-				if bytes.Contains(line[max(0, len(line)-300):], []byte(`"chain":"`+ChainHMAC+`"`)) {
-					t.alg = ChainHMAC
-				} else {
-					t.alg = ChainSHA256
-				}
-				return t, nil
-			}
-			t.prev = o.sum(o.alg(), line)
-			return t, nil
+		if sum, body, ok := sealed(before); ok {
+			t.alg, t.otherKey = o.lineChain(before, sum, body)
 		}
 	}
+	return t, nil
+}
+
+// lastLine returns the last non-blank line of f's first end bytes, whole
+// and without its newline, and the offset it starts at; nil when there is
+// none. It reads in growing chunks from the end.
+func lastLine(f *os.File, end int64) ([]byte, int64, error) {
+	for n := min(end, 64<<10); ; n = min(end, n*4) {
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, end-n); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		stop := len(buf)
+		for stop > 0 {
+			text := bytes.TrimRight(buf[:stop], "\n")
+			i := bytes.LastIndexByte(text, '\n')
+			if i < 0 && n < end {
+				break // starts before buf: read more
+			}
+			if line := text[i+1:]; !isBlank(line) {
+				return line, end - n + int64(i+1), nil
+			}
+			if i < 0 {
+				return nil, 0, nil
+			}
+			stop = i + 1
+		}
+	}
+}
+
+// lineChain is a sealed line's chain algorithm, and whether it is keyed
+// with another key than o's: its HMAC does not verify with o.Key (or the
+// line was edited). Without a key that cannot be told.
+func (o AuditLogOptions) lineChain(line []byte, sum string, body []byte) (alg string, otherKey bool) {
+	if !bytes.Contains(line[max(0, len(line)-300):], []byte(`"chain":"`+ChainHMAC+`"`)) {
+		return ChainSHA256, false
+	}
+	return ChainHMAC, o.Key != "" && !hmac.Equal([]byte(sum), []byte(o.sum(ChainHMAC, body)))
 }
 
 // lineLinks is what the next line's prev may be: the hash field of a

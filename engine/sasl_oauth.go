@@ -58,10 +58,14 @@ type OAuthConfig struct {
 	// TokenCommandEnv names the variables of the process's environment
 	// that the token command gets besides TokenCommandBaseEnv.
 	TokenCommandEnv []string
-	TokenEndpoint   string
-	ClientID        string
-	ClientSecret    Secret
-	Scope           string
+	// LookupEnv reads those variables; nil: os.LookupEnv. The CLI takes
+	// its secrets out of the process's environment at start and reads
+	// them from where it keeps them (cmd/kadmin-lua/seal.go).
+	LookupEnv     func(name string) (string, bool)
+	TokenEndpoint string
+	ClientID      string
+	ClientSecret  Secret
+	Scope         string
 
 	UnsecuredClaims   map[string]string
 	UnsecuredLifetime time.Duration // default 1h
@@ -163,7 +167,7 @@ func (ts *tokenSource) get(ctx context.Context) (string, error) {
 		}
 		tok = strings.TrimSpace(string(b))
 	case o.TokenCommand != "":
-		tok, lifetime, err = runTokenCommand(ctx, o.TokenCommand, o.TokenCommandEnv)
+		tok, lifetime, err = runTokenCommand(ctx, o.TokenCommand, o.TokenCommandEnv, o.LookupEnv)
 	case o.TokenEndpoint != "":
 		tok, lifetime, err = o.clientCredentials(ctx)
 	default:
@@ -233,15 +237,18 @@ func (r tokenResponse) lifetime() time.Duration {
 var TokenCommandBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "LANG", "LC_ALL", "LC_CTYPE"}
 
 // tokenCommandEnv is the token command's environment: the base variables
-// and those named, from the process's.
-func tokenCommandEnv(names []string) (env, secrets []string) {
+// and those named, read with lookup (nil: from the process's).
+func tokenCommandEnv(names []string, lookup func(string) (string, bool)) (env, secrets []string) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
 	seen := map[string]bool{}
 	for _, n := range append(append([]string{}, TokenCommandBaseEnv...), names...) {
 		if seen[n] {
 			continue
 		}
 		seen[n] = true
-		v, ok := os.LookupEnv(n)
+		v, ok := lookup(n)
 		if n == "PATH" && !ok {
 			v, ok = "/usr/local/bin:/usr/bin:/bin", true
 		}
@@ -289,12 +296,12 @@ func summarizeStderr(stderr string, secrets []string) string {
 // runTokenCommand runs a shell command that prints a token, or an OIDC
 // token response in JSON, with the minimal environment and the variables
 // pass names.
-func runTokenCommand(ctx context.Context, command string, pass []string) (string, time.Duration, error) {
+func runTokenCommand(ctx context.Context, command string, pass []string, lookup func(string) (string, bool)) (string, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	var secrets []string
-	cmd.Env, secrets = tokenCommandEnv(pass)
+	cmd.Env, secrets = tokenCommandEnv(pass, lookup)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -320,14 +320,14 @@ func TestOAuthTokenCommandEnvironmentAndErrors(t *testing.T) {
 
 	t.Run("minimal environment and named variables", func(t *testing.T) {
 		cmd := `echo "{\"access_token\":\"$(env | sort | tr '\n' ' ')\"}"`
-		tok, _, err := runTokenCommand(ctx, cmd, []string{"VAULT_TOKEN", "VAULT_ADDR", "NOT_SET_ANYWHERE"})
+		tok, _, err := runTokenCommand(ctx, cmd, []string{"VAULT_TOKEN", "VAULT_ADDR", "NOT_SET_ANYWHERE"}, nil)
 		require.NoError(t, err)
 		assert.Contains(t, tok, "VAULT_TOKEN=hvs.vault-secret-123 ")
 		assert.Contains(t, tok, "VAULT_ADDR=https://vault.example:8200 ")
 		assert.Contains(t, tok, "PATH=")
 		assert.NotContains(t, tok, "OTHER_CLUSTER_PASSWORD")
 		assert.NotContains(t, tok, "NOT_SET_ANYWHERE")
-		tok, _, err = runTokenCommand(ctx, `echo "[$VAULT_TOKEN][$OTHER_CLUSTER_PASSWORD]"`, nil)
+		tok, _, err = runTokenCommand(ctx, `echo "[$VAULT_TOKEN][$OTHER_CLUSTER_PASSWORD]"`, nil, nil)
 		require.NoError(t, err)
 		assert.Equal(t, "[][]", tok, "nothing beyond the base set unless named")
 	})
@@ -348,7 +348,7 @@ func TestOAuthTokenCommandEnvironmentAndErrors(t *testing.T) {
 				"first problem (2 more stderr lines not shown)", []string{"second"}},
 		} {
 			t.Run(name, func(t *testing.T) {
-				_, _, err := runTokenCommand(ctx, tc.stderr+"; exit 2", []string{"VAULT_TOKEN"})
+				_, _, err := runTokenCommand(ctx, tc.stderr+"; exit 2", []string{"VAULT_TOKEN"}, nil)
 				require.Error(t, err)
 				assert.Equal(t, CodeAuth, AsError(err, "").Code)
 				assert.Equal(t, "OAUTHBEARER: token command failed (exit status 2): "+tc.want, AsError(err, "").Message)
@@ -357,7 +357,7 @@ func TestOAuthTokenCommandEnvironmentAndErrors(t *testing.T) {
 				}
 			})
 		}
-		_, _, err := runTokenCommand(ctx, `head -c 5000 /dev/zero | tr '\0' 'x' >&2; exit 1`, nil)
+		_, _, err := runTokenCommand(ctx, `head -c 5000 /dev/zero | tr '\0' 'x' >&2; exit 1`, nil, nil)
 		require.Error(t, err)
 		assert.Less(t, len(err.Error()), 300, "length-capped")
 		assert.Contains(t, err.Error(), "xxx...")

@@ -102,6 +102,8 @@ func (c *Client) Undo(ctx context.Context, changes []AuditedChange, o UndoOption
 		switch {
 		case ch.Intent.UndoOf != "":
 			u.step("", UndoSkipped, "an undo (of %s) itself: not undone again", ch.Intent.UndoOf)
+		case ch.Untrusted == "" && otherProfile(ch, c.cfg.Profile, c.cfg.Brokers) != "":
+			u.step("", UndoSkipped, "%s", otherProfile(ch, c.cfg.Profile, c.cfg.Brokers))
 		case ch.Intent.ClusterID != "" && ch.Intent.ClusterID != cluster:
 			u.step("", UndoRefused, "recorded on cluster %s; connected to %s", ch.Intent.ClusterID, cluster)
 		default:

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -135,6 +136,29 @@ func (s *UndoSelection) matchesUnknown(ch AuditedChange) bool {
 		}
 	}
 	return len(s.Resources) == 0
+}
+
+// otherProfile says why an undo connected through profile ("": none) to
+// the seed brokers leaves ch alone: ch was written through another
+// profile. A fleet's log (run --profiles) holds the changes of several
+// profiles, whose clusters may share an id (kfake and docker-compose files
+// fix it), so the cluster id alone cannot tell them apart: an undo through
+// a profile acts on that profile's lines, and one without a profile (-b)
+// on a profile's lines only when it names one of the seed brokers they
+// were written to. A change written without a profile is told by its
+// cluster id only. "" when ch is this undo's.
+func otherProfile(ch AuditedChange, profile string, brokers []string) string {
+	p := ch.Intent.Profile
+	switch {
+	case p == "" || p == profile:
+		return ""
+	case profile != "":
+		return fmt.Sprintf("written through profile %s, not %s: run undo --profile %s", p, profile, p)
+	case slices.ContainsFunc(brokers, func(b string) bool { return slices.Contains(ch.Intent.Brokers, b) }):
+		return ""
+	}
+	return fmt.Sprintf("written through profile %s (brokers %s), none of which this undo names: run undo --profile %s",
+		p, strings.Join(ch.Intent.Brokers, ","), p)
 }
 
 // aclResourceRE finds an ACL's resource in its key (ACL.String).

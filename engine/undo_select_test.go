@@ -2,11 +2,15 @@ package engine
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 func readChanges(t *testing.T, path string) []AuditedChange {
@@ -131,4 +135,68 @@ func requireNoFailure[T Item](t *testing.T, items []T) {
 	t.Helper()
 	first, _ := FirstFailure(items)
 	require.Nil(t, first)
+}
+
+// A fleet's log holds several profiles' changes, here on two clusters
+// with the same id (kfake's and docker-compose's are fixed): undo through
+// one profile acts on that profile's lines only and says it skipped the
+// others. It used to revert the other cluster's change on its own (and
+// with that change's before-state).
+func TestUndoActsOnItsOwnProfilesLines(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fleet.jsonl")
+	log, err := OpenAuditLog(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = log.Close() })
+	member := func(profile, retention string) (*Client, *kadm.Client) {
+		cl, _, adm := newTestClient(t, kfake.ClusterID("fixed-id"))
+		_, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": kadm.StringPtr(retention)}, "orders")
+		require.NoError(t, err)
+		cfg := cl.Config()
+		cfg.Profile, cfg.Audit = profile, log
+		out, err := New(cfg)
+		require.NoError(t, err)
+		t.Cleanup(out.Close)
+		return out, adm
+	}
+	east, eastAdm := member("east", "1000")
+	west, westAdm := member("west", "5000")
+	for _, cl := range []*Client{east, west} {
+		_, err := cl.AlterConfigs(ctx, []ConfigAlteration{{Resource: ConfigResource{ConfigTopic, "orders"}, Set: map[string]string{"retention.ms": "2000"}}}, AlterConfigsOptions{})
+		require.NoError(t, err)
+	}
+	changes := readChanges(t, path)
+	require.Len(t, changes, 2)
+
+	steps, err := east.Undo(ctx, changes, UndoOptions{})
+	require.NoError(t, err)
+	require.Len(t, steps, 2)
+	assert.Equal(t, changes[1].Intent.ID, steps[0].ID)
+	assert.Equal(t, UndoSkipped, steps[0].Action)
+	assert.Equal(t, "written through profile west, not east: run undo --profile west", steps[0].Message)
+	assert.Equal(t, UndoReverted, steps[1].Action)
+	v, _ := topicConfig(t, eastAdm, "orders", "retention.ms")
+	assert.Equal(t, "1000", v, "east's own before-state")
+	v, _ = topicConfig(t, westAdm, "orders", "retention.ms")
+	assert.Equal(t, "2000", v, "west's change is west's to undo")
+
+	// west's undo reverts west's change: east's undo did not mark it done.
+	steps, err = west.Undo(ctx, readChanges(t, path), UndoOptions{})
+	require.NoError(t, err)
+	// Newest first: east's undo (an undo itself), west's change, east's.
+	assert.Equal(t, []string{"alter_configs : " + UndoSkipped, "alter_configs topic:orders: " + UndoReverted, "alter_configs : " + UndoSkipped}, actions(steps))
+	v, _ = topicConfig(t, westAdm, "orders", "retention.ms")
+	assert.Equal(t, "5000", v)
+
+	// Without a profile, a profile's lines are this undo's when it names
+	// one of their seed brokers: east's are, west's are not.
+	bare, err := New(Config{Brokers: east.Config().Brokers, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(bare.Close)
+	steps, err = bare.Undo(ctx, changes, UndoOptions{DryRun: true})
+	require.NoError(t, err)
+	require.Len(t, steps, 2)
+	assert.Equal(t, "written through profile west (brokers "+strings.Join(west.Config().Brokers, ",")+"), none of which this undo names: run undo --profile west", steps[0].Message)
+	assert.Equal(t, UndoSkipped, steps[1].Action)
+	assert.Contains(t, steps[1].Message, "already as before", "east's change was looked at: east's undo put it back")
 }

@@ -136,6 +136,7 @@ func New(opts Options) *Runtime {
 		CallStackSize:       1024,
 		MinimizeStackMemory: true,
 	})
+	L.Options.OpenFile = openScriptFile // no file of procfs (scriptfiles.go)
 	r := &Runtime{L: L, opts: opts}
 	r.conv = newConverter(L)
 	r.openLibs()
@@ -182,7 +183,7 @@ func (r *Runtime) SetConfirm(fn func(prompt string) bool) { r.opts.Confirm = fn 
 // openLibs opens the libraries scripts may use. Left out: os.exit (skips
 // cleanup and the audit log; use kafka.fail), os.execute/remove/rename,
 // io.popen, debug, a process-wide collectgarbage, and gopher-lua's
-// _printregs.
+// _printregs. Files of procfs do not open (New: scriptfiles.go).
 func (r *Runtime) openLibs() {
 	L := r.L
 	for _, lib := range []struct {

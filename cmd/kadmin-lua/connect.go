@@ -163,6 +163,7 @@ func (a *app) configFile(required bool) (*clientconfig.ConfigFile, error) {
 	if errors.Is(err, os.ErrNotExist) && !explicit && !required {
 		return nil, nil
 	}
+	a.sealProfiles(cf)
 	return cf, err
 }
 

@@ -15,8 +15,12 @@ import (
 // it from the real process; tests build one from buffers and channels and
 // run the whole CLI in-process (the seam k6 calls cmd/state).
 type State struct {
-	Args   []string            // command-line arguments, without the program name
-	Env    func(string) string // environment lookup
+	Args []string            // command-line arguments, without the program name
+	Env  func(string) string // environment lookup; finds sealed variables too
+	// Seal takes the named variables out of the process's environment
+	// (seal.go): Env still reads them, /proc and child processes do not.
+	// nil (tests) seals nothing.
+	Seal   func(names ...string) error
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
@@ -48,13 +52,19 @@ type State struct {
 	onRun func(n int)
 }
 
-// NewOSState wires the real process.
+// NewOSState wires the real process. It seals the secrets the process
+// may have been started with (seal.go) before anything reads them.
 func NewOSState() *State {
+	env := newSealedEnv()
+	if err := env.seal(startSecrets...); err != nil {
+		fmt.Fprintf(os.Stderr, "kadmin-lua: warning: %v\n", err)
+	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	return &State{
 		Args:   os.Args[1:],
-		Env:    os.Getenv,
+		Env:    env.getenv,
+		Seal:   env.seal,
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,

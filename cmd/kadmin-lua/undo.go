@@ -40,11 +40,15 @@ Undo's own changes are written to the audit log (--audit-log, else
 AUDIT.jsonl itself) marked undo_of.
 
 Connect to the cluster the log was written on (-b, --profile, ...): changes
-recorded on another cluster, or on none, are refused. The log's hash chain is
-verified (keyed with KADMIN_AUDIT_KEY when set): lines that cannot be read,
-and every change after a line edited, removed or inserted, are refused steps
-(RESOURCE "line N"); the rest is undone. Exit 0 when everything that can be
-reverted was; 1 when something was refused; 3 when a reverting call failed.`
+recorded on another cluster, or on none, are refused. A change written
+through a profile (a fleet's log holds several) is undone only through that
+profile (--profile NAME), or with -b naming one of the brokers it was written
+to; the others are skipped, naming theirs. The log's
+hash chain is verified (keyed with KADMIN_AUDIT_KEY when set): lines that
+cannot be read, and every change after a line edited, removed or inserted,
+are refused steps (RESOURCE "line N"); the rest is undone. Exit 0 when
+everything that can be reverted was; 1 when something was refused; 3 when a
+reverting call failed.`
 
 // undoCmd is `kadmin-lua undo AUDIT.jsonl [--since ID|TIME]`.
 func (a *app) undoCmd() *cobra.Command {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 func retention(t *testing.T, adm *kadm.Client, topic string) string {
@@ -147,6 +149,74 @@ func TestUndoCommandWithAKey(t *testing.T) {
 	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit))
 	assert.Contains(t, c.stderr.String(), "at least 16")
 	assert.NotContains(t, c.stderr.String(), "short\n")
+}
+
+// A fleet's log holds each profile's lines; undo through one profile acts
+// on that profile's only and says what it skipped, also when the clusters
+// share an id (kfake's and docker-compose's are fixed), where the cluster
+// check cannot tell them apart.
+func TestFleetUndoActsOnItsOwnProfilesLines(t *testing.T) {
+	clusters := map[string]*cluster{}
+	for name, before := range map[string]string{"east": "1000", "west": "5000"} {
+		cl := newCluster(t, kfake.ClusterID("fixed-id"))
+		cl.adm = cl.admin(t)
+		_, err := cl.adm.CreateTopic(ctx(t), 1, 1, map[string]*string{"retention.ms": kadm.StringPtr(before)}, "orders")
+		require.NoError(t, err)
+		clusters[name] = cl
+	}
+	c := newCLI(t)
+	writeConfig(t, c, fmt.Sprintf(`{"profiles": {"east": {"brokers": [%q]}, "west": {"brokers": [%q]}}}`,
+		clusters["east"].addrs, clusters["west"].addrs))
+	audit := filepath.Join(t.TempDir(), "fleet.jsonl")
+	script := writeFile(t, "raise.lua", `alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}`)
+	require.Equal(t, ExitOK, c.run("--audit-log", audit, "run", "--profiles", "east,west", script), c.stderr.String())
+
+	// Without a profile: the lines written to the brokers it names.
+	require.Equal(t, ExitOK, c.run("-b", clusters["east"].addrs, "--dry-run", "undo", audit), c.stderr.String())
+	assert.Regexp(t, `alter_configs +- +skipped +written through profile west \(brokers [^)]+\), none of which this undo names: run undo --profile west\n`, c.stdout.String())
+	assert.Regexp(t, `alter_configs +topic:orders +would revert +set retention.ms=1000\n`, c.stdout.String())
+
+	require.Equal(t, ExitOK, c.run("--profile", "east", "undo", audit), c.stderr.String())
+	assert.Regexp(t, `alter_configs +- +skipped +written through profile west, not east: run undo --profile west\n`, c.stdout.String())
+	assert.Regexp(t, `alter_configs +topic:orders +reverted +set retention.ms=1000\n`, c.stdout.String())
+	assert.Equal(t, "1000", retention(t, clusters["east"].adm, "orders"))
+	assert.Equal(t, "2000", retention(t, clusters["west"].adm, "orders"), "west's change is west's to undo")
+
+	require.Equal(t, ExitOK, c.run("--profile", "west", "undo", audit), c.stderr.String())
+	assert.Regexp(t, `alter_configs +topic:orders +reverted +set retention.ms=5000\n`, c.stdout.String())
+	assert.Equal(t, "5000", retention(t, clusters["west"].adm, "orders"))
+	assert.Equal(t, "1000", retention(t, clusters["east"].adm, "orders"))
+}
+
+// A keyed log is appended to only under its key: a run with another key
+// is refused before it sends anything (exit 2), so it leaves no change
+// that undo with the log's key would refuse.
+func TestAppendUnderAnotherKeyIsRefused(t *testing.T) {
+	cl, audit := undoWorld(t)
+	const key, other = "first-audit-key-0123456789", "second-audit-key-0123456789"
+	c := newCLI(t)
+	c.env["KADMIN_AUDIT_KEY"] = key
+	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `create_topics{"mine"}`), c.stderr.String())
+	before, err := os.ReadFile(audit)
+	require.NoError(t, err)
+
+	c.env["KADMIN_AUDIT_KEY"] = other
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "--audit-log", audit, "-e", `create_topics{"theirs"}`), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), audit+" is keyed with another key")
+	assert.NotContains(t, topicNames(t, cl.adm), "theirs")
+	// undo under that key would append its own changes: refused too; a
+	// dry run (which appends nothing) says the key vouches for nothing.
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "--yes", "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "is keyed with another key")
+	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "--dry-run", "undo", audit), c.stderr.String())
+	assert.Contains(t, c.stdout.String(), "does not verify with the key")
+	assert.NotContains(t, c.stdout.String(), "would revert")
+	after, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "nothing appended")
+	assert.NotContains(t, c.stdout.String()+c.stderr.String(), key)
+	assert.NotContains(t, c.stdout.String()+c.stderr.String(), other)
+	assert.Contains(t, topicNames(t, cl.adm), "mine")
 }
 
 // A hand-written line's id and op reach the terminal escaped, and an intent

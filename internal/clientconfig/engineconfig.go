@@ -104,7 +104,10 @@ func (o *ProfileOAuth) config(env func(string) string) (*engine.OAuthConfig, err
 	}
 	out := &engine.OAuthConfig{TokenFile: o.TokenFile, TokenCommand: o.TokenCommand, TokenCommandEnv: o.TokenCommandEnv, TokenEndpoint: o.TokenEndpoint,
 		ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scope: o.Scope, Extensions: o.Extensions,
-		UnsecuredClaims: o.UnsecuredClaims, UnsecuredLifetime: o.UnsecuredLifetime, RefreshFactor: o.RefreshFactor}
+		UnsecuredClaims: o.UnsecuredClaims, UnsecuredLifetime: o.UnsecuredLifetime, RefreshFactor: o.RefreshFactor,
+		// The token command's variables come from where the other secrets
+		// do: the CLI has taken them out of the process's environment.
+		LookupEnv: func(name string) (string, bool) { v := env(name); return v, v != "" }}
 	if out.TokenFile == "" && out.TokenCommand == "" && out.TokenEndpoint == "" && len(out.UnsecuredClaims) == 0 {
 		name := cmpOr(o.TokenEnv, OAuthTokenEnv)
 		out.Token = o.Token

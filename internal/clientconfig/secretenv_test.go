@@ -29,7 +29,16 @@ func TestProfileSecretEnvNamesAndTokenCommandEnv(t *testing.T) {
 	}
 	p, err := cf.Profile("vault")
 	require.NoError(t, err)
-	cfg, err := p.Config(func(string) string { return "" }, nil)
+	env := map[string]string{"VAULT_TOKEN": "s.sealed"}
+	cfg, err := p.Config(func(n string) string { return env[n] }, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"VAULT_ADDR", "VAULT_TOKEN"}, cfg.SASL.OAuth.TokenCommandEnv, "the names reach the engine")
+	// The token command reads them from the environment the profile was
+	// read with (the CLI's, from which it took its secrets), not the
+	// process's.
+	v, ok := cfg.SASL.OAuth.LookupEnv("VAULT_TOKEN")
+	assert.Equal(t, "s.sealed", v)
+	assert.True(t, ok)
+	_, ok = cfg.SASL.OAuth.LookupEnv("VAULT_ADDR")
+	assert.False(t, ok)
 }

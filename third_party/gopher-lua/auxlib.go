@@ -355,7 +355,7 @@ func (ls *LState) LoadFile(path string) (*LFunction, error) {
 	if len(path) == 0 {
 		file = os.Stdin
 	} else {
-		file, err = os.Open(path)
+		file, err = ls.openFile(path, os.O_RDONLY, 0)
 		defer file.Close()
 		if err != nil {
 			return nil, newApiErrorE(ApiErrorFile, err)

@@ -204,7 +204,7 @@ func baseLoadFile(L *LState) int {
 		chunkname = "<stdin>"
 	} else {
 		chunkname = L.CheckString(1)
-		reader, err = os.Open(chunkname)
+		reader, err = L.openFile(chunkname, os.O_RDONLY, 0)
 		if err != nil {
 			L.Push(LNil)
 			L.Push(LString(fmt.Sprintf("can not open file: %v", chunkname)))

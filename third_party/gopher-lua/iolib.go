@@ -62,11 +62,19 @@ func errorIfFileIsClosed(L *LState, file *lFile) {
 	}
 }
 
+// openFile opens a file a script names, through Options.OpenFile when set.
+func (ls *LState) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if ls.Options.OpenFile != nil {
+		return ls.Options.OpenFile(name, flag, perm)
+	}
+	return os.OpenFile(name, flag, perm)
+}
+
 func newFile(L *LState, file *os.File, path string, flag int, perm os.FileMode, writable, readable bool) (*LUserData, error) {
 	ud := L.NewUserData()
 	var err error
 	if file == nil {
-		file, err = os.OpenFile(path, flag, perm)
+		file, err = L.openFile(path, flag, perm)
 		if err != nil {
 			return nil, err
 		}

@@ -109,6 +109,10 @@ type Options struct {
 	// If `MinimizeStackMemory` is set, the call stack will be automatically grown or shrank up to a limit of
 	// `CallStackSize` in order to minimize memory usage. This does incur a slight performance penalty.
 	MinimizeStackMemory bool
+	// OpenFile, when set, opens every file a script names: io.open,
+	// io.lines, io.input, io.output, loadfile, dofile and require's Lua
+	// loader. nil: os.OpenFile. (A local patch: PATCHES.md, 8.)
+	OpenFile func(name string, flag int, perm os.FileMode) (*os.File, error)
 }
 
 /* }}} */
