@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -130,7 +129,7 @@ func TestNotifyResolvesAlertsOpenedBeforeLabelsWereRecorded(t *testing.T) {
 	}}
 	critical := labels("alertname", "KafkaConsumerGroupLag", "group", "billing", "severity", "critical")
 	// What the old version sent: firing for 8 h.
-	postAlert(t, am.URL, critical, time.UnixMilli(prev.OpenedMs), time.UnixMilli(prev.SentMs).Add(8*time.Hour))
+	am.Send(t, critical, time.UnixMilli(prev.OpenedMs), time.UnixMilli(prev.SentMs).Add(8*time.Hour))
 	require.Equal(t, []map[string]string{critical}, am.Firing())
 
 	req := NotifyRequest{URL: hook, Format: NotifyAlertmanager, StatusLabels: severityByStatus,
@@ -151,7 +150,7 @@ func TestNotifyResolvesAlertsOpenedBeforeLabelsWereRecorded(t *testing.T) {
 	mem := NewMemoryLedger()
 	require.NoError(t, mem.SaveNotice(NoticeKey(am.URL, "check-lag/orders"), Notice{Status: "WARN", OpenedMs: clock.UnixMilli(), SentMs: clock.UnixMilli()}))
 	warning := labels("alertname", "KafkaConsumerGroupLag", "group", "orders", "severity", "warning")
-	postAlert(t, am.URL, warning, *clock, clock.Add(8*time.Hour))
+	am.Send(t, warning, *clock, clock.Add(8*time.Hour))
 	n2, clock2, _ := amNotifier(t, mem)
 	*clock2 = clock.Add(time.Minute)
 	am.Now = func() time.Time { return *clock2 }
@@ -165,17 +164,6 @@ func TestNotifyResolvesAlertsOpenedBeforeLabelsWereRecorded(t *testing.T) {
 	}
 	assert.Empty(t, am.Firing())
 	assert.ElementsMatch(t, am.Opened(), am.Resolved())
-}
-
-// postAlert POSTs one alert to Alertmanager as an earlier version did.
-func postAlert(t *testing.T, base string, l map[string]string, starts, ends time.Time) {
-	t.Helper()
-	body, err := json.Marshal([]amAlert{{Labels: l, Annotations: map[string]string{}, StartsAt: rfc3339(starts.UnixMilli()), EndsAt: rfc3339(ends.UnixMilli())}})
-	require.NoError(t, err)
-	resp, err := http.Post(base+"/api/v2/alerts", "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
 
 // The labels an alert opened with and a pending status survive the state

@@ -1,10 +1,7 @@
 package scripts_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -106,12 +103,7 @@ func TestCheckLagResolvesAnAlertOpenedByTheVersionBefore(t *testing.T) {
 	require.NoError(t, e.state.Notices(name).SaveNotice(engine.NoticeKey(am.URL, "check-lag/orders-processor"),
 		engine.Notice{Status: "ERR", OpenedMs: opened.UnixMilli(), SentMs: opened.UnixMilli()}))
 	critical := map[string]string{"alertname": "KafkaConsumerGroupLag", "group": "orders-processor", "severity": "critical"}
-	body, err := json.Marshal([]map[string]any{{"labels": critical, "startsAt": opened.UTC().Format(time.RFC3339),
-		"endsAt": opened.Add(8 * time.Hour).UTC().Format(time.RFC3339)}})
-	require.NoError(t, err)
-	resp, err := http.Post(am.URL+"/api/v2/alerts", "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	resp.Body.Close()
+	am.Send(t, critical, opened, opened.Add(8*time.Hour)) // what the previous version sent
 	require.Equal(t, []map[string]string{critical}, am.Firing())
 
 	r := e.ok(false, "check-lag.lua", "orders-processor", "--max", "100", "--alert", "alertmanager")

@@ -1,6 +1,7 @@
 package testnet
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -182,4 +183,23 @@ func (a *Alertmanager) Posts() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.posts
+}
+
+// Send POSTs one alert to a as another sender would (an earlier version
+// of kadmin-lua, say), and fails the test unless it is taken.
+func (a *Alertmanager) Send(t testing.TB, labels map[string]string, startsAt, endsAt time.Time) {
+	t.Helper()
+	body, err := json.Marshal([]map[string]any{{"labels": labels, "annotations": map[string]string{},
+		"startsAt": startsAt.UTC().Format(time.RFC3339Nano), "endsAt": endsAt.UTC().Format(time.RFC3339Nano)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(a.URL+"/api/v2/alerts", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("Alertmanager answered %s", resp.Status)
+	}
 }
