@@ -73,6 +73,15 @@ func TestNotifyFromLuaSendsManyAlerts(t *testing.T) {
 		return {r.reason, r.posts, sent}`)
 	assert.Equal(t, `["opened",2,1500]`, got)
 	assert.Len(t, am.Firing(), 1500)
+
+	// Under dry-run, each POST that would be made is shown.
+	e.run(`kafka.dry_run(true)
+		local alerts = {}
+		for i = 1, 1200 do alerts[i] = {labels = {group = "h" .. i}, status = "WARN"} end
+		kafka.notify{url = "` + am.URL + `", format = "alertmanager", labels = {alertname = "Lag"}, alerts = alerts}`)
+	assert.Contains(t, e.stderr.String(), "dry-run: kafka.notify: would POST 1200 alerts to "+am.URL+"/api/v2/alerts as alertmanager (opened) in 2 POSTs: [{")
+	assert.Contains(t, e.stderr.String(), "dry-run: kafka.notify: POST 2 of 2: [{")
+	assert.Equal(t, 2, am.Posts(), "nothing more POSTed")
 }
 
 // The WARN line of a failed delivery quotes the webhook's answer escaped
