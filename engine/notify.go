@@ -1,19 +1,15 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -23,11 +19,17 @@ import (
 //   - once when its status opens ("opened"; a change of firing word,
 //     WARN to ERR, opens anew),
 //   - again while it stays open, once per repeat interval ("repeat"),
-//   - once when it resolves ("resolved"),
-// and otherwise not at all ("duplicate"). A delivery that fails ("failed")
-// records nothing, so the next call tries again. Nothing here is a Kafka
-// mutation: no audit line, no operations row; under dry-run nothing is
-// POSTed and nothing recorded.
+//   - once when it resolves ("resolved"), with the labels it was opened
+//     with,
+// and otherwise not at all ("unchanged"). With AfterRuns, a new status is
+// sent only once that many calls in a row saw it ("pending" until then).
+// An alert's labels are its identity at the webhook (Alertmanager
+// fingerprints the label set): when they change while it is open, the
+// open alert is resolved with its own labels in the same POST as the new
+// one opens (notify_decide.go). A delivery that fails ("failed") records
+// nothing, so the next call tries again. Nothing here is a Kafka mutation:
+// no audit line, no operations row; under dry-run nothing is POSTed and
+// nothing recorded.
 
 // The formats a notification is sent in.
 const (
@@ -59,8 +61,11 @@ const (
 	// MaxNotifyAttempts and MaxNotifyTimeout bound what a caller may ask.
 	MaxNotifyAttempts = 10
 	MaxNotifyTimeout  = 2 * time.Minute
-	// MaxNotifyAlerts bounds one call's batch.
-	MaxNotifyAlerts = 1000
+	// MaxAlertsPerPost bounds one POST's body: a call with more alerts to
+	// send makes several POSTs (Slack's take at most slackBlocksMax).
+	MaxAlertsPerPost = 1000
+	// MaxAfterRuns bounds NotifyRequest.AfterRuns.
+	MaxAfterRuns = 1000
 )
 
 // CodeNotifyFailed is the code of a delivery that failed: every attempt
@@ -69,10 +74,15 @@ const CodeNotifyFailed = "NOTIFY_FAILED"
 
 // The reasons a notification was sent, or not.
 const (
-	ReasonOpened    = "opened"
-	ReasonResolved  = "resolved"
-	ReasonRepeat    = "repeat"
-	ReasonDuplicate = "duplicate"
+	ReasonOpened   = "opened"
+	ReasonResolved = "resolved"
+	ReasonRepeat   = "repeat"
+	// ReasonPending: the status changed, but fewer than AfterRuns calls in
+	// a row have seen it; nothing sent.
+	ReasonPending = "pending"
+	// ReasonUnchanged: nothing to send; the status is the one last sent
+	// (still open within its repeat interval, or nothing open).
+	ReasonUnchanged = "unchanged"
 	ReasonFailed    = "failed"
 )
 
@@ -98,12 +108,21 @@ type Alert struct {
 	Annotations map[string]string
 }
 
-// NotifyRequest is one POST's worth of alerts.
+// NotifyRequest is one call's worth of alerts.
 type NotifyRequest struct {
 	URL          Secret // the webhook; its credentials never leave this request (RedactURL)
 	Format       string // one of NotifyFormats
 	Alerts       []Alert
 	GeneratorURL string // Alertmanager's generatorURL: a link back to what raised the alert
+	// StatusLabels are labels an alert fires with by its status word
+	// ({"ERR": {"severity": "critical"}}), over its own. They are part of
+	// its identity but not of its key: a change of status that changes
+	// them resolves the open alert (with the labels it opened with) as the
+	// new one opens.
+	StatusLabels map[string]map[string]string
+	// AfterRuns: a new status (opening, escalating or resolving) is sent
+	// once this many calls in a row have seen it; 0 is 1, at once.
+	AfterRuns int
 	// RepeatInterval: how long an open alert stays quiet before it is sent
 	// again; 0 is DefaultRepeatInterval.
 	RepeatInterval time.Duration
@@ -118,7 +137,7 @@ type NotifyRequest struct {
 	// SlackBlocks adds Block Kit blocks (one section per alert) to the
 	// Slack message; its text stays as the notification's fallback.
 	SlackBlocks bool
-	// DryRun: decide and build the body, POST nothing, record nothing.
+	// DryRun: decide and build the bodies, POST nothing, record nothing.
 	DryRun bool
 }
 
@@ -126,8 +145,10 @@ type NotifyRequest struct {
 type AlertOutcome struct {
 	Key    string `json:"key"`
 	Status string `json:"status"` // the word given ("firing", "WARN", "OK", ...)
-	Reason string `json:"reason"` // opened, resolved, repeat, duplicate or failed
+	Reason string `json:"reason"` // opened, resolved, repeat, pending, unchanged or failed
 	Sent   bool   `json:"sent"`
+	// Runs: pending, how many calls in a row have seen the new status.
+	Runs int `json:"runs,omitempty"`
 }
 
 // NotifyResult is what a notification did.
@@ -135,17 +156,19 @@ type NotifyResult struct {
 	// Sent: the webhook accepted a POST (2xx) during this call.
 	Sent bool `json:"sent"`
 	// Reason is the most telling of the alerts' reasons: failed, opened,
-	// resolved, repeat, then duplicate (nothing needed sending).
-	Reason     string         `json:"reason"`
-	Attempts   int            `json:"attempts"`              // POSTs tried (0: nothing to send, or a dry run)
-	StatusCode int            `json:"status_code,omitempty"` // the last HTTP status received
-	Error      *Error         `json:"error,omitempty"`       // why delivery failed (CodeNotifyFailed)
-	DryRun     bool           `json:"dry_run,omitempty"`
-	URL        string         `json:"url"` // the webhook, redacted (RedactURL)
-	Alerts     []AlertOutcome `json:"alerts"`
-	// Payload is the body sent, or under dry-run the one that would be;
+	// resolved, repeat, pending, then unchanged (nothing to send).
+	Reason     string `json:"reason"`
+	Posts      int    `json:"posts"`                 // POST bodies the alerts to send took (0: nothing to send)
+	Attempts   int    `json:"attempts"`              // POSTs tried, retries included (0: nothing to send, or a dry run)
+	StatusCode int    `json:"status_code,omitempty"` // the last HTTP status received
+	Error      *Error `json:"error,omitempty"`       // why a delivery failed (CodeNotifyFailed): the first that did
+	DryRun     bool   `json:"dry_run,omitempty"`
+	URL        string `json:"url"` // the webhook, redacted (RedactURL)
+	// Alerts: each alert's outcome, in the request's order.
+	Alerts []AlertOutcome `json:"alerts"`
+	// Payloads are the bodies sent, or under dry-run those that would be;
 	// nil when nothing needed sending.
-	Payload []byte `json:"-"`
+	Payloads [][]byte `json:"-"`
 	// SaveErr: the POST went through but the ledger could not record it,
 	// so the alert may be sent again next time.
 	SaveErr error `json:"-"`
@@ -200,15 +223,6 @@ func (c *Client) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult, 
 	return c.Notifier().Notify(ctx, req)
 }
 
-// retryWait is backoff (retry.go), or the server's Retry-After when it
-// asked for longer, up to five seconds.
-func retryWait(ctx context.Context, attempt int, retryAfter time.Duration) bool {
-	if retryAfter <= 0 {
-		return backoff(ctx, attempt)
-	}
-	return sleepCtx(ctx, min(retryAfter, 5*time.Second))
-}
-
 // DefaultAlertKey is an alert's key when none is given: its labels,
 // "name=value" sorted by name and joined with ",".
 func DefaultAlertKey(labels map[string]string) string {
@@ -228,6 +242,21 @@ func CheckAlert(a Alert, format string) error {
 		return errors.New("an alert needs a key or labels (its identity)")
 	case format == NotifyAlertmanager && a.Labels["alertname"] == "":
 		return errors.New("labels: an Alertmanager alert needs an alertname label")
+	}
+	return nil
+}
+
+// CheckStatusLabels says what is wrong with StatusLabels, or nil: they
+// are for the words that fire (a resolution carries the labels its alert
+// opened with).
+func CheckStatusLabels(m map[string]map[string]string) error {
+	for _, word := range sortedKeys(m) {
+		switch {
+		case !slices.Contains(NotifyStatuses, word):
+			return fmt.Errorf("%q is not a status (%s)", word, strings.Join(NotifyStatuses, ", "))
+		case resolves(word):
+			return fmt.Errorf("%s resolves: a resolved alert is sent with the labels it was opened with", word)
+		}
 	}
 	return nil
 }
@@ -257,13 +286,16 @@ func (req *NotifyRequest) check() error {
 	if !slices.Contains(NotifyFormats, req.Format) {
 		return bad("format must be one of %s, got %q", strings.Join(NotifyFormats, ", "), req.Format)
 	}
-	if len(req.Alerts) == 0 || len(req.Alerts) > MaxNotifyAlerts {
-		return bad("between 1 and %d alerts are sent at once, got %d", MaxNotifyAlerts, len(req.Alerts))
+	if len(req.Alerts) == 0 {
+		return bad("at least 1 alert is sent, got none")
 	}
 	for i, a := range req.Alerts {
 		if err := CheckAlert(a, req.Format); err != nil {
 			return bad("alert %d: %v", i+1, err)
 		}
+	}
+	if err := CheckStatusLabels(req.StatusLabels); err != nil {
+		return bad("status labels: %v", err)
 	}
 	switch {
 	case req.Attempts < 0 || req.Attempts > MaxNotifyAttempts:
@@ -272,20 +304,10 @@ func (req *NotifyRequest) check() error {
 		return bad("timeout must be at most %s, got %s", MaxNotifyTimeout, req.Timeout)
 	case req.RepeatInterval < 0:
 		return bad("repeat interval must not be negative, got %s", req.RepeatInterval)
+	case req.AfterRuns < 0 || req.AfterRuns > MaxAfterRuns:
+		return bad("after runs must be between 1 and %d, got %d", MaxAfterRuns, req.AfterRuns)
 	}
 	return nil
-}
-
-// outgoing is one alert as decided: what to send and what to remember.
-type outgoing struct {
-	Alert
-	key      string // the ledger's key
-	reason   string
-	firing   bool
-	startsMs int64
-	endsMs   int64 // firing: when Alertmanager lets it lapse unless sent again
-	next     Notice
-	send     bool
 }
 
 // NoticeKey is the ledger's key of an alert sent to a webhook. It keeps
@@ -297,35 +319,11 @@ func NoticeKey(rawURL, key string) string {
 	return "notify/" + hex.EncodeToString(sum[:6]) + "/" + key
 }
 
-// decide compares an alert with what was last sent for it.
-func decide(prev Notice, found bool, word string, now int64, repeat time.Duration) (reason string, next Notice, send bool) {
-	open := found && prev.Status != statusResolved
-	switch {
-	case resolves(word) && !open:
-		// Nothing is open: nothing to resolve, and nothing remembered (a
-		// healthy group costs the ledger nothing).
-		return ReasonDuplicate, prev, false
-	case resolves(word):
-		return ReasonResolved, Notice{Status: statusResolved, OpenedMs: now, SentMs: now}, true
-	case !open || prev.Status != word:
-		return ReasonOpened, Notice{Status: word, OpenedMs: now, SentMs: now}, true
-	}
-	// Still open with the same word. A clock that went backwards counts as
-	// time passed: the notice is repeated at most once, then dated anew.
-	elapsed := now - prev.SentMs
-	if elapsed < 0 {
-		elapsed = -elapsed
-	}
-	if time.Duration(elapsed)*time.Millisecond >= repeat {
-		return ReasonRepeat, Notice{Status: word, OpenedMs: prev.OpenedMs, SentMs: now}, true
-	}
-	return ReasonDuplicate, prev, false
-}
-
-// Notify decides which of req's alerts need sending, POSTs them in one
-// request, and records what was sent. A delivery that fails is in the
-// result (Reason failed, Error), not returned: the error is for a request
-// that is wrong (INVALID_ARGUMENT, nothing sent) or a call canceled.
+// Notify decides which of req's alerts need sending, POSTs them (in as
+// many POSTs as their number takes), and records what was sent. A
+// delivery that fails is in the result (Reason failed, Error), not
+// returned: the error is for a request that is wrong (INVALID_ARGUMENT,
+// nothing sent) or a call canceled.
 func (n *Notifier) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult, error) {
 	if err := req.check(); err != nil {
 		return nil, err
@@ -339,6 +337,7 @@ func (n *Notifier) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult
 	if req.Attempts == 0 {
 		req.Attempts = DefaultNotifyAttempts
 	}
+	req.AfterRuns = max(req.AfterRuns, 1)
 	raw := req.URL.Reveal()
 	res := &NotifyResult{URL: RedactURL(webhookTarget(req)), DryRun: req.DryRun, Alerts: make([]AlertOutcome, len(req.Alerts))}
 	if r, ok := n.ledger.(readyLedger); ok && !req.DryRun {
@@ -347,8 +346,7 @@ func (n *Notifier) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult
 		}
 	}
 	now := n.now().UnixMilli()
-	outs := make([]outgoing, len(req.Alerts))
-	var toSend []outgoing
+	steps := make([]step, len(req.Alerts))
 	for i, a := range req.Alerts {
 		if a.Status == "" {
 			a.Status = "firing"
@@ -356,249 +354,87 @@ func (n *Notifier) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult
 		if a.Key == "" {
 			a.Key = DefaultAlertKey(a.Labels)
 		}
-		o := outgoing{Alert: a, key: NoticeKey(raw, a.Key), firing: !resolves(a.Status)}
-		prev, found := n.ledger.LastNotice(o.key)
-		o.reason, o.next, o.send = decide(prev, found, a.Status, now, req.RepeatInterval)
-		o.startsMs = o.next.OpenedMs
-		if o.reason == ReasonResolved || o.reason == ReasonRepeat {
-			o.startsMs = prev.OpenedMs
-		}
-		o.endsMs = now
-		if o.firing {
-			// Alertmanager resolves an alert nobody re-sends by endsAt: it
-			// stays firing through the next repeat, and lapses when the job
-			// that sends it stopped.
-			o.endsMs = now + 2*req.RepeatInterval.Milliseconds()
-		}
-		outs[i] = o
-		if o.send {
-			toSend = append(toSend, o)
-		}
-		res.Alerts[i] = AlertOutcome{Key: a.Key, Status: a.Status, Reason: o.reason}
+		key := NoticeKey(raw, a.Key)
+		prev, found := n.ledger.LastNotice(key)
+		steps[i] = decide(&req, a, prev, found, now)
+		steps[i].ledgerKey = key
+		res.Alerts[i] = AlertOutcome{Key: a.Key, Status: a.Status, Reason: steps[i].reason, Runs: steps[i].runs}
 	}
-	res.Reason = ReasonDuplicate
-	if len(toSend) == 0 {
-		return res, nil
-	}
-	body, err := formatBody(req, toSend, now)
+	res.Reason = mostTelling(res.Alerts)
+	posts, err := formatPosts(&req, steps, now)
 	if err != nil {
 		return nil, err
 	}
-	res.Payload = body
-	res.Reason = mostTelling(outs)
+	res.Posts = len(posts)
+	for _, p := range posts {
+		res.Payloads = append(res.Payloads, p.body)
+	}
 	if req.DryRun {
 		return res, nil
 	}
 	sec := newWebhookSecrets(req)
-	res.Attempts, res.StatusCode, res.Error = n.post(ctx, req, body, sec)
-	if res.Error != nil {
-		if res.Error.Code == CodeCanceled {
-			return nil, res.Error
-		}
-		res.Reason = ReasonFailed
-		for i, o := range outs {
-			if o.send {
-				res.Alerts[i].Reason = ReasonFailed
-			}
-		}
-		return res, nil
-	}
-	res.Sent = true
-	for i, o := range outs {
-		if !o.send {
-			continue
-		}
-		res.Alerts[i].Sent = true
-		if err := n.ledger.SaveNotice(o.key, o.next); err != nil && res.SaveErr == nil {
+	save := func(i int) {
+		if err := n.ledger.SaveNotice(steps[i].ledgerKey, steps[i].next); err != nil && res.SaveErr == nil {
 			res.SaveErr = fmt.Errorf("recording what was sent: %s", sec.scrub(err.Error()))
 		}
+	}
+	// What sends nothing (a pending status counted, or cleared) is
+	// recorded whatever becomes of the POSTs.
+	for i, s := range steps {
+		if s.save && len(s.sends) == 0 {
+			save(i)
+		}
+	}
+	down := false // a POST failed in a way that the next would too
+	for _, p := range posts {
+		if down {
+			markFailed(res, p)
+			continue
+		}
+		attempts, status, perr := n.post(ctx, req, p.body, sec)
+		res.Attempts += attempts
+		res.StatusCode = status
+		if perr != nil {
+			if perr.Code == CodeCanceled {
+				return nil, perr
+			}
+			if res.Error == nil {
+				res.Error = perr
+			}
+			// Unreachable, or answering 5xx: the other POSTs would wait out
+			// their attempts too. A 4xx is this body's fault.
+			down = perr.Retriable
+			markFailed(res, p)
+			continue
+		}
+		res.Sent = true
+		for _, i := range p.steps {
+			res.Alerts[i].Sent = true
+			save(i)
+		}
+	}
+	if res.Error != nil {
+		res.Reason = ReasonFailed
 	}
 	return res, nil
 }
 
-// mostTelling is the result's reason: opened, then resolved, then repeat.
-func mostTelling(outs []outgoing) string {
-	for _, r := range []string{ReasonOpened, ReasonResolved, ReasonRepeat} {
+// markFailed marks the alerts of a POST that was not delivered.
+func markFailed(res *NotifyResult, p webhookPost) {
+	for _, i := range p.steps {
+		res.Alerts[i].Reason = ReasonFailed
+	}
+}
+
+// mostTelling is the result's reason: opened, then resolved, repeat,
+// pending, unchanged.
+func mostTelling(outs []AlertOutcome) string {
+	for _, r := range []string{ReasonOpened, ReasonResolved, ReasonRepeat, ReasonPending} {
 		for _, o := range outs {
-			if o.send && o.reason == r {
+			if o.Reason == r {
 				return r
 			}
 		}
 	}
-	return ReasonDuplicate
-}
-
-// post sends body, retrying what may succeed later. It returns the
-// attempts made, the last HTTP status and, when no attempt succeeded, why.
-func (n *Notifier) post(ctx context.Context, req NotifyRequest, body []byte, sec *webhookSecrets) (attempts, status int, _ *Error) {
-	var last tried
-	for attempts < req.Attempts {
-		if attempts > 0 && !n.wait(ctx, attempts-1, last.retryAfter) {
-			break
-		}
-		attempts++
-		last = n.attempt(ctx, req, body)
-		status = last.status
-		if last.failure == "" {
-			return attempts, status, nil
-		}
-		if !last.retriable || ctx.Err() != nil {
-			break
-		}
-	}
-	if ctx.Err() != nil {
-		return attempts, status, &Error{Code: CodeCanceled, Message: "canceled while sending the notification"}
-	}
-	times := "1 attempt"
-	if attempts != 1 {
-		times = strconv.Itoa(attempts) + " attempts"
-	}
-	return attempts, status, &Error{Code: CodeNotifyFailed, Retriable: last.retriable,
-		Message: fmt.Sprintf("POST %s: %s (%s)", RedactURL(webhookTarget(req)), sec.scrub(last.failure), times)}
-}
-
-// tried is one attempt's outcome: failure is "" on a 2xx answer, else what
-// went wrong; retryAfter is the server's Retry-After.
-type tried struct {
-	status     int
-	failure    string
-	retriable  bool
-	retryAfter time.Duration
-}
-
-// attempt POSTs once.
-func (n *Notifier) attempt(ctx context.Context, req NotifyRequest, body []byte) tried {
-	actx, cancel := context.WithTimeout(ctx, req.Timeout)
-	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, webhookTarget(req), bytes.NewReader(body))
-	if err != nil {
-		return tried{failure: "the request could not be built"}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("User-Agent", "kadmin-lua")
-	for k, v := range req.Headers {
-		hreq.Header.Set(k, v.Reveal())
-	}
-	if req.Token != "" {
-		hreq.Header.Set("Authorization", "Bearer "+req.Token.Reveal())
-	}
-	resp, err := n.http.Do(hreq)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) { // its text holds the whole URL
-			err = ue.Err
-		}
-		if errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil {
-			return tried{failure: fmt.Sprintf("no answer within %s", req.Timeout), retriable: true}
-		}
-		return tried{failure: err.Error(), retriable: true}
-	}
-	defer resp.Body.Close()
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // lets the connection be reused
-	t := tried{status: resp.StatusCode}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return t
-	}
-	t.failure = "HTTP " + resp.Status
-	if s := oneLine(string(snippet), 200); s != "" {
-		t.failure += ": " + s
-	}
-	t.retriable = resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
-	if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
-		t.retryAfter = time.Duration(secs) * time.Second
-	}
-	return t
-}
-
-// webhookTarget is where the POST goes: an Alertmanager URL given without
-// a path gets /api/v2/alerts.
-func webhookTarget(req NotifyRequest) string {
-	raw := req.URL.Reveal()
-	if req.Format != NotifyAlertmanager {
-		return raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Path != "" && u.Path != "/") {
-		return raw
-	}
-	u.Path = "/api/v2/alerts"
-	return u.String()
-}
-
-// oneLine keeps at most n bytes of s on one line, control characters
-// replaced.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-// webhookSecrets are the strings of a request that must not be shown: the
-// token, header values, and the URL's credentials, query values and
-// hidden path segments. scrub replaces them in a message (a webhook's
-// answer may quote what it was sent).
-type webhookSecrets struct {
-	once sync.Once
-	req  NotifyRequest
-	strs []string
-}
-
-func newWebhookSecrets(req NotifyRequest) *webhookSecrets { return &webhookSecrets{req: req} }
-
-func (w *webhookSecrets) collect() {
-	add := func(s string) {
-		if len(s) >= 4 {
-			w.strs = append(w.strs, s)
-			if esc := url.QueryEscape(s); esc != s {
-				w.strs = append(w.strs, esc)
-			}
-		}
-	}
-	raw := w.req.URL.Reveal()
-	for _, u := range []string{raw, webhookTarget(w.req)} {
-		if RedactURL(u) != u {
-			add(u)
-		}
-	}
-	add(w.req.Token.Reveal())
-	for _, v := range w.req.Headers {
-		add(v.Reveal())
-	}
-	if u, err := url.Parse(raw); err == nil {
-		if u.User != nil {
-			add(u.User.String())
-			add(u.User.Username())
-			if p, ok := u.User.Password(); ok {
-				add(p)
-			}
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				add(v)
-			}
-		}
-		for _, seg := range strings.Split(u.EscapedPath(), "/") {
-			if seg != "" && !plainPathWord(seg) {
-				add(seg)
-			}
-		}
-	}
-	// The longest first: a token inside the URL is replaced with the URL.
-	slices.SortFunc(w.strs, func(a, b string) int { return len(b) - len(a) })
-}
-
-func (w *webhookSecrets) scrub(s string) string {
-	w.once.Do(w.collect)
-	for _, sec := range w.strs {
-		s = strings.ReplaceAll(s, sec, Redacted)
-	}
-	return s
+	return ReasonUnchanged
 }

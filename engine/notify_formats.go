@@ -7,8 +7,63 @@ import (
 	"time"
 )
 
-// formatBody is the POST's body for the alerts to send, in req's format.
-func formatBody(req NotifyRequest, alerts []outgoing, now int64) ([]byte, error) {
+// webhookPost is one POST's body and the steps (alerts of the request, by index)
+// whose sends are in it.
+type webhookPost struct {
+	body  []byte
+	steps []int
+}
+
+// formatPosts puts the steps' sends in as few POSTs as the format allows:
+// at most MaxAlertsPerPost alerts each, and for Slack at most
+// slackBlocksMax alerts and slackTextMax bytes of text, so that nothing is
+// cut. A step's sends (a resolution and the opening that replaces it) go
+// in one POST, so they are delivered, or not, together.
+func formatPosts(req *NotifyRequest, steps []step, now int64) ([]webhookPost, error) {
+	var out []webhookPost
+	var alerts []outgoing
+	var idx []int
+	text := 0
+	flush := func() error {
+		if len(alerts) == 0 {
+			return nil
+		}
+		body, err := formatBody(req, alerts, now)
+		if err != nil {
+			return err
+		}
+		out = append(out, webhookPost{body: body, steps: idx})
+		alerts, idx, text = nil, nil, 0
+		return nil
+	}
+	for i, s := range steps {
+		if len(s.sends) == 0 {
+			continue
+		}
+		limit, size := MaxAlertsPerPost, 0
+		if req.Format == NotifySlack {
+			limit = slackBlocksMax
+			for _, o := range s.sends {
+				size += len(slackLine(o)) + len("\n\n")
+			}
+		}
+		if len(alerts)+len(s.sends) > limit || (len(alerts) > 0 && text+size > slackTextMax) {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		alerts = append(alerts, s.sends...)
+		idx = append(idx, i)
+		text += size
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// formatBody is a POST's body for alerts, in req's format.
+func formatBody(req *NotifyRequest, alerts []outgoing, now int64) ([]byte, error) {
 	var v any
 	switch req.Format {
 	case NotifyAlertmanager:
@@ -120,13 +175,8 @@ func slackBody(alerts []outgoing, blocks bool) slackMessage {
 		lines[i] = slackLine(a)
 	}
 	msg := slackMessage{Text: truncate(strings.Join(lines, "\n\n"), slackTextMax)}
-	if blocks {
-		for i, l := range lines {
-			if i == slackBlocksMax-1 && len(lines) > slackBlocksMax {
-				msg.Blocks = append(msg.Blocks, slackBlock{Type: "section",
-					Text: &slackText{Type: "mrkdwn", Text: fmt.Sprintf("… and %d more alerts", len(lines)-i)}})
-				break
-			}
+	if blocks { // formatPosts sends at most slackBlocksMax alerts a message
+		for _, l := range lines {
 			msg.Blocks = append(msg.Blocks, slackBlock{Type: "section", Text: &slackText{Type: "mrkdwn", Text: truncate(l, slackSectionMax)}})
 		}
 	}

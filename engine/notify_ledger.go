@@ -1,13 +1,33 @@
 package engine
 
-import "sync"
+import (
+	"maps"
+	"sync"
+)
 
-// Notice is what was last sent for an alert key.
+// Notice is what was last sent for an alert key, and what was seen since
+// without being sent yet.
 type Notice struct {
-	Status   string `json:"status"`    // the status last sent ("firing"/"resolved" or the caller's status word)
+	Status   string `json:"status"`    // the status last sent ("resolved", or the firing word it opened with)
 	OpenedMs int64  `json:"opened_ms"` // when the current status opened
 	SentMs   int64  `json:"sent_ms"`   // when it was last sent
+	// Labels are the labels the open alert was sent with: its identity at
+	// the webhook (Alertmanager fingerprints the label set), which its
+	// resolution must carry. nil while nothing is open, and for an alert
+	// opened by a kadmin-lua that did not record them: it was sent with
+	// the labels the caller gives, plus its status's (openedLabels).
+	Labels map[string]string `json:"labels,omitempty"`
+	// Pending is a status seen by PendingRuns calls in a row, from
+	// PendingMs on, and not sent yet: it is sent once it has held for
+	// NotifyRequest.AfterRuns calls ("resolved" or a firing word).
+	Pending     string `json:"pending,omitempty"`
+	PendingRuns int    `json:"pending_runs,omitempty"`
+	PendingMs   int64  `json:"pending_ms,omitempty"`
 }
+
+// lastSeenMs is the notice's newest time: a notice untouched for the
+// state store's ExpireAfter is dropped.
+func (n Notice) lastSeenMs() int64 { return max(n.SentMs, n.PendingMs) }
 
 // NoticeLedger remembers notices between runs; the state store implements it.
 type NoticeLedger interface {
@@ -40,6 +60,7 @@ func (l *MemoryLedger) LastNotice(key string) (Notice, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, ok := l.m[key]
+	n.Labels = maps.Clone(n.Labels)
 	return n, ok
 }
 
@@ -47,6 +68,7 @@ func (l *MemoryLedger) LastNotice(key string) (Notice, bool) {
 func (l *MemoryLedger) SaveNotice(key string, n Notice) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	n.Labels = maps.Clone(n.Labels)
 	l.m[key] = n
 	return nil
 }

@@ -145,18 +145,18 @@ func TestNotifyDedupAcrossRuns(t *testing.T) {
 		reason string
 		sent   bool
 	}{
-		{0, "OK", ReasonDuplicate, false}, // nothing open: nothing to resolve
+		{0, "OK", ReasonUnchanged, false}, // nothing open: nothing to resolve
 		{time.Minute, "WARN", ReasonOpened, true},
-		{10 * time.Minute, "WARN", ReasonDuplicate, false},
+		{10 * time.Minute, "WARN", ReasonUnchanged, false},
 		{61 * time.Minute, "WARN", ReasonRepeat, true},
-		{62 * time.Minute, "WARN", ReasonDuplicate, false},
+		{62 * time.Minute, "WARN", ReasonUnchanged, false},
 		{63 * time.Minute, "ERR", ReasonOpened, true}, // WARN to ERR opens anew
 		{64 * time.Minute, "OK", ReasonResolved, true},
-		{65 * time.Minute, "resolved", ReasonDuplicate, false},
-		{5 * time.Hour, "OK", ReasonDuplicate, false}, // resolved is never repeated
+		{65 * time.Minute, "resolved", ReasonUnchanged, false},
+		{5 * time.Hour, "OK", ReasonUnchanged, false}, // resolved is never repeated
 		{6 * time.Hour, "firing", ReasonOpened, true},
 		{5 * time.Hour, "firing", ReasonRepeat, true}, // the clock went back an hour: counts as time passed
-		{5*time.Hour + time.Minute, "firing", ReasonDuplicate, false},
+		{5*time.Hour + time.Minute, "firing", ReasonUnchanged, false},
 	}
 	sent := 0
 	for i, s := range steps {
@@ -191,10 +191,10 @@ func TestNotifyBatchSendsOnlyWhatChanged(t *testing.T) {
 	req.Alerts = []Alert{a, b}
 	res, err := n.Notify(context.Background(), req)
 	require.NoError(t, err)
-	assert.Equal(t, []AlertOutcome{{Key: "a", Status: "firing", Reason: ReasonDuplicate}, {Key: "b", Status: "firing", Reason: ReasonOpened, Sent: true}}, res.Alerts)
+	assert.Equal(t, []AlertOutcome{{Key: "a", Status: "firing", Reason: ReasonUnchanged}, {Key: "b", Status: "firing", Reason: ReasonOpened, Sent: true}}, res.Alerts)
 	var sent []amAlert
 	require.NoError(t, json.Unmarshal([]byte(h.Bodies()[1]), &sent))
-	require.Len(t, sent, 1, "the duplicate is left out of the POST")
+	require.Len(t, sent, 1, "the unchanged one is left out of the POST")
 	assert.Equal(t, "B", sent[0].Labels["alertname"])
 }
 
@@ -345,7 +345,7 @@ func TestNotifyDryRunSendsNothing(t *testing.T) {
 	assert.False(t, res.Sent)
 	assert.True(t, res.DryRun)
 	assert.Equal(t, ReasonOpened, res.Reason, "what a real run would do")
-	assert.Contains(t, string(res.Payload), `"alertname":"KafkaConsumerLag"`)
+	assert.Contains(t, string(res.Payloads[0]), `"alertname":"KafkaConsumerLag"`)
 	assert.Equal(t, 0, res.Attempts)
 	assert.Empty(t, h.Bodies())
 	_, found := ledger.LastNotice(NoticeKey(h.URL, "alertname=KafkaConsumerLag,group=billing"))
@@ -360,10 +360,13 @@ func TestNotifyRefusesBadRequests(t *testing.T) {
 	}{
 		{NotifyRequest{URL: "ftp://x/y", Format: NotifyJSON, Alerts: []Alert{lagAlert("")}}, "url must be an http:// or https:// URL"},
 		{NotifyRequest{URL: "http://h", Format: "xml", Alerts: []Alert{lagAlert("")}}, `format must be one of alertmanager, slack, json, got "xml"`},
-		{NotifyRequest{URL: "http://h", Format: NotifyJSON}, "between 1 and 1000 alerts"},
+		{NotifyRequest{URL: "http://h", Format: NotifyJSON}, "at least 1 alert"},
 		{NotifyRequest{URL: "http://h", Format: NotifyJSON, Alerts: []Alert{lagAlert("bad")}}, "alert 1: status must be one of"},
 		{NotifyRequest{URL: "http://h", Format: NotifyJSON, Alerts: []Alert{{}}}, "alert 1: an alert needs a key or labels"},
 		{NotifyRequest{URL: "http://h", Format: NotifyAlertmanager, Alerts: []Alert{{Key: "k"}}}, "alertname label"},
+		{NotifyRequest{URL: "http://h", Format: NotifyJSON, Alerts: []Alert{lagAlert("")}, StatusLabels: map[string]map[string]string{"OK": {"s": "x"}}},
+			"status labels: OK resolves"},
+		{NotifyRequest{URL: "http://h", Format: NotifyJSON, Alerts: []Alert{lagAlert("")}, AfterRuns: MaxAfterRuns + 1}, "after runs must be between 1 and 1000"},
 	} {
 		_, err := n.Notify(context.Background(), tc.req)
 		var e *Error
@@ -388,7 +391,7 @@ func TestClientNotifierUsesConfigLedger(t *testing.T) {
 	assert.True(t, found)
 	res, err = c.Notify(context.Background(), req)
 	require.NoError(t, err)
-	assert.Equal(t, ReasonDuplicate, res.Reason)
+	assert.Equal(t, ReasonUnchanged, res.Reason)
 
 	// The client's dry-run holds.
 	dry, err := New(Config{Brokers: []string{"127.0.0.1:1"}, DryRun: true})

@@ -52,22 +52,52 @@ func (l storeLedger) SaveNotice(key string, n Notice) error {
 	return nil
 }
 
-// expireNoticesLocked drops notices last sent before cut.
+// expireNoticesLocked drops notices neither sent nor seen pending since cut.
 func (s *StateStore) expireNoticesLocked(cut int64) {
-	maps.DeleteFunc(s.notices, func(_ string, n Notice) bool { return n.SentMs < cut })
+	maps.DeleteFunc(s.notices, func(_ string, n Notice) bool { return n.lastSeenMs() < cut })
 }
 
-// notices := uvarint(n) { string(name NUL key) string(status) varint(opened) varint(sent) }
+// notices := uvarint(n) { string(name NUL key) string(status) varint(opened) varint(sent) } [extras]
+// extras  := uvarint(n) { labels string(pending) uvarint(pending runs) varint(pending time) }
+// labels  := uvarint(0) | uvarint(count+1) { string(name) string(value) }
+//
+// extras hold, in the notices' order, what kadmin-lua records since alerts
+// keep the labels they opened with and hysteresis: files written before
+// have none (every notice's labels unknown), and a store with no notices
+// writes none, so an older kadmin-lua still reads it. labels 0 is nil: not
+// known, which is not the same as none.
 func encodeNotices(b []byte, notices map[string]Notice) []byte {
 	b = binary.AppendUvarint(b, uint64(len(notices)))
-	for _, k := range slices.Sorted(maps.Keys(notices)) {
+	if len(notices) == 0 {
+		return b
+	}
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	keys := slices.Sorted(maps.Keys(notices))
+	for _, k := range keys {
 		n := notices[k]
-		for _, s := range []string{k, n.Status} {
-			b = binary.AppendUvarint(b, uint64(len(s)))
-			b = append(b, s...)
-		}
+		str(k)
+		str(n.Status)
 		b = binary.AppendVarint(b, n.OpenedMs)
 		b = binary.AppendVarint(b, n.SentMs)
+	}
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		n := notices[k]
+		if n.Labels == nil {
+			b = binary.AppendUvarint(b, 0)
+		} else {
+			b = binary.AppendUvarint(b, uint64(len(n.Labels))+1)
+			for _, name := range slices.Sorted(maps.Keys(n.Labels)) {
+				str(name)
+				str(n.Labels[name])
+			}
+		}
+		str(n.Pending)
+		b = binary.AppendUvarint(b, uint64(max(n.PendingRuns, 0)))
+		b = binary.AppendVarint(b, n.PendingMs)
 	}
 	return b
 }
@@ -78,12 +108,35 @@ func decodeNotices(r *stateReader) map[string]Notice {
 		return nil
 	}
 	out := make(map[string]Notice, n)
+	keys := make([]string, 0, n)
 	for range n {
 		k := r.str("notice key")
 		if r.err == nil && !strings.Contains(k, "\x00") {
 			r.fail("notice key")
 		}
 		out[k] = Notice{Status: r.str("notice status"), OpenedMs: r.varint("notice time"), SentMs: r.varint("notice sent time")}
+		keys = append(keys, k)
+	}
+	if r.err != nil || len(r.b) == 0 {
+		return out // written before the extras
+	}
+	if r.count("notice extras count", 3) != n {
+		r.fail("notice extras count")
+		return nil
+	}
+	for _, k := range keys {
+		nt := out[k]
+		if c := r.count("notice label count", 2); c > 0 {
+			nt.Labels = make(map[string]string, c-1)
+			for range c - 1 {
+				name := r.str("notice label name")
+				nt.Labels[name] = r.str("notice label value")
+			}
+		}
+		nt.Pending = r.str("notice pending status")
+		nt.PendingRuns = int(min(r.uvarint("notice pending runs"), 1<<31-1))
+		nt.PendingMs = r.varint("notice pending time")
+		out[k] = nt
 	}
 	return out
 }

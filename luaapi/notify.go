@@ -16,19 +16,22 @@ import (
 
 func init() {
 	register(&Func{Name: "kafka.notify", Area: "library", TableCall: true, Options: notifyOptions,
-		Returns: "{sent=bool, reason=string, key=string?, attempts=int, status_code=int?, error=error?, dry_run=bool?, url=string, alerts={{key=string, status=string, reason=string, sent=bool}...}}",
-		Summary: "POST an alert to a webhook (Alertmanager, Slack or JSON), once when it opens, again after repeat_interval, once when it resolves.",
+		Returns: "{sent=bool, reason=string, key=string?, posts=int, attempts=int, status_code=int?, error=error?, dry_run=bool?, url=string, alerts={{key=string, status=string, reason=string, sent=bool, runs=int?}...}}",
+		Summary: "POST an alert to a webhook (Alertmanager, Slack or JSON), once when it opens, again after repeat_interval, once when it resolves, with the labels it opened with.",
 		Doc: `Alerts without Prometheus: a JSON POST to url (or to the URL in the variable url_env, for webhooks whose URL is the secret, as Slack's are).
 format "alertmanager" sends Alertmanager's v2 API (POST /api/v2/alerts, added to a URL given without a path): a list of {labels, annotations, startsAt, endsAt, generatorURL}; labels need an alertname. A firing alert's endsAt is two repeat intervals ahead, so Alertmanager keeps it firing between repeats and lets it lapse when the job that sends it stops; a resolved alert's endsAt is now. format "slack" sends {"text": ...} (with blocks=... when slack_blocks is true), which Slack, Mattermost and Rocket.Chat incoming webhooks read. format "json" (the default) sends {"version": "1", "source": "kadmin-lua", "status": "firing"|"resolved", "sentAt": ..., "alerts": [{key, status, state, reason, labels, annotations, startsAt, endsAt}]}.
-status is "firing" (the default) or "resolved", or a verdict of lag_status: "OK" resolves; WARN, ERR, NOTFOUND, STALL, STOP and REWIND fire, and a change from one to another (WARN to ERR) is sent as a new opening. The alert's identity is key, by default its labels ("alertname=KafkaConsumerLag,group=billing"); summary and description are the annotations of those names.
-De-duplication: what was sent is remembered per webhook and key: in the state file with --state (so across cron runs), else for the process's life (one run, or a loop). An alert is sent when it opens (reason "opened"), again once repeat_interval (seconds, default 14400: 4 hours, Alertmanager's own default) has passed while it stays open ("repeat"), and when it resolves ("resolved"); otherwise nothing is sent ("duplicate"). Resolving an alert that is not open sends nothing.
-Several alerts go in one POST with alerts={{labels=..., status=...}, ...} (labels and annotations given beside it are common to all; an alert's own win); only those that need sending are in it, and each has its outcome in the result's alerts. The result's reason is then the most telling of theirs: failed, opened, resolved, repeat, duplicate.
-Delivery: each attempt is bounded by timeout (seconds, default 5); a refused or reset connection, a timeout, HTTP 5xx and 429 are retried (retries, default 2) with a short backoff; other answers are not. A failed delivery returns sent=false, reason="failed" and error, writes a WARN line on stderr, counts in --metrics-file's kadmin_lua_notify_failures and records nothing, so the next call tries again; it does not change the exit code unless fail=true, which raises the error (code NOTIFY_FAILED, exit 1 when not caught). Redirects are not followed.
+status is "firing" (the default) or "resolved", or a verdict of lag_status: "OK" resolves; WARN, ERR, NOTFOUND, STALL, STOP and REWIND fire, and a change from one to another (WARN to ERR) is sent as a new opening. summary and description are the annotations of those names.
+Identity: key (by default the labels, "alertname=KafkaConsumerLag,group=billing") is what kafka.notify remembers the alert by; its labels are what the webhook knows it by (Alertmanager identifies an alert by its whole label set). status_labels = {ERR = {severity = "critical"}, WARN = {severity = "warning"}} adds labels by status, over the alert's own. An alert is resolved with the labels it was opened with, whatever labels the resolving call gives; when the labels it fires with change while it is open (a status label, or the caller's labels), the open alert is resolved, with its labels, in the same POST as the new one opens, so nothing stays firing at the webhook. An alert opened by an earlier kadmin-lua (which did not record its labels) is taken to have been sent with the labels given now and the status labels of the status it opened with, and is resolved once with those.
+De-duplication: what was sent is remembered per webhook and key: in the state file with --state (so across cron runs), else for the process's life (one run, or a loop). An alert is sent when it opens (reason "opened"), again once repeat_interval (seconds, default 14400: 4 hours, Alertmanager's own default) has passed while it stays open ("repeat"), and when it resolves ("resolved"); otherwise nothing is sent ("unchanged": the status is the one last sent, or nothing is open to resolve). Resolving an alert that is not open sends nothing.
+Hysteresis: with after_runs = N, a new status (opening, escalating, resolving) is sent once N calls in a row have given it; until then the reason is "pending" (the alert's runs says how many calls have), and a call that gives the status last sent starts the count again. A flapping alert then sends nothing. While a change is pending an open alert is still repeated as it opened.
+Several alerts go in one call with alerts={{labels=..., status=...}, ...} (labels and annotations given beside it are common to all; an alert's own win); only those that need sending are POSTed, and each has its outcome in the result's alerts. The result's reason is then the most telling of theirs: failed, opened, resolved, repeat, pending, unchanged. However many there are, none is dropped: a POST carries at most 1000 alerts (a Slack message 50), and posts says how many POSTs they took.
+Delivery: each attempt is bounded by timeout (seconds, default 5); a refused or reset connection, a timeout, HTTP 5xx and 429 are retried (retries, default 2) with a short backoff; other answers are not. A failed delivery returns sent=false, reason="failed" and error, writes a WARN line on stderr (the webhook's answer escaped as every string from outside is), counts in --metrics-file's kadmin_lua_notify_failures and records nothing, so the next call tries again; it does not change the exit code unless fail=true, which raises the error (code NOTIFY_FAILED, exit 1 when not caught). Of several POSTs, those delivered are recorded; after one that fails as a webhook that is down does (refused, timed out, 5xx), the rest are not tried. Redirects are not followed.
 Secrets: the token (from the variable token_env or the file token_file, sent as "Authorization: Bearer ...") and the URL's credentials (user:pass@, every query value, path segments that are not plain words, such as Slack's /services/T.../B.../...) never appear in results, errors or logs: url in the result is redacted.
 Under --dry-run (or kafka.dry_run(true)) nothing is POSTed and nothing recorded: a "dry-run:" line on stderr shows what would be sent, and the result says dry_run=true with the reason a real run would have.`,
 		Example: `kafka.dry_run(true)
 local r = kafka.notify{url = "http://alertmanager:9093", format = "alertmanager",
   labels = {alertname = "KafkaConsumerLag", group = "billing"},
+  status_labels = {ERR = {severity = "critical"}, WARN = {severity = "warning"}},
   status = "WARN", summary = "billing is 12000 records behind"}
 kafka.dry_run(false)
 return r.dry_run and r.reason == "opened" and not r.sent`,
@@ -64,8 +67,11 @@ var notifyOptions = append([]Field{
 		Doc: "the webhook (give url or url_env)"},
 	{Name: "url_env", Type: envName, Doc: "a variable holding the webhook's URL, for URLs that are secrets (Slack's)"},
 	{Name: "format", Type: Enum(engine.NotifyFormats...), Doc: `"alertmanager", "slack" or "json" (default)`},
-	{Name: "alerts", Type: notifyAlerts, Doc: "several alerts in one POST, each {key=, status=, labels=, annotations=, summary=, description=}"},
+	{Name: "alerts", Type: notifyAlerts, Doc: "several alerts in one call, each {key=, status=, labels=, annotations=, summary=, description=}"},
 	{Name: "generator_url", Type: Str().MaxLen(8192), Doc: "Alertmanager's generatorURL: a link back to what raised the alert"},
+	{Name: "status_labels", Type: MapOf[string, map[string]string](Enum(firingStatuses()...), metricLabels).Described("{STATUS = {label = value, ...}, ...}"),
+		Doc: `labels an alert fires with by its status, over its own ({ERR = {severity = "critical"}}); not part of its key`},
+	{Name: "after_runs", Type: Count(1).Between(1, engine.MaxAfterRuns), Doc: "send a new status only once this many calls in a row have given it (default 1: at once)"},
 	{Name: "repeat_interval", Type: NumberBetween(1, 7*86400), Doc: "seconds an open alert stays quiet before it is sent again (default 14400, at most a week)"},
 	{Name: "timeout", Type: NumberBetween(0.001, engine.MaxNotifyTimeout.Seconds()), Doc: "seconds each attempt may take (default 5)"},
 	{Name: "retries", Type: Count(0).Between(0, engine.MaxNotifyAttempts-1), Doc: "retries after a refused connection, a timeout, HTTP 5xx or 429 (default 2)"},
@@ -75,6 +81,18 @@ var notifyOptions = append([]Field{
 	{Name: "slack_blocks", Type: Bool(), Doc: "slack: add Block Kit blocks, one section per alert"},
 	{Name: "fail", Type: Bool(), Doc: "raise the error (NOTIFY_FAILED) when delivery fails, rather than returning it"},
 }, notifyAlertFields...)
+
+// firingStatuses are the status words that fire: those status_labels
+// takes.
+func firingStatuses() []string {
+	var out []string
+	for _, w := range engine.NotifyStatuses {
+		if w != "OK" && w != "resolved" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 var envName = NonEmptyStr().MaxLen(256).Checked("variable name", nil).Sample("ALERT_TOKEN")
 
@@ -128,7 +146,8 @@ func merged(common, own map[string]string) map[string]string {
 func (r *Runtime) notifyRequest(c *Call) (engine.NotifyRequest, error) {
 	given := c.Given
 	req := engine.NotifyRequest{Format: engine.NotifyJSON, GeneratorURL: param[string](c, "generator_url"),
-		SlackBlocks: param[bool](c, "slack_blocks")}
+		SlackBlocks: param[bool](c, "slack_blocks"), StatusLabels: param[map[string]map[string]string](c, "status_labels"),
+		AfterRuns: param[int](c, "after_runs")}
 	if given("format") {
 		req.Format = param[string](c, "format")
 	}
@@ -168,9 +187,6 @@ func (r *Runtime) notifyRequest(c *Call) (engine.NotifyRequest, error) {
 		}
 	} else {
 		req.Alerts = []engine.Alert{alertOf(c.args.opts, nil, nil)}
-	}
-	if len(req.Alerts) > engine.MaxNotifyAlerts {
-		return req, argErr("alerts", "at most %d alerts are sent at once, got %d", engine.MaxNotifyAlerts, len(req.Alerts))
 	}
 	for i, a := range req.Alerts {
 		if err := engine.CheckAlert(a, req.Format); err != nil {
@@ -247,19 +263,28 @@ func (r *Runtime) libNotify(c *Call) int {
 		return libError(L, name, err)
 	}
 	switch {
-	case res.DryRun && res.Payload != nil:
-		fmt.Fprintf(r.opts.Stderr, "dry-run: %s: would POST %s to %s as %s (%s): %s\n", name, alertCount(len(sentOf(res))),
-			res.URL, req.Format, res.Reason, TerminalText(string(res.Payload)))
+	case res.DryRun && len(res.Payloads) > 0:
+		in := ""
+		if len(res.Payloads) > 1 {
+			in = fmt.Sprintf(" in %d POSTs", len(res.Payloads))
+		}
+		fmt.Fprintf(r.opts.Stderr, "dry-run: %s: would POST %s to %s as %s (%s)%s: %s\n", name, alertCount(sending(res)),
+			res.URL, req.Format, res.Reason, in, TerminalText(string(res.Payloads[0])))
+		for i, p := range res.Payloads[1:] {
+			fmt.Fprintf(r.opts.Stderr, "dry-run: %s: POST %d of %d: %s\n", name, i+2, len(res.Payloads), TerminalText(string(p)))
+		}
 	case res.DryRun:
 		fmt.Fprintf(r.opts.Stderr, "dry-run: %s: nothing to send to %s (%s)\n", name, res.URL, res.Reason)
 	case res.Error != nil:
 		r.notifyFailures++
-		c.logLine("warn", fmt.Sprintf("%s: delivery failed: %s", name, res.Error.Message))
+		// The message quotes the webhook's answer: escaped as a cluster's
+		// strings are (bidi and C1 controls included).
+		c.logLine("warn", TerminalText(fmt.Sprintf("%s: delivery failed: %s", name, res.Error.Message)))
 	case res.Sent:
 		r.notifyDeliveries++
 	}
 	if res.SaveErr != nil {
-		c.logLine("warn", fmt.Sprintf("%s: %v: the alert may be sent again", name, res.SaveErr))
+		c.logLine("warn", TerminalText(fmt.Sprintf("%s: %v: the alert may be sent again", name, res.SaveErr)))
 	}
 	if res.Error != nil && param[bool](c, "fail") {
 		return libError(L, name, res.Error)
@@ -272,15 +297,16 @@ func (r *Runtime) libNotify(c *Call) int {
 	return 1
 }
 
-// sentOf is the alerts that are (or would be) in the POST.
-func sentOf(res *engine.NotifyResult) []engine.AlertOutcome {
-	var out []engine.AlertOutcome
+// sending is how many alerts are (or would be) in the POSTs.
+func sending(res *engine.NotifyResult) int {
+	n := 0
 	for _, a := range res.Alerts {
-		if a.Reason != engine.ReasonDuplicate {
-			out = append(out, a)
+		switch a.Reason {
+		case engine.ReasonOpened, engine.ReasonResolved, engine.ReasonRepeat:
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 func alertCount(n int) string {

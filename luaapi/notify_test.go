@@ -51,8 +51,8 @@ func TestNotifyFromLua(t *testing.T) {
 	assert.Contains(t, sent[0], "startsAt")
 	assert.Contains(t, sent[0], "endsAt")
 
-	// The same status again: a duplicate, nothing sent.
-	assert.Equal(t, "duplicate", e.run(strings.Replace(call, "%q", `"WARN"`, 1)+".reason").String())
+	// The same status again: unchanged, nothing sent.
+	assert.Equal(t, "unchanged", e.run(strings.Replace(call, "%q", `"WARN"`, 1)+".reason").String())
 	assert.Len(t, w.Bodies(), 1)
 
 	// Once the repeat interval has passed (the ledger says when it was
@@ -94,7 +94,7 @@ func TestNotifyBatchFromLua(t *testing.T) {
 	assert.Equal(t, "opened", res.Reason)
 	assert.Equal(t, []engine.AlertOutcome{
 		{Key: "alertname=KafkaConsumerLag,group=billing", Status: "ERR", Reason: "opened", Sent: true},
-		{Key: "shipping", Status: "OK", Reason: "duplicate"},
+		{Key: "shipping", Status: "OK", Reason: "unchanged"},
 	}, res.Alerts)
 	require.Len(t, w.Bodies(), 1)
 	var msg struct {

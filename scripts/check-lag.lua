@@ -1,6 +1,6 @@
 -- check-lag.lua: a consumer-lag health check for cron.
 --
--- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT]
+-- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT] [--alert-after N]
 -- Arguments:
 --   GROUP...         consumer groups to check; none means every consumer group
 --   --max N          the most records a group may lag in total
@@ -8,9 +8,18 @@
 --                    record it has not read (lag{time=true}: read from the records)
 --   --fail-on-loss   fail a group that lost records: deleted before it read them
 --   --alert FORMAT   also send each group's verdict to the webhook in $KADMIN_ALERT_URL:
---                    alertmanager, slack or json (kafka.notify, one POST; with --state an
---                    alert is sent when it opens, every 4 hours while open, and when it
---                    resolves; a failed delivery is a WARN line, not a failed check)
+--                    alertmanager, slack or json (kafka.notify; with --state an alert is
+--                    sent when it opens, every 4 hours while open, and when it resolves;
+--                    a failed delivery is a WARN line, not a failed check). An alert is
+--                    labelled alertname=KafkaConsumerGroupLag, group, and severity
+--                    warning (WARN) or critical (ERR); lag_status' verdict is its
+--                    verdict annotation. WARN turning ERR resolves the warning as the
+--                    critical alert opens, and OK resolves the alert with the labels it
+--                    opened with, so Alertmanager keeps nothing firing. Every group is
+--                    sent, in as many POSTs as it takes.
+--   --alert-after N  with --alert: send a new verdict only once N runs in a row gave it
+--                    (default 1), so a flapping group does not page; the runs are counted
+--                    in the --state file
 -- Each group is judged with lag_status: Burrow's rules over the samples the state
 -- store keeps between runs (kadmin-lua --state FILE run ...), and the limits above on top.
 -- A group fails a check when it is over a limit, when its verdict is ERR (a
@@ -42,16 +51,19 @@
 --   kadmin-lua run scripts/check-lag.lua orders-processor --max-seconds 300 --fail-on-loss
 --   */5 * * * * kadmin-lua --profile prod --state /var/lib/kadmin-lua/prod.state run check-lag.lua
 --   KADMIN_ALERT_URL=http://alertmanager:9093 kadmin-lua --state lag.state run check-lag.lua --max 50000 --alert alertmanager
+--   KADMIN_ALERT_URL=http://alertmanager:9093 kadmin-lua --state lag.state run check-lag.lua --max 50000 --alert alertmanager --alert-after 3
 --   kadmin-lua run --profiles 'prod-*' --every 1m --metrics-file /var/lib/node_exporter/lag.prom check-lag.lua --max 50000
 local args = require("lib.args")
 
-local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT]",
-  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", alert = "string"}}
+local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT] [--alert-after N]",
+  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", alert = "string", ["alert-after"] = "string"}}
 if not a then return end
 local max = a.flags.max and args.integer(a.flags.max, "--max", 0)
 local max_seconds = a.flags["max-seconds"] and args.integer(a.flags["max-seconds"], "--max-seconds", 0)
 local fail_on_loss = a.flags["fail-on-loss"]
 local alert = a.flags.alert
+local alert_after = a.flags["alert-after"] and args.integer(a.flags["alert-after"], "--alert-after", 1)
+if alert_after and not alert then args.usage_error("--alert-after goes with --alert") end
 if alert then
   if alert ~= "alertmanager" and alert ~= "slack" and alert ~= "json" then
     args.usage_error(string.format("--alert must be alertmanager, slack or json, got %q", alert))
@@ -130,14 +142,23 @@ for _, g in ipairs(result) do
     "1 when the group is within check-lag's limits and its lag could be read, else 0.")
   rows[#rows + 1] = row
   local verdict = (not row.ok and "ERR") or (g.status == "WARN" and "WARN") or "OK"
+  -- The labels are the alert's identity, the same from opening to
+  -- resolution; severity comes with the verdict (status_labels below), and
+  -- kafka.notify resolves the warning itself when it turns critical.
   alerts[#alerts + 1] = {key = "check-lag/" .. g.group, status = verdict,
-    labels = {alertname = "KafkaConsumerGroupLag", group = g.group, severity = verdict == "ERR" and "critical" or "warning"},
+    labels = {alertname = "KafkaConsumerGroupLag", group = g.group}, annotations = {verdict = g.status},
     summary = row.ok and string.format("%s: %s, %d records behind", g.group, g.status, g.total_lag or 0) or (g.group .. ": " .. row.problem),
     description = g.reason}
 end
 if alert and #alerts > 0 then
-  local r = kafka.notify{url_env = "KADMIN_ALERT_URL", format = alert, alerts = alerts}
-  args.say("alerts: %s", r.reason)
+  local r = kafka.notify{url_env = "KADMIN_ALERT_URL", format = alert, alerts = alerts, after_runs = alert_after,
+    status_labels = {WARN = {severity = "warning"}, ERR = {severity = "critical"}}}
+  local count, parts = {}, {}
+  for _, o in ipairs(r.alerts) do count[o.reason] = (count[o.reason] or 0) + 1 end
+  for _, why in ipairs{"opened", "resolved", "repeat", "pending", "failed", "unchanged"} do
+    if count[why] then parts[#parts + 1] = count[why] .. " " .. why end
+  end
+  args.say("alerts: %s (%s)", r.reason, table.concat(parts, ", "))
 end
 
 local limits = {}

@@ -451,7 +451,7 @@ func TestCheckLagAlerts(t *testing.T) {
 	assert.Equal(t, "orders-processor: lags 56 records (max 20)", sent[0].Annotations["summary"])
 
 	r = e.ok(false, s, "--max", "20", "--alert", "alertmanager")
-	assert.Contains(t, r.stderr, "alerts: duplicate")
+	assert.Contains(t, r.stderr, "alerts: unchanged")
 	assert.Len(t, hook.Bodies(), 1, "still open: not sent again")
 
 	r = e.ok(false, s, "--max", "100", "--alert", "alertmanager")

@@ -80,9 +80,9 @@ func TestNotifyDedupAcrossRunsWithAStateFile(t *testing.T) {
 		return strings.TrimSpace(cli.stdout.String())
 	}
 	assert.Equal(t, "opened", notify("ERR"))
-	assert.Equal(t, "duplicate", notify("ERR"))
+	assert.Equal(t, "unchanged", notify("ERR"))
 	assert.Equal(t, "resolved", notify("OK"))
-	assert.Equal(t, "duplicate", notify("OK"))
+	assert.Equal(t, "unchanged", notify("OK"))
 	assert.Equal(t, int32(2), posts.Load())
 	raw, err := os.ReadFile(state)
 	require.NoError(t, err)
