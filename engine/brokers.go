@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -43,22 +46,59 @@ func (c *Client) DescribeQuorum(ctx context.Context) (*Quorum, error) {
 		Voters: quorumReplicas(p.CurrentVoters, p.HighWatermark), Observers: quorumReplicas(p.Observers, p.HighWatermark)}, nil
 }
 
+// quorumAnswerWait bounds each DescribeQuorum attempt. A broker forwards
+// DescribeQuorum to the active controller and answers within a round trip;
+// with no active controller it holds the request (Kafka's forwarding gives
+// up after a minute), so waiting longer tells nothing more. A quorum whose
+// leader died elects another in about 3-4 s at Kafka's defaults: the voters
+// notice after controller.quorum.fetch.timeout.ms (2 s), then vote within
+// controller.quorum.election.timeout.ms (1 s, randomized up to 2 s). 5 s
+// waits out such an election; no answer after it means no leader to
+// forward to: the quorum has lost its majority, or the brokers cannot
+// reach it. A call with a shorter timeout waits half of it (answerWait),
+// keeping the other half for the rest of the call (describe_cluster's
+// broker probes).
+const quorumAnswerWait = 5 * time.Second
+
+// answerWait is how long one DescribeQuorum attempt waits for an answer.
+func (c *Client) answerWait() time.Duration { return min(quorumAnswerWait, c.cfg.timeout()/2) }
+
+// errNoQuorumAnswer marks DescribeQuorum's error when no controller
+// answered within answerWait.
+var errNoQuorumAnswer = errors.New("no controller answered")
+
 // quorumPartition asks DescribeQuorum about __cluster_metadata: its
-// partition and (v2+, KIP-853) the voters' endpoints.
+// partition and (v2+, KIP-853) the voters' endpoints. Each attempt goes to
+// a broker that answers (any broker forwards it; kgo would send it to the
+// controller Metadata names, in KRaft a random broker that may be dead) and
+// waits at most answerWait: no answer by then fails at once, with a
+// TIMEOUT that says so, rather than at the call's deadline.
 func (c *Client) quorumPartition(ctx context.Context) (*kmsg.DescribeQuorumResponseTopicPartition, []kmsg.DescribeQuorumResponseNode, *Error) {
 	var out *kmsg.DescribeQuorumResponseTopicPartition
 	var nodes []kmsg.DescribeQuorumResponseNode
-	if e := retryCall(ctx, "", func(ctx context.Context) error {
+	e := retryCall(ctx, "", func(ctx context.Context) error {
 		req := kmsg.NewPtrDescribeQuorumRequest()
 		t := kmsg.NewDescribeQuorumRequestTopic()
 		t.Topic = "__cluster_metadata"
 		p := kmsg.NewDescribeQuorumRequestTopicPartition()
 		t.Partitions = append(t.Partitions, p)
 		req.Topics = append(req.Topics, t)
-		resp, err := req.RequestWith(ctx, c.kgo)
+		// The call's own deadline, when it comes first, is a plain TIMEOUT.
+		wait := c.answerWait()
+		deadline, ok := ctx.Deadline()
+		bounded := !ok || time.Until(deadline) > wait
+		actx, cancel := context.WithTimeout(ctx, wait)
+		kresp, err := c.askAnyBroker(actx, heldRequest{req})
+		cancel()
+		if err != nil && bounded && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			return &Error{Code: CodeTimeout, Err: errNoQuorumAnswer, Message: fmt.Sprintf("no controller answered within %s: "+
+				"brokers forward DescribeQuorum to the active controller, and there is none: "+
+				"the metadata quorum has no leader (a majority of its voters down?), or the brokers cannot reach it", wait)}
+		}
 		if err != nil {
 			return err
 		}
+		resp := kresp.(*kmsg.DescribeQuorumResponse)
 		if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, ""); e != nil {
 			return e
 		}
@@ -75,11 +115,28 @@ func (c *Client) quorumPartition(ctx context.Context) (*kmsg.DescribeQuorumRespo
 			}
 		}
 		return &Error{Code: CodeUnknown, Message: "no __cluster_metadata partition in the DescribeQuorum answer"}
-	}); e != nil {
+	})
+	if e != nil {
+		if errors.Is(e, errNoQuorumAnswer) {
+			e.Retriable = true // final for this call (retrying would wait again), not for the cluster
+		}
 		return nil, nil, e
 	}
 	return out, nodes, nil
 }
+
+// heldRequest is a DescribeQuorum request sent on kgo's connection for
+// requests with a timeout, whose reads are abandoned, connection and all,
+// when their context ends. A broker without an active controller holds
+// DescribeQuorum, and Kafka answers a connection's requests in order: on
+// kgo's ordinary connection, every later request to that broker would wait
+// behind the abandoned one until kgo's read timeout killed the connection
+// (10 s on), as the requests after a lost quorum did.
+type heldRequest struct{ *kmsg.DescribeQuorumRequest }
+
+// Timeout is what makes kgo pick the connection (the wire request has no
+// timeout field); its read timeout is kgo's overhead plus this.
+func (heldRequest) Timeout() int32 { return int32(quorumAnswerWait.Milliseconds()) }
 
 func quorumReplicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, hw int64) []QuorumReplica {
 	out := make([]QuorumReplica, 0, len(rs))

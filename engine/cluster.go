@@ -2,7 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -15,6 +19,24 @@ const (
 	BrokerFenced       = "fenced"       // registered but fenced: down, or not yet caught up
 	BrokerUnregistered = "unregistered" // not registered, yet named in partition replicas
 	BrokerOffline      = "offline"      // named in replicas, not live; the cluster (before Kafka 4.0) cannot say whether registered
+	// BrokerUnknown: the metadata quorum has no leader (or did not answer),
+	// so nothing says what the broker is now. The broker that answered
+	// describes the cluster as of the last metadata it had: a broker that
+	// died since still reads live there.
+	BrokerUnknown = "unknown"
+)
+
+// States of the KRaft metadata quorum in DescribeCluster.
+const (
+	QuorumLed      = "led"       // it has a leader, the active controller
+	QuorumNoLeader = "no_leader" // it answered that it has no leader (an election)
+	QuorumNoAnswer = "no_answer" // no controller answered within answerWait (5 s): no leader to forward to
+	// QuorumNoMajority: the leader answered, but too few voters fetch from
+	// it (quorumFetchTimeout) to make a majority: it can commit nothing,
+	// and resigns once Kafka's check-quorum timer expires.
+	QuorumNoMajority = "no_majority"
+	QuorumNone       = "none"    // no metadata quorum to ask: a ZooKeeper-era cluster (no DescribeQuorum)
+	QuorumUnknown    = "unknown" // asking failed otherwise (QuorumError says how)
 )
 
 // Broker is one broker of DescribeCluster. Host and Port are empty for a
@@ -25,6 +47,10 @@ type Broker struct {
 	Port  int32   `json:"port,omitempty"`
 	Rack  *string `json:"rack"`  // nil when the broker has no rack
 	State string  `json:"state"` // one of the Broker* states
+	// Reachable says whether this client got an answer from the broker
+	// just now (ApiVersions, within probeWait). It is asked only when the
+	// state is unknown; nil otherwise, and for a broker without an address.
+	Reachable *bool `json:"reachable,omitempty"`
 }
 
 // Cluster is the result of DescribeCluster.
@@ -36,59 +62,141 @@ type Cluster struct {
 	Controller int32 `json:"controller"`
 	// ActiveController is the metadata quorum's leader (describe_quorum);
 	// nil where the cluster cannot say (not KRaft, no leader, not allowed).
-	ActiveController *int32   `json:"active_controller,omitempty"`
-	Brokers          []Broker `json:"brokers"` // sorted by id
+	ActiveController *int32 `json:"active_controller,omitempty"`
+	// Quorum is the metadata quorum's state (Quorum*); QuorumError the
+	// error that made it no_answer or unknown.
+	Quorum      string   `json:"quorum"`
+	QuorumError string   `json:"quorum_error,omitempty"`
+	Brokers     []Broker `json:"brokers"` // sorted by id
+	// Topics is every topic, as DescribeTopics describes it, when asked
+	// for (DescribeClusterTopics); nil otherwise.
+	Topics []TopicDescription `json:"topics,omitempty"`
 }
 
-// quorumWait bounds DescribeCluster's question to the metadata quorum.
-const quorumWait = 5 * time.Second
+// probeWait bounds asking each broker whether it answers, when the quorum
+// cannot say what the brokers are: a running broker answers ApiVersions in
+// milliseconds and a stopped one refuses the connection at once; only an
+// address that drops packets waits it out.
+const probeWait = 2 * time.Second
 
 // DescribeCluster returns the cluster ID, every broker with its state and
-// the active controller. The brokers come from DescribeCluster with fenced
-// brokers included (v2, Kafka 4.0+), plus the brokers partition replicas
-// name that the cluster does not list (every topic is read for them, page by
-// page); the active controller from DescribeQuorum.
+// the metadata quorum's state and leader (the active controller). The
+// brokers come from DescribeCluster with fenced brokers included (v2, Kafka
+// 4.0+), plus the brokers partition replicas name that the cluster does not
+// list (every topic is read for them, page by page); the active controller
+// from DescribeQuorum. When the quorum has no leader (or none answers
+// within answerWait), the brokers' states are unknown, and each broker
+// is asked whether it answers.
 func (c *Client) DescribeCluster(ctx context.Context) (Cluster, error) {
+	out, err := c.DescribeClusterTopics(ctx)
+	out.Topics = nil
+	return out, err
+}
+
+// DescribeClusterTopics is DescribeCluster with Topics: the topics it read
+// to find the brokers replicas name, every topic as DescribeTopics
+// describes it (a topic that failed carries its error). A health check
+// reads them once.
+func (c *Client) DescribeClusterTopics(ctx context.Context) (Cluster, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	out, fencedKnown, err := c.registeredBrokers(ctx)
 	if err != nil {
 		return Cluster{}, err
 	}
+	topics, terr := c.DescribeTopics(ctx, nil)
+	if terr != nil {
+		return Cluster{}, terr
+	}
+	out.Topics = topics
 	known := map[int32]bool{}
 	for _, b := range out.Brokers {
 		known[b.ID] = true
 	}
-	inReplicas := map[int32]bool{}
-	if e := retryCall(ctx, "", func(ctx context.Context) error {
-		return c.eachTopic(ctx, nil, func(t topicAnswer) {
-			for _, p := range t.Partitions {
-				for _, r := range p.Replicas {
-					inReplicas[r] = true
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			for _, r := range p.Replicas {
+				if !known[r] {
+					known[r] = true
+					st := BrokerOffline
+					if fencedKnown {
+						st = BrokerUnregistered
+					}
+					out.Brokers = append(out.Brokers, Broker{ID: r, State: st})
 				}
 			}
-		})
-	}); e != nil {
-		return Cluster{}, e
-	}
-	for id := range inReplicas {
-		if !known[id] {
-			st := BrokerOffline
-			if fencedKnown {
-				st = BrokerUnregistered
-			}
-			out.Brokers = append(out.Brokers, Broker{ID: id, State: st})
 		}
 	}
-	// A quorum in the middle of an election is not waited for long: the
-	// brokers' states are the answer's point.
-	qctx, qcancel := context.WithTimeout(ctx, quorumWait)
-	defer qcancel()
-	if q, err := c.DescribeQuorum(qctx); err == nil && q.Leader >= 0 {
-		out.ActiveController = &q.Leader
-	}
 	slices.SortFunc(out.Brokers, func(a, b Broker) int { return int(a.ID) - int(b.ID) })
+	out.Quorum, out.ActiveController, out.QuorumError = c.quorumState(ctx)
+	switch out.Quorum {
+	case QuorumLed, QuorumNone:
+	default:
+		for i := range out.Brokers {
+			out.Brokers[i].State = BrokerUnknown
+		}
+		c.probeBrokers(ctx, out.Brokers)
+	}
 	return out, nil
+}
+
+// quorumState asks the metadata quorum for its leader. A controller that
+// refuses DESCRIBE on the cluster has answered: the quorum is led, by a
+// leader this client may not see.
+func (c *Client) quorumState(ctx context.Context) (state string, leader *int32, why string) {
+	q, err := c.DescribeQuorum(ctx)
+	if err == nil {
+		if q.Leader < 0 {
+			return QuorumNoLeader, nil, ""
+		}
+		if why := q.minority(); why != "" {
+			return QuorumNoMajority, &q.Leader, why
+		}
+		return QuorumLed, &q.Leader, ""
+	}
+	e := AsError(err, "")
+	switch {
+	case errors.Is(e, errNoQuorumAnswer):
+		return QuorumNoAnswer, nil, e.Message
+	case e.Code == kerr.UnsupportedVersion.Message:
+		return QuorumNone, nil, ""
+	case e.Code == kerr.ClusterAuthorizationFailed.Message:
+		return QuorumLed, nil, ""
+	}
+	return QuorumUnknown, nil, e.Error()
+}
+
+// probeBrokers sets Reachable on each broker kgo knows an address for: did
+// it answer ApiVersions within probeWait. kgo learns the addresses from a
+// Metadata answer (the calls before were raw requests), so one is asked
+// first; without it, or for a broker it does not list, or when the call
+// ends first, Reachable stays nil.
+func (c *Client) probeBrokers(ctx context.Context, bs []Broker) {
+	pctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	m, err := c.adm.BrokerMetadata(pctx)
+	if err != nil {
+		return
+	}
+	listed := map[int32]bool{}
+	for _, b := range m.Brokers {
+		listed[b.NodeID] = true
+	}
+	var wg sync.WaitGroup
+	for i := range bs {
+		if !listed[bs[i].ID] {
+			continue
+		}
+		wg.Go(func() {
+			_, err := c.kgo.Broker(int(bs[i].ID)).Request(pctx, kmsg.NewPtrApiVersionsRequest())
+			if err != nil && ctx.Err() != nil {
+				return
+			}
+			answered := err == nil
+			bs[i].Reachable = &answered
+		})
+	}
+	wg.Wait()
 }
 
 // registeredBrokers asks DescribeCluster for the registered brokers, the
@@ -173,4 +281,44 @@ func (c *Client) brokerIDs(ctx context.Context) (map[int32]bool, *Error) {
 		return nil
 	})
 	return ids, err
+}
+
+// quorumFetchTimeout is how long a voter may go without fetching from the
+// leader before it counts as gone: Kafka's controller.quorum.fetch.timeout.ms
+// default, after which a follower that has not heard from its leader
+// stands for election. A live follower fetches far more often: each fetch
+// waits at most 500 ms for new records.
+const quorumFetchTimeout = 2 * time.Second
+
+// minority says why the quorum's leader has no majority behind it: the
+// voters that have not fetched from it within quorumFetchTimeout, by the
+// leader's clock (DescribeQuorum gives the leader's own timestamps as its
+// now, so no clock is compared with this host's). "" when a majority fetch,
+// or when the answer does not say (no timestamps).
+func (q *Quorum) minority() string {
+	now := int64(-1)
+	for _, v := range q.Voters {
+		if v.ID == q.Leader {
+			now = v.LastFetchTimestamp
+		}
+	}
+	if now < 0 {
+		return ""
+	}
+	var silent []string
+	for _, v := range q.Voters {
+		switch {
+		case v.ID == q.Leader:
+		case v.LastFetchTimestamp < 0:
+			silent = append(silent, fmt.Sprintf("%d (never fetched from this leader)", v.ID))
+		case now-v.LastFetchTimestamp > quorumFetchTimeout.Milliseconds():
+			silent = append(silent, fmt.Sprintf("%d (last fetched %s before)", v.ID, time.Duration(now-v.LastFetchTimestamp)*time.Millisecond))
+		}
+	}
+	if 2*(len(q.Voters)-len(silent)) > len(q.Voters) {
+		return ""
+	}
+	return fmt.Sprintf("leader %d answered, but %d of its %d voters have not fetched from it for over %s: %s: "+
+		"without a majority it can commit nothing (fence a broker, elect a partition leader), and it resigns",
+		q.Leader, len(silent), len(q.Voters), quorumFetchTimeout, strings.Join(silent, ", "))
 }

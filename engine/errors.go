@@ -226,7 +226,10 @@ func isNetErr(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		strings.Contains(err.Error(), "unable to dial") ||
-		strings.Contains(err.Error(), "unknown broker")
+		strings.Contains(err.Error(), "unknown broker") ||
+		// kgo's unexported errChosenBrokerDead: a request to a broker that
+		// was dialed and died (or was killed), which another broker may answer.
+		strings.Contains(err.Error(), "the broker connection has died")
 }
 
 // kafkaErr converts a protocol error code into an *Error for resource, or nil.

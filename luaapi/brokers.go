@@ -13,6 +13,7 @@ func init() {
 			Returns: "{leader=int, epoch=int, high_watermark=int, voters={{id=int, directory_id=string?, log_end_offset=int, lag=int, last_fetch_timestamp=time, last_caught_up_timestamp=time}...}, observers={{id=int, directory_id=string?, log_end_offset=int, lag=int, last_fetch_timestamp=time, last_caught_up_timestamp=time}...}}",
 			Summary: "The KRaft metadata quorum: leader, epoch, and how far each voter and observer lags.",
 			Doc: `Like kafka-metadata-quorum describe --status --replication. lag is high_watermark minus the replica's log_end_offset; timestamps are Unix milliseconds, -1 when unknown. Voters are the controllers, observers the brokers (and controllers not voting), each sorted by id.
+Brokers forward the request to the active controller. When there is none (the quorum has lost its majority, or the brokers cannot reach it), a broker holds the request; the call then fails after 5 s (half of --timeout, when that is shorter), not at --timeout, with TIMEOUT "no controller answered within 5s" (err.retriable: ask again later). 5 s waits out an election at Kafka's defaults (the voters notice a dead leader after controller.quorum.fetch.timeout.ms, 2 s, then vote within 1-2 s); describe_cluster() says the same as quorum = "no_answer".
 The embedded demo cluster does not implement it (UNSUPPORTED_VERSION).`,
 			Example: `local ok, q = pcall(describe_quorum)
 if ok then print(q.leader, q.epoch, #q.voters) else print(q.code) end`,

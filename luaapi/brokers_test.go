@@ -2,12 +2,14 @@ package luaapi
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -140,4 +142,18 @@ func TestUnregisterBroker(t *testing.T) {
 		assert.Contains(t, re.Message, want, src)
 	}
 	assert.Equal(t, []int32{7, 7, 8, 8}, asked, "refused calls send nothing: 2^32+7 does not become broker 7")
+}
+
+// No controller to forward to (kafkatest.LoseQuorum): describe_quorum fails
+// after half the call's 1 s timeout with an error that says so, not with
+// the call's own deadline, and a retry may answer.
+func TestDescribeQuorumNoAnswer(t *testing.T) {
+	e := newEnv(t)
+	kafkatest.LoseQuorum(t, e.cluster, 2)
+	e = newEnvOn(t, e.cluster, Options{Config: engine.Config{Timeout: time.Second}})
+	assert.Equal(t, `{"code":"TIMEOUT","message":"describe_quorum: TIMEOUT: no controller answered within 500ms: brokers forward DescribeQuorum `+
+		`to the active controller, and there is none: the metadata quorum has no leader (a majority of its voters down?), or the brokers `+
+		`cannot reach it","retriable":true}`,
+		e.json(`local ok, err = pcall(describe_quorum) assert(not ok)
+			return {code = err.code, message = tostring(err), retriable = err.retriable}`))
 }

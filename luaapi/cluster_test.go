@@ -6,14 +6,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 func TestDescribeCluster(t *testing.T) {
@@ -40,10 +45,15 @@ func TestDescribeCluster(t *testing.T) {
 	}
 	assert.Equal(t, "["+strings.Join(want, ",")+"]", e.json(`return cluster.brokers`))
 	assert.Equal(t, lua.LNil, e.run(`return cluster.active_controller`), "kfake has no metadata quorum to ask")
+	assert.Equal(t, lua.LString("none"), e.run(`return cluster.quorum`), "kfake has no metadata quorum to ask")
 
-	re := e.runErr(`describe_cluster({})`)
+	// with_topics=true: every topic, internal ones included, as describe_topics().
+	e.run(`create_topics{{name = "t1", partitions = 2}}`)
+	assert.Equal(t, e.json(`return describe_topics()`), e.json(`return describe_cluster{with_topics = true}.topics`))
+
+	re := e.runErr(`describe_cluster{topics = true}`)
 	assert.Equal(t, "INVALID_ARGUMENT", re.Code)
-	assert.Contains(t, re.Message, "describe_cluster: takes no arguments")
+	assert.Contains(t, re.Message, `describe_cluster: options: unknown key "topics" (allowed: with_topics)`)
 }
 
 func TestDescribeClusterRackNilWhenUnset(t *testing.T) {
@@ -110,17 +120,7 @@ func TestDescribeClusterBrokerStates(t *testing.T) {
 			resp.Brokers[1].IsFenced = true // broker 1
 		}), nil, true
 	})
-	e.cluster.ControlKey(int16(kmsg.DescribeQuorum), func(r kmsg.Request) (kmsg.Response, error, bool) {
-		e.cluster.KeepControl()
-		resp := r.ResponseKind().(*kmsg.DescribeQuorumResponse)
-		rt := kmsg.NewDescribeQuorumResponseTopic()
-		rt.Topic = "__cluster_metadata"
-		p := kmsg.NewDescribeQuorumResponseTopicPartition()
-		p.LeaderID, p.LeaderEpoch = 3000, 4
-		rt.Partitions = append(rt.Partitions, p)
-		resp.Topics = append(resp.Topics, rt)
-		return resp, nil, true
-	})
+	answerQuorum(e.cluster, func(p *kmsg.DescribeQuorumResponseTopicPartition) { p.LeaderID, p.LeaderEpoch = 3000, 4 })
 	type broker struct {
 		ID    int32   `json:"id"`
 		Host  string  `json:"host"`
@@ -138,6 +138,7 @@ func TestDescribeClusterBrokerStates(t *testing.T) {
 	assert.Equal(t, int32(0), got.Controller, "DescribeCluster's controller, kept as it said")
 	require.NotNil(t, got.ActiveController)
 	assert.Equal(t, int32(3000), *got.ActiveController, "the quorum's leader")
+	assert.Equal(t, lua.LString("led"), e.run(`return describe_cluster().quorum`))
 	var b0 kadm.BrokerDetail
 	for _, b := range m.Brokers {
 		if b.NodeID == 0 {
@@ -171,4 +172,109 @@ func TestDescribeClusterBrokerStates(t *testing.T) {
 	assert.Nil(t, got.ActiveController)
 	assert.Equal(t, []string{"live", "live"}, []string{got.Brokers[0].State, got.Brokers[1].State})
 	assert.Equal(t, "offline", got.Brokers[2].State)
+}
+
+// A cluster that has lost its metadata quorum (kafkatest.LoseQuorum: broker
+// 2 dead, the others holding DescribeQuorum): describe_cluster says so
+// within the call (no_answer, after half the 1 s timeout), marks every
+// broker's state unknown rather than the live the frozen metadata says,
+// says which brokers answer, and still returns the topics it can see.
+func TestDescribeClusterWithoutQuorum(t *testing.T) {
+	e := newEnv(t)
+	e.run(`create_topics{{name = "spread", partitions = 3, replication_factor = 3}}`)
+	kafkatest.LoseQuorum(t, e.cluster, 2)
+	e = newEnvOn(t, e.cluster, Options{Config: engine.Config{Timeout: time.Second}})
+	type broker struct {
+		ID        int32  `json:"id"`
+		State     string `json:"state"`
+		Reachable *bool  `json:"reachable"`
+	}
+	var got struct {
+		Quorum           string   `json:"quorum"`
+		QuorumError      string   `json:"quorum_error"`
+		ActiveController *int32   `json:"active_controller"`
+		Brokers          []broker `json:"brokers"`
+		Topics           []struct {
+			Name       string `json:"name"`
+			Partitions []struct {
+				Leader int32 `json:"leader"`
+			} `json:"partitions"`
+		} `json:"topics"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.json(`return describe_cluster{with_topics = true}`)), &got))
+	assert.Equal(t, "no_answer", got.Quorum)
+	assert.Contains(t, got.QuorumError, "no controller answered within 500ms", "the bound, not the call's deadline")
+	assert.Nil(t, got.ActiveController)
+	yes, no := true, false
+	assert.Equal(t, []broker{{0, "unknown", &yes}, {1, "unknown", &yes}, {2, "unknown", &no}}, got.Brokers,
+		"the brokers holding DescribeQuorum answer the probe: the held request is not in its way")
+	require.Len(t, got.Topics, 1)
+	assert.Equal(t, "spread", got.Topics[0].Name)
+	assert.Len(t, got.Topics[0].Partitions, 3, "the partitions the answering brokers can see")
+
+	// Without with_topics the result has none.
+	assert.Equal(t, `["unknown",false]`, e.json(`local c = describe_cluster() return {c.brokers[1].state, c.topics ~= nil}`))
+}
+
+// The quorum's other answers: an election in progress (no leader) makes
+// the states unknown too; a controller refusing DESCRIBE on the cluster
+// has answered, so the quorum is led and the states stand; a leader most
+// of whose voters no longer fetch from it is no majority.
+func TestDescribeClusterQuorumStates(t *testing.T) {
+	e := newEnv(t)
+	advertise(t, e.cluster, kmsg.DescribeQuorum)
+	e = newEnvOn(t, e.cluster, Options{})
+	leader, code := int32(-1), int16(0)
+	var fetched []int64 // voters 1, 2, 3's last fetch; the leader's is its now
+	answerQuorum(e.cluster, func(p *kmsg.DescribeQuorumResponseTopicPartition) {
+		p.LeaderID, p.ErrorCode = leader, code
+		for i, ts := range fetched {
+			v := kmsg.NewDescribeQuorumResponseTopicPartitionReplicaState()
+			v.ReplicaID, v.LastFetchTimestamp, v.LastCaughtUpTimestamp = int32(i+1), ts, ts
+			p.CurrentVoters = append(p.CurrentVoters, v)
+		}
+	})
+	const view = `local c = describe_cluster()
+		local s, r = {}, {}
+		for i, b in ipairs(c.brokers) do s[i], r[i] = b.state, tostring(b.reachable) end
+		return {quorum = c.quorum, active_controller = c.active_controller or kafka.json.null, states = s, reachable = r}`
+	assert.Equal(t, `{"active_controller":null,"quorum":"no_leader","reachable":["true","true","true"],"states":["unknown","unknown","unknown"]}`,
+		e.json(view))
+	code = kerr.ClusterAuthorizationFailed.Code
+	assert.Equal(t, `{"active_controller":null,"quorum":"led","reachable":["nil","nil","nil"],"states":["live","live","live"]}`,
+		e.json(view))
+	leader, code = 1, 0
+	assert.Equal(t, `{"active_controller":1,"quorum":"led","reachable":["nil","nil","nil"],"states":["live","live","live"]}`,
+		e.json(view))
+
+	// The leader's clock (its own timestamps): voter 3 has not fetched for
+	// 2.5 s, one voter of three; then voter 2 has never fetched either, and
+	// the leader has no majority: it can commit nothing (a dead broker stays
+	// live in the metadata), so the states are unknown.
+	const now = 1_700_000_000_000
+	fetched = []int64{now, now - 300, now - 2500}
+	assert.Equal(t, `{"active_controller":1,"quorum":"led","reachable":["nil","nil","nil"],"states":["live","live","live"]}`,
+		e.json(view))
+	fetched[1] = -1
+	assert.Equal(t, `{"active_controller":1,"quorum":"no_majority","reachable":["true","true","true"],"states":["unknown","unknown","unknown"]}`,
+		e.json(view))
+	assert.Equal(t, lua.LString("leader 1 answered, but 2 of its 3 voters have not fetched from it for over 2s: 2 (never fetched from this leader), "+
+		"3 (last fetched 2.5s before): without a majority it can commit nothing (fence a broker, elect a partition leader), and it resigns"),
+		e.run(`return describe_cluster().quorum_error`))
+}
+
+// answerQuorum answers every DescribeQuorum (advertised first) with the
+// __cluster_metadata partition fill makes.
+func answerQuorum(c *kfake.Cluster, fill func(p *kmsg.DescribeQuorumResponseTopicPartition)) {
+	c.ControlKey(int16(kmsg.DescribeQuorum), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		resp := r.ResponseKind().(*kmsg.DescribeQuorumResponse)
+		rt := kmsg.NewDescribeQuorumResponseTopic()
+		rt.Topic = "__cluster_metadata"
+		p := kmsg.NewDescribeQuorumResponseTopicPartition()
+		fill(&p)
+		rt.Partitions = append(rt.Partitions, p)
+		resp.Topics = append(resp.Topics, rt)
+		return resp, nil, true
+	})
 }

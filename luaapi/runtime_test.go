@@ -173,7 +173,7 @@ func TestFormatSingleRecordAsOneRowTable(t *testing.T) {
 	require.NoError(t, err)
 	lines := splitLines(out)
 	require.Len(t, lines, 6, out)
-	assert.Regexp(t, `^CLUSTER_ID\s+CONTROLLER$`, lines[0])
+	assert.Regexp(t, `^CLUSTER_ID\s+CONTROLLER\s+QUORUM$`, lines[0])
 	assert.Regexp(t, `^  ID\s+HOST\s+PORT\s+RACK\s+STATE$`, lines[2])
 	assert.Regexp(t, `^  0\s+127\.0\.0\.1\s+\d+`, lines[3])
 	// A user's own table stays Lua.

@@ -26,7 +26,7 @@ func init() {
 			Run:     listTopics},
 		&Func{Name: "describe_topics", Area: "topics", Batch: true,
 			Params:  []Param{{Name: "names", Type: topicNames.NonEmpty(), Optional: true, Doc: "the topics to describe (default: every topic, internal ones included)"}},
-			Returns: "{{name=string, id=string, internal=bool, partitions={{partition=int, leader=int, leader_epoch=int, replicas={int...}, isr={int...}, offline_replicas={int...}, elr={int...}?, last_known_elr={int...}?, error=error?}...}, error=error?}...}",
+			Returns: "{" + topicDescriptionShape + "...}",
 			Summary: "Describe topics' partitions: leaders, replicas, ISR, eligible leader replicas.",
 			Doc: `names is a topic name or an array of names; without it every topic is described, internal ones included (as kafka-topics --describe does).
 elr and last_known_elr are the eligible leader replicas and the last known ones (KIP-966), the Elr and LastKnownElr columns of kafka-topics 4.1: empty while the cluster's eligible.leader.replicas.version is 0, nil where the broker does not report them (before Kafka 3.8).
@@ -218,3 +218,7 @@ func createPartitions(c *Call) (any, error) {
 	}
 	return cl.CreatePartitions(c.Ctx(), totals, engine.CreatePartitionsOptions{ValidateOnly: c.ValidateOnly()})
 }
+
+// topicDescriptionShape is one topic as describe_topics returns it (and
+// describe_cluster{with_topics=true} in its topics).
+const topicDescriptionShape = "{name=string, id=string, internal=bool, partitions={{partition=int, leader=int, leader_epoch=int, replicas={int...}, isr={int...}, offline_replicas={int...}, elr={int...}?, last_known_elr={int...}?, error=error?}...}, error=error?}"

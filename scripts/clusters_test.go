@@ -36,13 +36,18 @@ func TestClusterHealth(t *testing.T) {
 	assert.Equal(t, []any{}, r.rows[0]["problems"])
 	assert.Contains(t, r.stderr, "kadmin-lua-demo: 3 brokers")
 	assert.Equal(t, map[string]float64{"kafka_cluster_brokers{}": 3, "kafka_cluster_topics{}": 3, "kafka_cluster_partitions{}": 10,
-		"kafka_cluster_fenced_brokers{}": 0, "kafka_cluster_unregistered_brokers{}": 0,
+		"kafka_cluster_fenced_brokers{}": 0, "kafka_cluster_unregistered_brokers{}": 0, "kafka_cluster_unknown_brokers{}": 0,
 		"kafka_cluster_quorum_voters{}": 0, "kafka_cluster_quorum_voters_behind{}": 0,
 		"kafka_cluster_offline_partitions{}": 0, "kafka_cluster_under_replicated_partitions{}": 0,
-		"kafka_cluster_under_min_isr_partitions{}": 0, "kafka_cluster_active_controller{}": 1}, r.metrics)
+		"kafka_cluster_under_min_isr_partitions{}": 0, "kafka_cluster_unanswered_partitions{}": 0,
+		"kafka_cluster_preferred_replica_imbalance{}": 0, "kafka_cluster_leaders_pct{}": 120,
+		"kafka_cluster_active_controller{}": 1}, r.metrics)
+	assert.Equal(t, "none", r.rows[0]["quorum"], "kfake has no metadata quorum to ask")
 	states := r.rows[0]["broker_states"].([]any)
 	require.Len(t, states, 3)
-	assert.Equal(t, "live", states[0].(map[string]any)["state"])
+	assert.Equal(t, map[string]any{"broker": float64(0), "state": "live", "host": states[0].(map[string]any)["host"],
+		"port": states[0].(map[string]any)["port"], "leaders": float64(4), "preferred": float64(4), "preferred_not_leading": float64(0)},
+		states[0], "the demo's leaders are spread 4, 3, 3")
 
 	r = e.ok(false, s, "--brokers", "5")
 	assert.Equal(t, []string{"3 of 5 brokers are up"}, r.checks)
@@ -103,13 +108,13 @@ func TestClusterHealth(t *testing.T) {
 	})
 	r = e.ok(false, s, "--brokers", "3")
 	assert.Equal(t, []string{
-		"1 partition without a leader: orders[0]",
-		"2 partitions under-replicated: orders[1], payments[2]",
-		"1 partition below min.insync.replicas: orders[1]",
 		"1 broker fenced: 1",
 		"1 broker in partition replicas but not registered: 2",
 		"1 of 3 brokers are up",
-	}, r.checks)
+		"1 partition without a leader: orders[0]",
+		"2 partitions under-replicated: orders[1], payments[2]",
+		"1 partition below min.insync.replicas: orders[1]",
+	}, r.checks, "broker 0, the only live one, leads what it leads: leadership is judged among the live brokers")
 	assert.Equal(t, []float64{1, 1, 1}, []float64{r.metrics["kafka_cluster_brokers{}"],
 		r.metrics["kafka_cluster_fenced_brokers{}"], r.metrics["kafka_cluster_unregistered_brokers{}"]})
 
@@ -124,11 +129,11 @@ func TestClusterHealth(t *testing.T) {
 	})
 	r = e.ok(false, s, "--brokers", "3")
 	assert.Equal(t, []string{
+		"1 broker in partition replicas but not live: 2",
+		"2 of 3 brokers are up",
 		"1 partition without a leader: orders[0]",
 		"2 partitions under-replicated: orders[1], payments[2]",
 		"1 partition below min.insync.replicas: orders[1]",
-		"1 broker in partition replicas but not live: 2",
-		"2 of 3 brokers are up",
 	}, r.checks, "v1 has no fenced flag: broker 1 is listed, so live")
 	assert.Equal(t, float64(1), r.metrics["kafka_cluster_unregistered_brokers{}"])
 
@@ -142,7 +147,7 @@ func TestClusterHealthQuorum(t *testing.T) {
 	e := newEnv(t)
 	fake := e.c.Fake()
 	kafkatest.Advertise(t, fake, kmsg.DescribeQuorum)
-	leader := int32(1)
+	leader, stale := int32(1), false
 	now := time.Now().UnixMilli()
 	fake.ControlKey(int16(kmsg.DescribeQuorum), func(r kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
@@ -154,6 +159,9 @@ func TestClusterHealthQuorum(t *testing.T) {
 		voter := func(id int32, leo, caught int64) kmsg.DescribeQuorumResponseTopicPartitionReplicaState {
 			v := kmsg.NewDescribeQuorumResponseTopicPartitionReplicaState()
 			v.ReplicaID, v.LogEndOffset, v.LastFetchTimestamp, v.LastCaughtUpTimestamp = id, leo, now, caught
+			if stale && id != leader {
+				v.LastFetchTimestamp = now - 4000
+			}
 			return v
 		}
 		// Voter 2 fetches but is 40 records and a minute behind; voter 0
@@ -176,12 +184,117 @@ func TestClusterHealthQuorum(t *testing.T) {
 	r = e.ok(false, s, "--quorum-lag-ms", "120000")
 	assert.Empty(t, r.checks)
 
+	// Voters 0 and 2 stopped fetching 4 s ago by the leader's clock: the
+	// leader is alone, and the quorum lost.
+	stale = true
+	r = e.ok(false, s, "--quorum-lag-ms", "120000")
+	assert.Equal(t, []string{"metadata quorum lost: leader 1 answered, but 2 of its 3 voters have not fetched from it for over 2s: " +
+		"0 (last fetched 4s before), 2 (last fetched 4s before): without a majority it can commit nothing (fence a broker, " +
+		"elect a partition leader), and it resigns",
+		"3 broker states unknown without an active controller: 0, 1, 2 answer"}, r.checks)
+	assert.Equal(t, "no_majority", r.rows[0]["quorum"])
+	assert.Equal(t, float64(0), r.metrics["kafka_cluster_active_controller{}"], "a leader without a majority cannot act")
+	stale = false
+
 	leader = -1 // an election in progress
 	r = e.ok(false, s, "--quorum-lag-ms", "120000")
-	assert.Equal(t, []string{"no active controller: the metadata quorum has no leader"}, r.checks)
+	assert.Equal(t, []string{"no active controller: the metadata quorum has no leader (an election, or a majority of its voters down)",
+		"3 broker states unknown without an active controller: 0, 1, 2 answer"}, r.checks)
 	assert.Equal(t, float64(0), r.metrics["kafka_cluster_active_controller{}"])
 	assert.Nil(t, r.rows[0]["active_controller"])
+	assert.Equal(t, "no_leader", r.rows[0]["quorum"])
 	e.usage(s, `--quorum-lag-ms must be a non-negative integer, got "x"`, "--quorum-lag-ms", "x")
+}
+
+// A cluster that lost its metadata quorum (kafkatest.LoseQuorum: broker 2
+// killed, the others frozen, answering from the metadata they had): a
+// failed check that names the lost quorum (exit 4, not a script error),
+// within the call's timeout (no answer after half of its 1 s); the
+// brokers' states unknown, not live, with which ones answer; the
+// partitions still seen, those led by the broker that does not answer
+// named; and no figure that cannot be known (live brokers,
+// under-replication) given as a number.
+func TestClusterHealthLostQuorum(t *testing.T) {
+	e := newEnv(t)
+	e.timeout = time.Second
+	kafkatest.LoseQuorum(t, e.c.Fake(), 2)
+	const s = "cluster-health.lua"
+	r := e.ok(false, s, "--brokers", "3")
+	assert.Equal(t, []string{
+		"metadata quorum lost: no active controller: no controller answered within 500ms: brokers forward DescribeQuorum to the active controller, " +
+			"and there is none: the metadata quorum has no leader (a majority of its voters down?), or the brokers cannot reach it",
+		"3 broker states unknown without an active controller: 0, 1 answer; 2 does not answer",
+		"3 partitions led by a broker that does not answer: orders[1], orders[4], payments[1]",
+	}, r.checks, "the demo spreads leaders over brokers 0, 1, 2 in turn")
+	row := r.rows[0]
+	assert.Equal(t, "no_answer", row["quorum"])
+	assert.Equal(t, []any{nil, nil, nil, nil, 3.0, 3.0, 10.0, 0.0, 3.0}, []any{row["brokers"], row["under_replicated"],
+		row["under_min_isr"], row["preferred_replica_imbalance"], row["unknown"], row["topics"], row["partitions"], row["offline"],
+		row["unanswered"]})
+	problems := row["problems"].([]any)
+	require.Len(t, problems, 3)
+	assert.Equal(t, "leader 2 does not answer", problems[0].(map[string]any)["problem"])
+	states := row["broker_states"].([]any)
+	require.Len(t, states, 3)
+	assert.Equal(t, []any{"unknown", true, "unknown", true, "unknown", false}, []any{
+		states[0].(map[string]any)["state"], states[0].(map[string]any)["reachable"], states[1].(map[string]any)["state"],
+		states[1].(map[string]any)["reachable"], states[2].(map[string]any)["state"], states[2].(map[string]any)["reachable"]})
+	assert.Equal(t, map[string]float64{"kafka_cluster_unknown_brokers{}": 3, "kafka_cluster_topics{}": 3, "kafka_cluster_partitions{}": 10,
+		"kafka_cluster_offline_partitions{}": 0, "kafka_cluster_unanswered_partitions{}": 3, "kafka_cluster_active_controller{}": 0},
+		r.metrics, "what cannot be known is left out")
+	assert.Contains(t, r.stderr, "quorum no_answer, no active controller, broker states unknown (2 answer), 3 topics, 10 partitions seen: 3 problems")
+}
+
+// Leadership: every partition led by broker 0 while the preferred
+// replicas (first in the replicas) are spread fails both checks, and each
+// names the preferred election that evens it out; with the preferred
+// replicas on broker 0 too, no election can, and the check says to move
+// replicas instead. The thresholds are flags.
+func TestClusterHealthLeaderBalance(t *testing.T) {
+	const s = "cluster-health.lua"
+	// led (and with preferredOnZero, preferred) by broker 0: the demo's
+	// partitions have 3 replicas, one on each broker.
+	onZero := func(preferredOnZero bool) func(t *kmsg.DescribeTopicPartitionsResponseTopic) {
+		return func(t *kmsg.DescribeTopicPartitionsResponseTopic) {
+			for i := range t.Partitions {
+				p := &t.Partitions[i]
+				p.LeaderID = 0
+				if preferredOnZero {
+					p.Replicas = append([]int32{0}, slices.DeleteFunc(slices.Clone(p.Replicas), func(r int32) bool { return r == 0 })...)
+				}
+			}
+		}
+	}
+	e := newEnv(t)
+	e.sickTopics(onZero(false))
+	r := e.ok(false, s)
+	election := `a preferred leader election moves 6 partitions back: kadmin-lua -e 'elect_leaders{topics = {"orders", "payments"}}' ` +
+		`(kafka-leader-election --election-type PREFERRED --all-topic-partitions)`
+	assert.Equal(t, []string{
+		"preferred leaders not leading: broker 1 leads 0 of the 3 it is the preferred leader of; broker 2 leads 0 of the 3 it is the preferred leader of " +
+			"(over 10%, --preferred-imbalance-pct, Kafka's leader.imbalance.per.broker.percentage); " + election,
+		"leaders uneven: broker 0 leads 10, broker 1 leads 0, broker 2 leads 0 (of 10 partitions on 3 live brokers: mean 3.3, " +
+			"2 to 5 allowed by --leader-skew-pct 150); " + election,
+	}, r.checks)
+	assert.Equal(t, []float64{6, 300}, []float64{r.metrics["kafka_cluster_preferred_replica_imbalance{}"], r.metrics["kafka_cluster_leaders_pct{}"]})
+	assert.Equal(t, []any{6.0, 300.0}, []any{r.rows[0]["preferred_replica_imbalance"], r.rows[0]["leaders_pct"]})
+	b1 := r.rows[0]["broker_states"].([]any)[1].(map[string]any)
+	assert.Equal(t, []any{0.0, 3.0, 3.0}, []any{b1["leaders"], b1["preferred"], b1["preferred_not_leading"]})
+
+	r = e.ok(false, s, "--preferred-imbalance-pct", "100", "--leader-skew-pct", "400")
+	assert.Empty(t, r.checks, "0 to 14 leaders allowed")
+
+	e = newEnv(t)
+	e.sickTopics(onZero(true))
+	r = e.ok(false, s)
+	assert.Equal(t, []string{
+		"leaders uneven: broker 0 leads 10, broker 1 leads 0, broker 2 leads 0 (of 10 partitions on 3 live brokers: mean 3.3, " +
+			"2 to 5 allowed by --leader-skew-pct 150); a preferred leader election would not even them (the preferred replicas, first in each " +
+			`partition's replicas, are uneven): move replicas with plan_reassignment{topics = {"audit-log", "orders", "payments"}} and alter_partition_reassignments`,
+	}, r.checks)
+
+	e.usage(s, `--leader-skew-pct must be an integer >= 100, got "50"`, "--leader-skew-pct", "50")
+	e.usage(s, `--preferred-imbalance-pct must be a non-negative integer, got "x"`, "--preferred-imbalance-pct", "x")
 }
 
 // sickTopics makes every DescribeTopicPartitions request from now on

@@ -38,6 +38,8 @@ type env struct {
 	audit *engine.AuditLog
 	// state, when set, is the state store runs share (--state).
 	state *engine.StateStore
+	// timeout, when set, is each call's (--timeout); 10 s otherwise.
+	timeout time.Duration
 }
 
 func newEnv(t *testing.T) *env {
@@ -74,8 +76,12 @@ type result struct {
 func (e *env) run(dryRun bool, script string, args ...string) result {
 	e.t.Helper()
 	var stdout, stderr bytes.Buffer
+	timeout := e.timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun, Audit: e.audit, State: e.state},
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: timeout, DryRun: dryRun, Audit: e.audit, State: e.state},
 		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()

@@ -118,7 +118,8 @@ func TestBashCompletion(t *testing.T) {
 	// A script's flags, from its usage line (lib/args refuses any other).
 	assert.Equal(t, []string{"--alert", "--alert-after", "--fail-on-loss", "--help", "--max", "--max-seconds"}, b.complete("kadmin-lua", "run", "check-lag", "--"))
 	assert.Equal(t, []string{"--max", "--max-seconds"}, b.complete("kadmin-lua", "run", "check-lag", "billing", "--m"))
-	assert.Equal(t, []string{"--brokers", "--help", "--quorum-lag-ms"}, b.complete("kadmin-lua", "run", "cluster-health", "--brokers", "3", "--"),
+	assert.Equal(t, []string{"--brokers", "--help", "--leader-skew-pct", "--preferred-imbalance-pct", "--quorum-lag-ms"},
+		b.complete("kadmin-lua", "run", "cluster-health", "--brokers", "3", "--"),
 		"flags after other flags and values")
 	assert.Equal(t, []string{"--help", "--older-than", "--really"}, b.complete("kadmin-lua", "run", "jobs/sweep.lua", "--"))
 	assert.Equal(t, []string{"--help"}, b.complete("kadmin-lua", "--plugin-path", plugins, "run", "make-topics", "--"))

@@ -100,11 +100,34 @@ func Start(ctx context.Context) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
+	if err := spreadLeaders(fake); err != nil {
+		c.Close()
+		return nil, err
+	}
 	if c.member, err = joinGroup(ctx, c.Addrs, MemberClientID, GroupOrders, TopicOrders); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// spreadLeaders leads the seeded partitions from the brokers in turn
+// (4, 3 and 3 of the 10): kfake picks each leader at random, and a demo
+// whose leadership is uneven (7 of 10 partitions on one broker) fails
+// cluster-health's leader balance check one run in three. Each move is a
+// leader election: every seeded partition's leader epoch is 1, its records'
+// 0.
+func spreadLeaders(fake *kfake.Cluster) error {
+	i := int32(0)
+	for _, t := range Topics {
+		for p := range t.Partitions {
+			if err := fake.MoveTopicPartition(t.Name, p, i%3); err != nil {
+				return fmt.Errorf("demo: leading %s[%d] from broker %d: %w", t.Name, p, i%3, err)
+			}
+			i++
+		}
+	}
+	return nil
 }
 
 // Seed creates the demo topics on the cluster at addrs (which must have at
