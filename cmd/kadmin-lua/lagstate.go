@@ -16,6 +16,7 @@ import (
 
 type stateFlags struct {
 	path       string
+	window     time.Duration
 	samples    int
 	maxEntries int
 	expire     time.Duration
@@ -40,7 +41,7 @@ func (a *app) stateStore() (*engine.StateStore, error) {
 		path = a.st.Env("KADMIN_STATE")
 	}
 	o := engine.StateOptions{
-		MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
+		Window: a.flags.state.window, MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
 		Warn: func(msg string) { fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN %s\n", msg) },
 	}
 	if path == "" {
