@@ -266,7 +266,12 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus
 	if o.MaxLag > 0 && st.TotalLag > o.MaxLag {
 		reasons = append(reasons, fmt.Sprintf("total lag %d records is over max_lag %d", st.TotalLag, o.MaxLag))
 	}
-	if o.MaxLagMs > 0 && st.MaxLagMs != nil && *st.MaxLagMs > o.MaxLagMs {
+	switch {
+	case o.MaxLagMs > 0 && st.RecordsLost > 0:
+		// The first unread record is gone: how far behind is not known,
+		// only that it is more than the oldest record left (lag_ms).
+		reasons = append(reasons, fmt.Sprintf("%d records were deleted before it read them: its lag in time is unknown (at least %d ms), so max_lag_ms %d cannot be held", st.RecordsLost, deref(st.MaxLagMs), o.MaxLagMs))
+	case o.MaxLagMs > 0 && st.MaxLagMs != nil && *st.MaxLagMs > o.MaxLagMs:
 		reasons = append(reasons, fmt.Sprintf("lag in time %d ms is over max_lag_ms %d", *st.MaxLagMs, o.MaxLagMs))
 	}
 	if len(reasons) > 0 {
