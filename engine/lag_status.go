@@ -147,6 +147,14 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	if err != nil {
 		return nil, err
 	}
+	// The state file's lock is taken before sampling, not at the record:
+	// a run that overlaps another waits for it and then samples, so its
+	// samples come after the other's (sampled before and recorded after,
+	// they read as a clock gone backwards and restarted the windows).
+	store := c.State()
+	if err := store.beginChange(); err != nil {
+		return nil, err
+	}
 	lags, err := c.LagWith(ctx, groups, lo)
 	if err != nil {
 		return nil, err
@@ -176,7 +184,6 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	}
 	worst := cmp.Or(o.Worst, DefaultLagStatusWorst)
 	judged := make([]groupJudgment, len(lags))
-	store := c.State()
 	j := judge{windowMs: store.opts.Window.Milliseconds(), minComplete: o.MinComplete, allowed: o.AllowedLag, nowMs: nowMs}
 	visit := func(si, pi int, w partitionWindow) {
 		gi := at[si]

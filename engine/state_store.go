@@ -49,6 +49,10 @@ type StateOptions struct {
 	MinDistance time.Duration
 	// LockWait is how long Open waits for another run's lock.
 	LockWait time.Duration
+	// MaxFileBytes bounds the state file read and written
+	// (DefaultStateMaxFile): a larger file is set aside unread, and a
+	// store that would write one drops its oldest groups.
+	MaxFileBytes int64
 	// Warn receives warnings: a file set aside, entries dropped, the clock
 	// going backwards. nil discards them.
 	Warn func(string)
@@ -87,6 +91,9 @@ func (o StateOptions) withDefaults() StateOptions {
 	if o.LockWait <= 0 {
 		o.LockWait = DefaultStateLockWait
 	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultStateMaxFile
+	}
 	return o
 }
 
@@ -99,10 +106,11 @@ type StateStore struct {
 	clusters map[string]*storedCluster // by cluster id
 	notices  map[string]Notice         // kafka.notify's, by cluster name and key (state_notices.go)
 	file     *stateFile                // nil: memory only
-	// loading is closed once OpenStateFile's background decode is done
-	// (nil: nothing to wait for); warnOnce says once that a file that
-	// could not be read is not used (state_file.go, lock).
+	// loading is closed once the file is read and decoded, which the
+	// first use starts (loadOnce); warnOnce says once that a file that
+	// could not be read is not used (state_file.go).
 	loading  chan struct{}
+	loadOnce sync.Once
 	warnOnce sync.Once
 	// version counts the changes (under mu); behind is the write started
 	// after the last record (state_file.go, saveBehind).
