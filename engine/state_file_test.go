@@ -277,9 +277,9 @@ func TestStateFileEncodesCanonically(t *testing.T) {
 }
 
 // filledStore holds groups x parts partitions (over 50 topics), each with
-// ten samples.
+// ten samples (a minute apart, in a window of ten minutes).
 func filledStore(tb testing.TB, groups, parts int) *StateStore {
-	s := NewStateStore(StateOptions{MinDistance: -1})
+	s := NewStateStore(StateOptions{MinDistance: -1, Window: 10 * time.Minute})
 	seen := make([]groupSample, groups)
 	for i := range seen {
 		seen[i].group = "group-" + strings.Repeat("x", 8) + string(rune('a'+i%26)) + strconv.Itoa(i)
