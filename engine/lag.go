@@ -56,6 +56,14 @@ type PartitionLag struct {
 	logStart int64 // the log start offset, -1 unknown (for retention.bytes)
 }
 
+// firstUnread is the first offset the group has not read that is still in
+// the log: its committed offset (the log start without a commit), or the
+// log start when the records from the committed offset on were deleted
+// unread (RecordsLost): their age is then a floor of the lag in time.
+func (p PartitionLag) firstUnread() int64 {
+	return max(p.EndOffset-p.Lag, p.logStart)
+}
+
 // GroupLag is one result of Lag.
 type GroupLag struct {
 	Group    string `json:"group"`

@@ -10,14 +10,18 @@ package engine
 //  3. an offset went backwards and has not come back up to where it was:
 //     REWIND;
 //  4. the lag was within the allowed lag somewhere in the window: OK;
-//  5. the offset never moved: STALL;
-//  6. the lag never decreased: WARN;
+//  5. the offset never moved: STALL (observed without commits: OK while
+//     it has stood still no longer than it used to, see stopped);
+//  6. the lag never decreased: WARN (not when the recent end offsets show
+//     the consumer caught up: see LagRuleCaughtUp);
 //  7. else OK.
 //
 // kadmin-lua samples once per run rather than storing commits, so where a
 // sample differs from a commit the docs (docs/decisions.md, "Lag verdicts:
 // Burrow's rules on per-run samples") say how; the rule ids below are
-// documented there too.
+// documented there too. The one rule that differs is STOP on observations
+// (no live member commits): there the reference is not the window's span
+// but how long the offset has been seen to stand still between moves.
 
 // Partition statuses (Burrow's) and group statuses.
 const (
@@ -38,13 +42,19 @@ const (
 	LagRuleNoSamples       = "no_samples"         // OK: no sample carries a committed offset
 	LagRuleLagUnknown      = "lag_unknown"        // OK: the current lag is unknown
 	LagRuleWithinAllowed   = "within_allowed_lag" // OK: the current lag is at most allowed_lag
-	LagRuleStopped         = "stopped"            // STOP: no commit for longer than the window spans
+	LagRuleStopped         = "stopped"            // STOP: no commit for longer than the window spans (observations: than the offset used to stand still)
 	LagRuleRewound         = "rewound"            // REWIND: the offset went back and has not recovered
 	LagRuleLagZeroInWindow = "lag_zero_in_window" // OK: the lag was within allowed_lag in the window
 	LagRuleWindowTooShort  = "window_too_short"   // OK: the samples span no time: no trend to judge
+	LagRuleUsualPause      = "within_usual_pause" // OK: observed, the offset has not moved, but for no longer than it used to stand still
 	LagRuleStalled         = "stalled"            // STALL: the offset never moved, with lag throughout
 	LagRuleNotDecreasing   = "lag_not_decreasing" // WARN: the offset moves but the lag never decreased
+	LagRuleCaughtUp        = "recently_caught_up" // OK: the lag never decreased, but the consumer read past a recent end offset
 	LagRuleDecreasing      = "lag_decreasing"     // OK: the lag decreased somewhere in the window
+	// LagRuleWindowIncomplete is lag_status's, not EvaluateLag's: a
+	// lagging partition whose window covers less than min_complete of its
+	// span is not judged (Burrow's minimum-complete), and its group says so.
+	LagRuleWindowIncomplete = "window_incomplete"
 )
 
 // LagSample is one sample of a partition's committed offset.
@@ -66,7 +76,20 @@ type EvaluateOptions struct {
 	// only observations, and the last commit is taken to be the first
 	// sample that saw the newest offset (when the offset last changed).
 	Committing bool
+	// For observations (Committing false), what the caller remembers
+	// beyond the window (lag_status: its state store); zero when it does
+	// not know. ChangedMs is when the newest offset was first seen (0: the
+	// window's first sample carrying it); PauseMs is how long the offset
+	// before it had stood still (from when it was first seen to when the
+	// newest was).
+	ChangedMs int64
+	PauseMs   int64
 }
+
+// stillFactor: on observations a partition is STOP once its offset has
+// stood still this many times as long as the longest it was seen to stand
+// still before (so that a commit a little late is not a stop).
+const stillFactor = 1.5
 
 // PartitionVerdict is EvaluateLag's answer.
 type PartitionVerdict struct {
@@ -98,12 +121,9 @@ func EvaluateLag(samples []LagSample, opts EvaluateOptions) PartitionVerdict {
 	case *current <= allowed:
 		return verdict(LagStatusOK, LagRuleWithinAllowed)
 	}
-	lastCommit := w.changedMs
-	if opts.Committing {
-		lastCommit = w.lastMs
-	}
-	now := max(opts.NowMs, w.lastMs)
-	if now-lastCommit > lastCommit-w.firstMs && !caughtUp(w.lastOffset, opts.EndOffsets) {
+	stop := stopped(w, opts)
+	recent := caughtUp(w.lastOffset, opts.EndOffsets)
+	if stop && !recent {
 		return verdict(LagStatusStop, LagRuleStopped)
 	}
 	if w.rewound && !w.recovered {
@@ -114,12 +134,49 @@ func EvaluateLag(samples []LagSample, opts EvaluateOptions) PartitionVerdict {
 		return verdict(LagStatusOK, LagRuleLagZeroInWindow)
 	case w.lastMs == w.firstMs:
 		return verdict(LagStatusOK, LagRuleWindowTooShort)
+	case !w.moved && !opts.Committing && !stop:
+		// Observed only, and still for no longer than the offset stood
+		// still between its moves before (a consumer that commits less
+		// often than the window spans): not a stall, which needs a
+		// consumer seen committing the same offset.
+		return verdict(LagStatusOK, LagRuleUsualPause)
 	case !w.moved:
 		return verdict(LagStatusStall, LagRuleStalled)
+	case !w.lagDecreased && recent:
+		// Burrow's lags are taken against end offsets it refreshed a
+		// while before, so a consumer that keeps up shows zero lag and
+		// rule 4 spares it; samples take the lag against the end offset
+		// of the moment, which a consumer that keeps up is always a
+		// little behind (what it read since its last commit). Having
+		// read past a recent sample's end offset is that zero.
+		return verdict(LagStatusOK, LagRuleCaughtUp)
 	case !w.lagDecreased:
 		return verdict(LagStatusWarn, LagRuleNotDecreasing)
 	}
 	return verdict(LagStatusOK, LagRuleDecreasing)
+}
+
+// stopped is Burrow's checkIfOffsetsStopped. With commits (Committing),
+// exactly Burrow's: the time since the last commit (the newest sample)
+// exceeds the window's span. On observations a sample only sees where the
+// offset stands, not each commit: the last commit is taken to be when the
+// newest offset was first seen, and the reference is how long the offset
+// was seen to stand still before (the longest stretch between its moves in
+// the window, or the last one the caller remembers): a partition still for
+// longer than stillFactor times that has stopped. Burrow's span would be a
+// consumer's whole window of commits; from runs a minute apart it made a
+// consumer that died read OK for half the window (issue 27).
+func stopped(w window, opts EvaluateOptions) bool {
+	now := max(opts.NowMs, w.lastMs)
+	if opts.Committing {
+		return now-w.lastMs > w.lastMs-w.firstMs
+	}
+	lastCommit := w.changedMs
+	if opts.ChangedMs > 0 {
+		lastCommit = opts.ChangedMs
+	}
+	pause := max(w.longestStill, opts.PauseMs)
+	return float64(now-lastCommit) > stillFactor*float64(pause)
 }
 
 func verdict(status, rule string) PartitionVerdict {
@@ -131,6 +188,7 @@ type window struct {
 	n                int   // samples with a committed offset
 	firstMs, lastMs  int64 // the first and newest sample's (monotonic) time
 	changedMs        int64 // the time of the first sample carrying the newest offset
+	longestStill     int64 // the longest time between moves (the first from the window's start)
 	lastOffset       int64
 	newestLag        *int64 // the newest sample's lag (nil when unknown)
 	moved            bool   // some offset differs from the one before it
@@ -158,6 +216,7 @@ func scanWindow(samples []LagSample, allowed int64) window {
 		case w.n == 0:
 			w.firstMs, w.changedMs = t, t
 		case s.Offset != w.lastOffset:
+			w.longestStill = max(w.longestStill, t-w.changedMs)
 			w.moved, w.changedMs = true, t
 			if s.Offset < w.lastOffset && !w.rewound {
 				w.rewound, w.rewindFrom = true, w.lastOffset

@@ -145,14 +145,18 @@ func TestEvaluateLagBurrowCases(t *testing.T) {
 
 // TestEvaluateLagBurrowCasesAsObservations runs Burrow's windows as
 // per-run samples (Committing false): the last commit is when the offset
-// last changed. Only the windows whose offset repeats change verdict: a
-// window whose offset never moves has no commit after its first sample.
+// was first seen at its newest value, and STOP compares the time since
+// with how long the offset stood still between its moves. The windows
+// whose offset repeats change verdict (a window whose offset never moves
+// has no commit after its first sample), and test 1, still for four of its
+// 100 s steps: Burrow waits for the window's whole span.
 func TestEvaluateLagBurrowCasesAsObservations(t *testing.T) {
 	differs := map[string]PartitionVerdict{
-		"burrow_4_same_offset_but_zero_lag_once_is_ok": {LagStatusStop, LagRuleStopped},
-		"burrow_5_stall_when_lag_always_non_zero":      {LagStatusStop, LagRuleStopped},
-		"burrow_6_stall_when_lag_stays_the_same":       {LagStatusStop, LagRuleStopped},
-		"burrow_13_stall_with_an_allowed_lag":          {LagStatusStop, LagRuleStopped},
+		"burrow_1_time_since_last_commit_equal_to_span_is_not_stop": {LagStatusStop, LagRuleStopped},
+		"burrow_4_same_offset_but_zero_lag_once_is_ok":              {LagStatusStop, LagRuleStopped},
+		"burrow_5_stall_when_lag_always_non_zero":                   {LagStatusStop, LagRuleStopped},
+		"burrow_6_stall_when_lag_stays_the_same":                    {LagStatusStop, LagRuleStopped},
+		"burrow_13_stall_with_an_allowed_lag":                       {LagStatusStop, LagRuleStopped},
 	}
 	cases := make([]lagCase, len(burrowCases))
 	for i, c := range burrowCases {
@@ -195,11 +199,27 @@ func TestEvaluateLagRules(t *testing.T) {
 		// STOP
 		{name: "stop_once_still_longer_than_it_moved", samples: append(append([]LagSample{}, moving...), smp(300, 180000, 80), smp(300, 240000, 90), smp(300, 300000, 100)),
 			opts: EvaluateOptions{NowMs: 300000}, want: PartitionVerdict{LagStatusStop, LagRuleStopped}},
-		{name: "not_stop_while_still_as_long_as_it_moved", samples: append(append([]LagSample{}, moving...), smp(300, 180000, 80), smp(300, 240000, 90)),
-			opts: EvaluateOptions{NowMs: 240000}, want: PartitionVerdict{LagStatusWarn, LagRuleNotDecreasing}},
+		{name: "stop_once_still_half_again_its_longest_pause", samples: append(append([]LagSample{}, moving...), smp(300, 180000, 80), smp(300, 240000, 90)),
+			opts: EvaluateOptions{NowMs: 240000}, want: PartitionVerdict{LagStatusStop, LagRuleStopped}},
+		{name: "not_stop_while_still_no_longer_than_half_again_its_pauses", samples: append(append([]LagSample{}, moving...), smp(300, 180000, 80)),
+			opts: EvaluateOptions{NowMs: 210000}, want: PartitionVerdict{LagStatusWarn, LagRuleNotDecreasing}},
+		{name: "the_longest_pause_in_the_window_counts", samples: []LagSample{smp(100, 0, 50), smp(100, 60000, 60), smp(100, 120000, 70), smp(200, 180000, 75), smp(300, 190000, 80), smp(300, 300000, 90)},
+			opts: EvaluateOptions{NowMs: 300000}, want: PartitionVerdict{LagStatusWarn, LagRuleNotDecreasing}},
+		{name: "a_remembered_pause_holds_off_stop", samples: []LagSample{smp(300, 60000, 80), smp(300, 120000, 90)},
+			opts: EvaluateOptions{NowMs: 120000, ChangedMs: 30000, PauseMs: 100000}, want: PartitionVerdict{LagStatusOK, LagRuleUsualPause}},
+		{name: "stop_past_half_again_the_remembered_pause", samples: []LagSample{smp(300, 60000, 80), smp(300, 190000, 90)},
+			opts: EvaluateOptions{NowMs: 190000, ChangedMs: 30000, PauseMs: 100000}, want: PartitionVerdict{LagStatusStop, LagRuleStopped}},
+		{name: "remembered_first_sight_counts_from_before_the_window", samples: []LagSample{smp(300, 60000, 80), smp(300, 120000, 90)},
+			opts: EvaluateOptions{NowMs: 120000, ChangedMs: 1, PauseMs: 70000}, want: PartitionVerdict{LagStatusStop, LagRuleStopped}},
+		{name: "remembered_pause_is_for_observations_only", samples: []LagSample{smp(300, 60000, 80), smp(300, 120000, 90)},
+			opts: EvaluateOptions{NowMs: 120000, ChangedMs: 30000, PauseMs: 100000, Committing: true}, want: PartitionVerdict{LagStatusStall, LagRuleStalled}},
 		{name: "committing_consumer_still_is_not_stop", samples: append(append([]LagSample{}, moving...), smp(300, 180000, 80), smp(300, 240000, 90), smp(300, 300000, 100)),
 			opts: EvaluateOptions{NowMs: 300000, Committing: true}, want: PartitionVerdict{LagStatusWarn, LagRuleNotDecreasing}},
 		{name: "stop_unless_end_offsets_show_caught_up", samples: moving, opts: EvaluateOptions{NowMs: 999999, EndOffsets: []int64{400, 300}},
+			want: PartitionVerdict{LagStatusOK, LagRuleCaughtUp}},
+		{name: "not_warn_when_end_offsets_show_caught_up", samples: moving, opts: EvaluateOptions{NowMs: 120000, EndOffsets: []int64{300, 370}},
+			want: PartitionVerdict{LagStatusOK, LagRuleCaughtUp}},
+		{name: "warn_when_behind_every_recent_end_offset", samples: moving, opts: EvaluateOptions{NowMs: 120000, EndOffsets: []int64{301, 370}},
 			want: PartitionVerdict{LagStatusWarn, LagRuleNotDecreasing}},
 		{name: "end_offsets_all_ahead_do_not_save_it", samples: moving, opts: EvaluateOptions{NowMs: 999999, EndOffsets: []int64{301, 350}},
 			want: PartitionVerdict{LagStatusStop, LagRuleStopped}},

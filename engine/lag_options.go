@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -78,8 +79,10 @@ func shapeLag(out []GroupLag, o LagOptions) []GroupLag {
 	key := func(p PartitionLag) int64 { return p.Lag }
 	groupKey := func(g GroupLag) int64 { return g.TotalLag }
 	if o.Sort == LagSortLagMs {
-		key = func(p PartitionLag) int64 { return deref(p.LagMs) }
-		groupKey = func(g GroupLag) int64 { return deref(g.MaxLagMs) }
+		// Records deleted unread leave a lag in time known only as a
+		// floor: those partitions, and their groups, come first.
+		key = func(p PartitionLag) int64 { return lostFirst(p.RecordsLost, p.LagMs) }
+		groupKey = func(g GroupLag) int64 { return lostFirst(g.RecordsLost, g.MaxLagMs) }
 	}
 	if o.Sort != "" {
 		for i := range out {
@@ -95,6 +98,15 @@ func shapeLag(out []GroupLag, o LagOptions) []GroupLag {
 		}
 	}
 	return out
+}
+
+// lostFirst is a lag_ms sort key that puts lost records above any lag in
+// time, and orders them by their floor.
+func lostFirst(lost int64, lagMs *int64) int64 {
+	if lost > 0 {
+		return math.MaxInt64/2 + max(deref(lagMs), 0)
+	}
+	return deref(lagMs)
 }
 
 func deref(p *int64) int64 {

@@ -37,6 +37,11 @@ type LagStatusOptions struct {
 	// Partitions lists every partition's verdict too, by topic and
 	// partition (GroupLagStatus.Partitions).
 	Partitions bool
+	// MinComplete is Burrow's minimum-complete: a lagging partition whose
+	// window covers less than this fraction of the store's Window is not
+	// judged (rule window_incomplete) and its group counts it in
+	// Incomplete. 0 (Burrow's default) judges every window.
+	MinComplete float64
 }
 
 // DefaultLagStatusWorst: partitions listed per group.
@@ -68,6 +73,10 @@ type PartitionLagStatus struct {
 	ConsumeRate *float64 `json:"consume_rate,omitempty"`
 	ProduceRate *float64 `json:"produce_rate,omitempty"`
 	Samples     int      `json:"samples"`
+	// WindowMs is the time the window covers (now minus its oldest
+	// sample), Complete that over the store's Window, at most 1.
+	WindowMs int64   `json:"window_ms"`
+	Complete float64 `json:"complete"`
 	// Reset says why the window started afresh in this call (the clock
 	// went backwards, the topic was made again).
 	Reset string `json:"reset,omitempty"`
@@ -92,11 +101,21 @@ type GroupLagStatus struct {
 	// EtaSeconds: when the lag falls, seconds until it is zero at the
 	// window's rates (0 when there is no lag); nil otherwise.
 	EtaSeconds *float64 `json:"eta_seconds,omitempty"`
-	// Samples is the longest window among the partitions; Complete is
-	// Samples over the store's window size (Burrow's "complete").
-	Samples  int                  `json:"samples"`
-	Complete float64              `json:"complete"`
-	Worst    []PartitionLagStatus `json:"worst"`
+	// Samples is the longest window among the partitions. WindowMs and
+	// Complete are the least complete window's among the partitions with
+	// a commit (0 when none): the time it covers, and that over the
+	// store's Window, at most 1 (Burrow's "complete", in time).
+	Samples  int     `json:"samples"`
+	WindowMs int64   `json:"window_ms"`
+	Complete float64 `json:"complete"`
+	// Incomplete counts the lagging partitions not judged because their
+	// window is less complete than LagStatusOptions.MinComplete: the
+	// group's status does not speak for them.
+	Incomplete int `json:"incomplete,omitempty"`
+	// StateFile: the samples are kept in a --state file for the next run
+	// (false: in this process only).
+	StateFile bool                 `json:"state_file"`
+	Worst     []PartitionLagStatus `json:"worst"`
 	// Partitions (with LagStatusOptions.Partitions): every partition's
 	// verdict, by topic and partition.
 	Partitions []PartitionLagStatus `json:"partitions,omitempty"`
@@ -128,6 +147,14 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	if err != nil {
 		return nil, err
 	}
+	// The state file's lock is taken before sampling, not at the record:
+	// a run that overlaps another waits for it and then samples, so its
+	// samples come after the other's (sampled before and recorded after,
+	// they read as a clock gone backwards and restarted the windows).
+	store := c.State()
+	if err := store.beginChange(); err != nil {
+		return nil, err
+	}
 	lags, err := c.LagWith(ctx, groups, lo)
 	if err != nil {
 		return nil, err
@@ -157,22 +184,23 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	}
 	worst := cmp.Or(o.Worst, DefaultLagStatusWorst)
 	judged := make([]groupJudgment, len(lags))
-	var j judge
+	j := judge{windowMs: store.opts.Window.Milliseconds(), minComplete: o.MinComplete, allowed: o.AllowedLag, nowMs: nowMs}
 	visit := func(si, pi int, w partitionWindow) {
 		gi := at[si]
 		p := lags[gi].Partitions[pi]
 		if p.Err != nil {
 			return // a deleted topic's stale commit: not judged (nor does it fail the group)
 		}
-		judged[gi].add(j.partition(p, w, o.AllowedLag, nowMs), worst, o.Partitions)
+		judged[gi].add(j.partition(p, w), worst, o.Partitions)
 	}
-	store := c.State()
 	if err := store.record(id, stateName(c.cfg), nowMs, seen, visit); err != nil {
 		return nil, err
 	}
 	out := make([]GroupLagStatus, 0, len(lags))
 	for i, g := range lags {
-		out = append(out, judgeGroup(g, &judged[i], o, store.opts.MaxSamples))
+		st := judgeGroup(g, &judged[i], o)
+		st.StateFile = store.Path() != ""
+		out = append(out, st)
 	}
 	return out, nil
 }
@@ -185,6 +213,10 @@ type groupJudgment struct {
 	samples, rank    int
 	consume, produce float64
 	rated            bool
+	windowed         bool    // some partition with a commit was seen
+	windowMs         int64   // the least complete window's span
+	complete         float64 // and its completeness
+	incomplete       int
 	worst            []PartitionLagStatus // the worst so far, worst first
 	all              []PartitionLagStatus // every one, when asked for
 }
@@ -195,6 +227,12 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 		a.produce += *ps.ProduceRate
 		a.rated = true
 	}
+	if ps.Committed >= 0 && (!a.windowed || ps.Complete < a.complete) {
+		a.windowed, a.windowMs, a.complete = true, ps.WindowMs, ps.Complete
+	}
+	if ps.Rule == LagRuleWindowIncomplete {
+		a.incomplete++
+	}
 	a.samples = max(a.samples, ps.Samples)
 	a.rank = max(a.rank, severity(ps.Status))
 	if keepAll {
@@ -204,7 +242,7 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 }
 
 // judgeGroup is one group's verdict from its partitions' judgment.
-func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions, window int) GroupLagStatus {
+func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus {
 	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
 	switch {
 	case isNotFound(g.Err):
@@ -214,11 +252,8 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions, window int) Gr
 		st.Status, st.Reason = GroupStatusErr, g.Err.Error()
 		return st
 	}
-	st.Samples = a.samples
+	st.Samples, st.WindowMs, st.Complete, st.Incomplete = a.samples, a.windowMs, a.complete, a.incomplete
 	st.Status = [...]string{GroupStatusOK, GroupStatusWarn, GroupStatusErr}[a.rank]
-	if window > 0 {
-		st.Complete = math.Min(1, float64(st.Samples)/float64(window))
-	}
 	if a.rated {
 		consume, produce := a.consume, a.produce
 		st.ConsumeRate, st.ProduceRate = &consume, &produce
@@ -238,7 +273,12 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions, window int) Gr
 	if o.MaxLag > 0 && st.TotalLag > o.MaxLag {
 		reasons = append(reasons, fmt.Sprintf("total lag %d records is over max_lag %d", st.TotalLag, o.MaxLag))
 	}
-	if o.MaxLagMs > 0 && st.MaxLagMs != nil && *st.MaxLagMs > o.MaxLagMs {
+	switch {
+	case o.MaxLagMs > 0 && st.RecordsLost > 0:
+		// The first unread record is gone: how far behind is not known,
+		// only that it is more than the oldest record left (lag_ms).
+		reasons = append(reasons, fmt.Sprintf("%d records were deleted before it read them: its lag in time is unknown (at least %d ms), so max_lag_ms %d cannot be held", st.RecordsLost, deref(st.MaxLagMs), o.MaxLagMs))
+	case o.MaxLagMs > 0 && st.MaxLagMs != nil && *st.MaxLagMs > o.MaxLagMs:
 		reasons = append(reasons, fmt.Sprintf("lag in time %d ms is over max_lag_ms %d", *st.MaxLagMs, o.MaxLagMs))
 	}
 	if len(reasons) > 0 {
@@ -247,6 +287,9 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions, window int) Gr
 	if len(st.Worst) > 0 && st.Worst[0].Status != LagStatusOK {
 		w := st.Worst[0]
 		reasons = append(reasons, fmt.Sprintf("%s[%d] is %s (%s)", w.Topic, w.Partition, w.Status, w.Rule))
+	}
+	if st.Incomplete > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d lagging partitions not judged: their window covers %.0f%% of its span, less than min_complete", st.Incomplete, 100*st.Complete))
 	}
 	st.Reason = strings.Join(reasons, "; ")
 	return st
@@ -281,8 +324,12 @@ func insertWorst(worst []PartitionLagStatus, p PartitionLagStatus, n int) []Part
 	return worst
 }
 
-// judge holds the scratch of one LagStatus call's partition judgments.
+// judge holds one LagStatus call's settings and the scratch of its
+// partition judgments.
 type judge struct {
+	windowMs, allowed, nowMs int64
+	minComplete              float64
+
 	samples []LagSample
 	lags    []int64
 	ends    []int64
@@ -318,8 +365,16 @@ func (j *judge) float64(v float64) *float64 {
 // partition is Burrow's verdict on one partition's window, with its
 // rates. A partition the group never committed to is not judged (Burrow
 // sees only commits): OK, rule "no_commit".
-func (j *judge) partition(p PartitionLag, w partitionWindow, allowed, nowMs int64) PartitionLagStatus {
+func (j *judge) partition(p PartitionLag, w partitionWindow) PartitionLagStatus {
+	allowed, nowMs := j.allowed, j.nowMs
 	ps := PartitionLagStatus{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, Committed: p.Committed, EndOffset: p.EndOffset, LagMs: p.LagMs, Samples: len(w.samples), Reset: w.reset}
+	if len(w.samples) > 0 {
+		ps.WindowMs = max(nowMs-w.samples[0].TimeMs, 0)
+		ps.Complete = 1
+		if ps.WindowMs < j.windowMs {
+			ps.Complete = float64(ps.WindowMs) / float64(j.windowMs)
+		}
+	}
 	if c, pr, ok := windowRates(w.samples); ok {
 		ps.ConsumeRate, ps.ProduceRate = j.float64(c), j.float64(pr)
 	}
@@ -330,9 +385,20 @@ func (j *judge) partition(p PartitionLag, w partitionWindow, allowed, nowMs int6
 		ps.Status, ps.Rule = LagStatusOK, "no_commit"
 		return ps
 	}
+	if p.Lag > max(allowed, 0) && ps.Complete < j.minComplete {
+		// Burrow's minimum-complete: not judged on a part of a window.
+		ps.Status, ps.Rule = LagStatusOK, LagRuleWindowIncomplete
+		return ps
+	}
 	j.samples, j.lags, j.ends = j.samples[:0], j.lags[:0], j.ends[:0]
 	for _, s := range w.samples {
 		j.lags = append(j.lags, s.Lag)
+	}
+	// Burrow's "recently caught up" looks at the end offsets of the
+	// newest samples only (this run's and the one before): over the
+	// whole window, a consumer that died caught up read OK until that
+	// sample left the window.
+	for _, s := range w.samples[max(len(w.samples)-2, 0):] {
 		j.ends = append(j.ends, s.End)
 	}
 	for i, s := range w.samples {
@@ -345,7 +411,15 @@ func (j *judge) partition(p PartitionLag, w partitionWindow, allowed, nowMs int6
 	j.current = p.Lag
 	// A partition a live member owns is being committed to, moving or not
 	// (Burrow's input): a still offset is then STALL, not STOP.
-	v := EvaluateLag(j.samples, EvaluateOptions{NowMs: nowMs, EndOffsets: j.ends, CurrentLag: &j.current, AllowedLag: allowed, Committing: p.MemberID != ""})
+	// Judged as of the newest sample: one taken within the minimum
+	// distance of it was merged into it, and a few milliseconds of an
+	// offset standing still are no stop.
+	asOf := nowMs
+	if n := len(w.samples); n > 0 {
+		asOf = w.samples[n-1].TimeMs
+	}
+	v := EvaluateLag(j.samples, EvaluateOptions{NowMs: asOf, EndOffsets: j.ends, CurrentLag: &j.current, AllowedLag: allowed,
+		Committing: p.MemberID != "", ChangedMs: w.changedMs, PauseMs: w.pauseMs})
 	ps.Status, ps.Rule = v.Status, v.Rule
 	return ps
 }

@@ -52,9 +52,11 @@ func statusOf(t *testing.T, sts []GroupLagStatus, group string) GroupLagStatus {
 // lag_status over runs on kfake, one sample a minute on a fake clock, with
 // consumers driven by the test: one catching up, one that stopped, one
 // that rewound, one falling behind, and a live member committing the same
-// offset (stalled). 10 records are produced between runs.
+// offset (stalled). 10 records are produced between runs. The window is 5
+// minutes: the five runs fill 4 of them.
 func TestLagStatusJudgesConsumersOverRuns(t *testing.T) {
 	cl, c, adm := newTestClient(t)
+	cl.cfg.State = NewStateStore(StateOptions{Window: 5 * time.Minute})
 	ctx := context.Background()
 	kc := oneTopic(t, c, adm, "t")
 	produceN(t, kc, "t", 100)
@@ -111,7 +113,9 @@ func TestLagStatusJudgesConsumersOverRuns(t *testing.T) {
 	require.NotNil(t, up.EtaSeconds)
 	assert.InDelta(t, 10/(80.0/240), *up.EtaSeconds, 1e-6, "10 records left at 1/3 record/s net")
 	assert.Equal(t, 5, up.Samples)
-	assert.InDelta(t, 0.5, up.Complete, 1e-9)
+	assert.EqualValues(t, 4*60_000, up.WindowMs)
+	assert.InDelta(t, 0.8, up.Complete, 1e-9)
+	assert.InDelta(t, 0.8, up.Worst[0].Complete, 1e-9)
 
 	st := statusOf(t, sts, "stopped")
 	assert.Equal(t, GroupStatusErr, st.Status)

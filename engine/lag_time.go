@@ -21,6 +21,8 @@ import (
 const (
 	TimeUnknownDeleted = "the record at the committed offset was deleted: the committed offset is below the log start, and the records up to it were never read"
 	TimeUnknownNone    = "no record could be read at the committed offset (only transaction markers or aborted records up to the end)"
+	// TimeUnknownLost: lag_ms is then set, as a floor.
+	TimeUnknownLost = "records the group had not read were deleted (records_lost): lag_ms is the age of the oldest record left, and the lag is more"
 )
 
 // lagTime fills the time fields of out's partitions and groups.
@@ -35,7 +37,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 		for _, p := range g.Partitions {
 			if p.Err == nil && p.Lag > 0 {
 				tp := TopicPartition{p.Topic, p.Partition}
-				want = append(want, RecordWant{tp, p.EndOffset - p.Lag}) // the first unread offset
+				want = append(want, RecordWant{tp, p.firstUnread()})
 				lagging[tp] = true
 			}
 		}
@@ -91,13 +93,13 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			if ms, ok := stuck(g.Group, tp, p.Committed, at); ok {
 				p.StuckMs = &ms
 			}
-			r, ok := first[RecordWant{tp, p.EndOffset - p.Lag}]
+			r, ok := first[RecordWant{tp, p.firstUnread()}]
 			if !ok {
 				p.TimeUnknown = TimeUnknownNone
 				continue
 			}
 			switch {
-			case r.Err != nil && r.Err.Code == kerr.OffsetOutOfRange.Message:
+			case r.Err != nil && r.Err.Code == kerr.OffsetOutOfRange.Message, !r.Found && p.RecordsLost > 0:
 				p.TimeUnknown = TimeUnknownDeleted
 				continue
 			case r.Err != nil:
@@ -113,6 +115,9 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			ts := r.Timestamp
 			lag := max(at-ts, 0)
 			p.OldestUnconsumed, p.LagMs, p.TimestampType = &ts, &lag, r.TimestampType
+			if p.RecordsLost > 0 {
+				p.TimeUnknown = TimeUnknownLost
+			}
 			if h, ok := heads[tp]; ok && h.Err == nil && h.Timestamp >= 0 {
 				behind := max(h.Timestamp-ts, 0)
 				p.BehindHeadMs = &behind

@@ -97,8 +97,9 @@ func TestLagInTimeFromTheRecords(t *testing.T) {
 	assert.Nil(t, plain[0].Partitions[0].LagMs)
 }
 
-// A commit below the log start points at deleted records: said, not
-// guessed. A commit on a transaction marker reads the next real record.
+// A commit below the log start points at deleted records: said, and the
+// oldest record left gives a floor. A commit on a transaction marker reads
+// the next real record.
 func TestLagInTimeDeletedRecordsAndMarkers(t *testing.T) {
 	cl, c, adm := newTestClient(t)
 	ctx := context.Background()
@@ -125,8 +126,9 @@ func TestLagInTimeDeletedRecordsAndMarkers(t *testing.T) {
 	res, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true})
 	require.NoError(t, err)
 	p0, p1 := partitionOf(t, res[0], 0), partitionOf(t, res[0], 1)
-	assert.Nil(t, p0.OldestUnconsumed)
-	assert.Equal(t, TimeUnknownDeleted, p0.TimeUnknown)
+	require.NotNil(t, p0.OldestUnconsumed, "the oldest record left: a floor")
+	assert.Equal(t, base+3, *p0.OldestUnconsumed)
+	assert.Equal(t, TimeUnknownLost, p0.TimeUnknown)
 	assert.EqualValues(t, 2, p0.RecordsLost, "offsets 1 and 2 were deleted unread")
 	assert.EqualValues(t, 2, res[0].RecordsLost)
 	plain, err := cl.Lag(ctx, []string{"g"})

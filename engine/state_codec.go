@@ -21,13 +21,15 @@ import (
 // payload := clusters notices (state_notices.go)
 // clusters := uvarint(n) { string(id) string(name) groups }
 // groups   := uvarint(n) { string(name) varint(seen_ms) topics }
-// topics   := uvarint(n) { string(name) uvarint(n) { varint(partition) varint(changed_ms) samples } }
+// topics   := uvarint(n) { string(name) uvarint(n) { varint(partition) varint(changed_ms) varint(pause_ms) samples } }
 // samples  := uvarint(n) { varint(Δtime) varint(Δcommitted) varint(Δend) varint(lag) }
 // string   := uvarint(len) bytes
+//
+// Version 1 had no pause_ms (read as 0: no pause seen yet).
 
 const (
 	stateMagic   = "KADMIN-LUA STATE\n"
-	stateVersion = 1
+	stateVersion = 2
 	// maxStateString bounds a name read from a file, so a corrupt length
 	// cannot ask for gigabytes.
 	maxStateString = 1 << 16
@@ -36,7 +38,7 @@ const (
 var errStateCorrupt = errors.New("corrupt")
 
 func encodeState(clusters map[string]*storedCluster, notices map[string]Notice) []byte {
-	// Sized once (up to 10 bytes a sample, 10 a partition): growing a 30 MB
+	// Sized once (up to 10 bytes a sample, 20 a partition): growing a 30 MB
 	// buffer by doubling was a tenth of lag_status's time for 300,000
 	// partitions.
 	size := 64
@@ -44,7 +46,7 @@ func encodeState(clusters map[string]*storedCluster, notices map[string]Notice) 
 		for g, gs := range cs.groups {
 			size += len(g) + 16
 			for tp, st := range gs.parts {
-				size += len(tp.Topic)/8 + 10 + 10*len(st.samples)
+				size += len(tp.Topic)/8 + 20 + 10*len(st.samples)
 			}
 		}
 	}
@@ -103,6 +105,7 @@ func encodeState(clusters map[string]*storedCluster, notices map[string]Notice) 
 					p, st := e.tp.Partition, e.st
 					b = binary.AppendVarint(b, int64(p))
 					b = binary.AppendVarint(b, st.changedMs)
+					b = binary.AppendVarint(b, st.pauseMs)
 					b = binary.AppendUvarint(b, uint64(len(st.samples)))
 					var prev StateSample
 					for _, s := range st.samples {
@@ -225,8 +228,8 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]Notice, err
 	if n <= 0 {
 		return nil, nil, fmt.Errorf("%w: no version", errStateCorrupt)
 	}
-	if version != stateVersion {
-		return nil, nil, fmt.Errorf("format version %d, this kadmin-lua reads version %d", version, stateVersion)
+	if version != stateVersion && version != 1 {
+		return nil, nil, fmt.Errorf("format version %d, this kadmin-lua reads versions 1 to %d", version, stateVersion)
 	}
 	data = data[n:]
 	if len(data) < 4 {
@@ -260,6 +263,9 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]Notice, err
 					p := r.varint("partition")
 					st := &sts[i]
 					st.changedMs = r.varint("changed time")
+					if version > 1 {
+						st.pauseMs = r.varint("pause")
+					}
 					ns := r.count("sample count", 4)
 					if len(slab)+ns > cap(slab) {
 						slab = make([]StateSample, 0, max(4096, ns))

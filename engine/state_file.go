@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,29 +15,40 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
-// The store's file: read by OpenStateFile, written whole by Save (a
-// temporary file beside it, synced, then renamed over it, so a kill at any
-// moment leaves the old file or the new one). Changing the store takes a
-// lock (FILE.lock) that is then held to Close, so that two runs that
-// record never interleave: the second waits up to LockWait, then refuses.
-// A run that never records (list_topics under a KADMIN_STATE set for every
-// job, beside a loop that holds the lock for hours) never takes it: it
-// reads the file as it was at open (renames make that a whole version).
-// A file that cannot be read as a state file is set aside (renamed
-// FILE.corrupt-TIME, under the lock) with a warning and the run starts
-// with an empty store: it never fails a run.
+// The store's file: read on first use, written whole by Save (a temporary
+// file beside it, synced, then renamed over it, so a kill at any moment
+// leaves the old file or the new one; state_save.go). Changing the store
+// takes a lock (FILE.lock) that is then held to Close, so that two runs
+// that record never interleave: the second waits up to LockWait, then
+// refuses. lag_status takes it before it samples, so that a run that
+// overlaps another samples after it. A run that never records (list_topics
+// under a KADMIN_STATE set for every job, beside a loop that holds the
+// lock for hours) never takes it: it reads the file as it is when first
+// used (renames make that a whole version), and a run that never uses the
+// store does not read it at all. A file that cannot be read as a state
+// file, or that is larger than MaxFileBytes, is set aside (renamed
+// FILE.corrupt-TIME, under the lock) with a warning and the run starts with
+// an empty store: it never fails a run.
+//
+// A --state path that is a symbolic link stays one: the file written (and
+// set aside) is the one it leads to, and the lock file is made beside that
+// one. The lock file itself is never followed: a link there is refused.
 
 type stateFile struct {
+	// path is the file read and written: --state's path, or where its
+	// symbolic links lead.
 	path string
-	// mu guards the fields below; lock takes it before the store's own.
+	// mu guards unlock and keep, and read and readErr once loaded; lock
+	// takes it before the store's own.
 	mu sync.Mutex
 	// unlock lets go of the lock; nil until the first change takes it.
 	// A change that could not take it (another run held it past
 	// LockWait) fails; the next change tries again, so a loop that
 	// started beside a cron job's run records once that run has ended.
 	unlock func()
-	// read is the file as OpenStateFile read it (nil: there was none),
-	// and readErr what reading or decoding it found wrong.
+	// read is the file as loaded (nil: there was none), and readErr what
+	// reading or decoding it found wrong. Written by the load before the
+	// store's loading is closed.
 	read    fs.FileInfo
 	readErr error
 	// keep: the file could not be read and could not be set aside: Save
@@ -47,39 +59,88 @@ type stateFile struct {
 	write func(w io.Writer, b []byte) (int, error)
 }
 
-// maxStateFile bounds what is read: a state file of 10 samples for a
-// million partitions is about 70 MB.
-const maxStateFile = 1 << 30
+// DefaultStateMaxFile bounds the state file read and written. A store at
+// cron cadence keeps two or three samples a partition: 300,000 partitions
+// take about 10 MB; decoding takes a few times the file's size in memory,
+// so the bound keeps a run well within --max-memory's default.
+const DefaultStateMaxFile = 128 << 20
 
-// OpenStateFile opens (or starts) the store kept in path. The file is read
-// here and decoded in the background (300,000 partitions take a sixth of a
-// second), while the run connects and sends its first requests: the
-// store's methods wait for it. The lock is taken by the first change.
+// OpenStateFile opens (or starts) the store kept in path. Nothing is read
+// here: the file is read and decoded on the store's first use (lag_status
+// starts that as it takes the lock, so that it overlaps the requests for
+// the lag), and a run that never uses the store never reads it.
 func OpenStateFile(path string, o StateOptions) (*StateStore, error) {
 	// Not a file to set aside nor to rename over: a state path of
 	// /dev/null once moved the device aside and put a file in its place.
 	if err := boundedfile.Replaceable(path); err != nil {
 		return nil, &Error{Code: CodeInvalidArgument, Message: err.Error()}
 	}
+	target, err := followLinks(path)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidArgument, Message: err.Error()}
+	}
 	// A typo in the directory is said at start, not at the first change
 	// (which locks a file beside it).
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return nil, Errorf(CodeInvalidArgument, "", "no directory %s", filepath.Dir(path))
+	if st, err := os.Stat(filepath.Dir(target)); err != nil || !st.IsDir() {
+		return nil, Errorf(CodeInvalidArgument, "", "no directory %s", filepath.Dir(target))
 	}
 	s := NewStateStore(o)
-	s.file = &stateFile{path: path, write: func(w io.Writer, b []byte) (int, error) { return w.Write(b) }}
-	fi, data, err := readStateFile(path)
-	s.file.read = fi
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	loading := make(chan struct{})
-	s.loading = loading
-	go func() {
-		defer close(loading)
-		s.decodeFile(data, err)
-	}()
+	s.file = &stateFile{path: target, write: func(w io.Writer, b []byte) (int, error) { return w.Write(b) }}
+	s.loading = make(chan struct{})
 	return s, nil
+}
+
+// followLinks is where path's symbolic links lead (path itself when it is
+// not one), the last one possibly to a file not made yet. Only the last
+// component is followed: a rename in the directory reached is what keeps
+// the link.
+func followLinks(path string) (string, error) {
+	at := path
+	for range 40 {
+		fi, err := os.Lstat(at)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return at, nil
+		}
+		to, err := os.Readlink(at)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(at), to)
+		}
+		at = to
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// startLoad reads and decodes the file in the background, the first time
+// it is called (true then). A load started under the lock sets aside what
+// it cannot read.
+func (s *StateStore) startLoad(underLock bool) bool {
+	started := false
+	s.loadOnce.Do(func() {
+		started = true
+		go func() {
+			defer close(s.loading)
+			s.load(underLock)
+		}()
+	})
+	return started
+}
+
+// load makes the file's content the store's (before loading is closed,
+// which every use of the store waits for).
+func (s *StateStore) load(underLock bool) {
+	f := s.file
+	fi, data, err := readStateFile(f.path, s.opts.MaxFileBytes)
+	f.read = fi
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	s.decodeFile(data, err)
+	if underLock && f.readErr != nil {
+		s.setAside(f.readErr)
+	}
 }
 
 // decodeFile makes the file's data (read with err) the store's content,
@@ -90,6 +151,7 @@ func (s *StateStore) decodeFile(data []byte, err error) {
 		var notices map[string]Notice
 		if clusters, notices, err = decodeState(data); err == nil {
 			s.clusters, s.notices = clusters, notices
+			s.file.readErr = nil
 			return
 		}
 	}
@@ -97,18 +159,20 @@ func (s *StateStore) decodeFile(data []byte, err error) {
 	s.file.readErr = err
 }
 
-// loaded waits until the file is decoded. A file that could not be read
-// is said once, when it is used without being changed (lockFile sets it
-// aside, and says so, when the store changes).
+// loaded waits until the file is read and decoded, reading it now if
+// nothing has started to.
 func (s *StateStore) loaded() {
-	if s.loading == nil {
+	if s.file == nil {
 		return
 	}
+	s.startLoad(false)
 	<-s.loading
 }
 
 // lock takes the store's mutex once the file is decoded, for a use that
-// only reads: it answers from the file as read at open.
+// only reads: it answers from the file as it was read. A file that could
+// not be read is said once (lockFile sets it aside, and says so, when the
+// store changes).
 func (s *StateStore) lock() {
 	s.loaded()
 	if f := s.file; f != nil {
@@ -127,18 +191,25 @@ func (s *StateStore) lock() {
 // held to Close), and fails, with the store's mutex not held, when
 // another run holds it past LockWait.
 func (s *StateStore) lockChange() error {
-	s.loaded()
 	if err := s.lockFile(); err != nil {
 		return err
 	}
+	s.loaded()
 	s.mu.Lock()
 	return nil
 }
 
-// lockFile takes the file's lock, the first time. What another run wrote
-// since the file was read at open is read again under it; a file that
-// cannot be read is set aside; temporary files a killed Save left are
-// removed (no other Save is writing one).
+// beginChange takes the file's lock ahead of a change (lag_status, before
+// it samples) and starts reading the file under it.
+func (s *StateStore) beginChange() error {
+	return s.lockFile()
+}
+
+// lockFile takes the file's lock, the first time. A file not read yet is
+// read under it (in the background); one read before (a use that only
+// read) is read again if another run wrote it since; one that cannot be
+// read is set aside; temporary files a killed Save left are removed (no
+// other Save is writing one).
 func (s *StateStore) lockFile() error {
 	f := s.file
 	if f == nil {
@@ -155,8 +226,12 @@ func (s *StateStore) lockFile() error {
 	}
 	f.unlock = unlock
 	removeStaleTemps(f.path)
+	if s.startLoad(true) {
+		return nil
+	}
+	<-s.loading
 	if now, err := os.Stat(f.path); !sameFile(f.read, now, err) {
-		fi, data, err := readStateFile(f.path)
+		fi, data, err := readStateFile(f.path, s.opts.MaxFileBytes)
 		f.read, f.readErr = fi, nil
 		s.mu.Lock()
 		if errors.Is(err, fs.ErrNotExist) {
@@ -173,7 +248,7 @@ func (s *StateStore) lockFile() error {
 }
 
 // sameFile reports whether the file now (stat'ed with err) is the one
-// read at open: none then and none now, or the same inode, size and time.
+// read: none then and none now, or the same inode, size and time.
 func sameFile(read, now fs.FileInfo, err error) bool {
 	if err != nil || read == nil {
 		return err != nil && read == nil
@@ -193,8 +268,9 @@ func (s *StateStore) setAside(cause error) {
 	s.warn("state: %s cannot be read as a state file (%v): set aside as %s; starting with no samples", f.path, cause, aside)
 }
 
-// readStateFile reads the file at path, and says which file it read.
-func readStateFile(path string) (fs.FileInfo, []byte, error) {
+// readStateFile reads the file at path, and says which file it read. A
+// file larger than limit is not read at all.
+func readStateFile(path string, limit int64) (fs.FileInfo, []byte, error) {
 	f, err := boundedfile.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -204,11 +280,19 @@ func readStateFile(path string) (fs.FileInfo, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
-	if err == nil && len(data) > maxStateFile {
-		err = fmt.Errorf("larger than %d bytes", maxStateFile)
+	if fi.Size() > limit {
+		return fi, nil, fmt.Errorf("%s, larger than the %s kadmin-lua reads (--max-memory bounds it)", boundedfile.Size(fi.Size()), boundedfile.Size(limit))
 	}
-	return fi, data, err
+	// Read into a buffer of the file's size: io.ReadAll's doubling made
+	// a file cost twice its size.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return fi, nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return fi, nil, fmt.Errorf("larger than the %s kadmin-lua reads", boundedfile.Size(limit))
+	}
+	return fi, buf.Bytes(), nil
 }
 
 // removeStaleTemps removes temporary files a killed Save left: under the
@@ -220,168 +304,12 @@ func removeStaleTemps(path string) {
 	}
 }
 
-// Path is the store's file, "" for a store in memory only.
-func (s *StateStore) Path() string {
-	if s.file == nil {
-		return ""
-	}
-	return s.file.path
-}
-
-// Save writes the store to its file (nothing for a store in memory). On
-// an error (a full disk) the file keeps its previous content and the
-// store its samples: the next Save (loop mode's next run) tries again.
-// When the write started behind the run (saveBehindLocked) holds the
-// store as it is now, Save only puts it in place.
-func (s *StateStore) Save() error {
-	if s == nil || s.file == nil {
-		return nil
-	}
-	s.loaded()
-	f := s.file
-	f.mu.Lock()
-	locked, keep := f.unlock != nil, f.keep
-	f.mu.Unlock()
-	switch {
-	case !locked:
-		return nil // never changed: the file is as it was
-	case keep != nil:
-		return keep
-	}
-	s.mu.Lock()
-	b := s.behind
-	s.behind = nil
-	s.mu.Unlock()
-	if b != nil {
-		<-b.done
-		s.mu.Lock()
-		current := b.err == nil && b.version == s.version
-		s.mu.Unlock()
-		if current {
-			return s.commit(b.tmp)
-		}
-		if b.tmp != "" {
-			_ = os.Remove(b.tmp) // the store changed since, or it failed: anew
-		}
-	}
-	s.mu.Lock()
-	data := encodeState(s.clusters, s.notices)
-	s.mu.Unlock()
-	tmp, err := s.writeTemp(data)
-	if err != nil {
-		return err
-	}
-	return s.commit(tmp)
-}
-
-// behindSave is a write of the store's content to a temporary file,
-// started when a run changed the store: the encoding and the fsync (a
-// tenth of a second for 300,000 partitions) then overlap the rest of the
-// run, and Save only renames.
-type behindSave struct {
-	version uint64 // the store's version it holds
-	done    chan struct{}
-	tmp     string // the synced temporary file ("" on err)
-	err     error
-}
-
-// saveBehindLocked starts writing the store (s.mu held by the caller).
-// One write at a time: a store changed during a write gets its own write
-// from Save.
-func (s *StateStore) saveBehindLocked() {
-	if s.file == nil || s.file.keep != nil || s.behind != nil {
-		return
-	}
-	b := &behindSave{done: make(chan struct{})}
-	s.behind = b
-	go func() {
-		defer close(b.done)
-		s.mu.Lock()
-		b.version = s.version
-		data := encodeState(s.clusters, s.notices)
-		s.mu.Unlock()
-		b.tmp, b.err = s.writeTemp(data)
-	}()
-}
-
-// writeTemp writes data to a new temporary file beside the store's,
-// synced, and returns its name.
-func (s *StateStore) writeTemp(data []byte) (string, error) {
-	path := s.file.path
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("writing the state file: %w", err)
-	}
-	fail := func(err error) (string, error) {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return "", fmt.Errorf("writing the state file %s: %w (it keeps its previous samples)", path, err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		return fail(err)
-	}
-	if _, err := s.file.write(tmp, data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	return tmp.Name(), nil
-}
-
-// commit puts a written temporary file in the store file's place.
-func (s *StateStore) commit(tmp string) error {
-	path := s.file.path
-	if err := boundedfile.Replaceable(path); err != nil { // replaced since open
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing the state file: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing the state file %s: %w", path, err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
-// Close releases the file's lock. It does not save.
-func (s *StateStore) Close() {
-	if s == nil || s.file == nil {
-		return
-	}
-	s.loaded()
-	f := s.file
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.unlock != nil {
-		s.mu.Lock()
-		b := s.behind
-		s.behind = nil
-		s.mu.Unlock()
-		if b != nil { // not saved: the write behind is dropped
-			<-b.done
-			if b.tmp != "" {
-				_ = os.Remove(b.tmp)
-			}
-		}
-		f.unlock()
-		f.unlock = nil
-	}
-}
-
-// errStateLocked names the other run holding the lock.
-func errStateLocked(lockPath string, wait time.Duration) error {
+// errStateLocked names the other run holding the lock, from what the lock
+// file holds (pid, read from the open file: never through a path).
+func errStateLocked(lockPath, pid string, wait time.Duration) error {
 	who := ""
-	if b, err := os.ReadFile(lockPath); err == nil {
-		if pid := strings.TrimSpace(string(b)); pid != "" {
-			who = " (process " + pid + ")"
-		}
+	if pid = strings.TrimSpace(pid); pid != "" {
+		who = " (process " + pid + ")"
 	}
 	return Errorf(CodeStateLocked, "", "the state file is in use by another run%s: waited %s for %s; runs that share a --state file take turns", who, wait, lockPath)
 }

@@ -35,8 +35,7 @@ func (l storeLedger) LastNotice(key string) (Notice, bool) {
 // not sent by a run that could not record it (the next run would send it
 // again).
 func (l storeLedger) Ready() error {
-	l.s.loaded()
-	return l.s.lockFile()
+	return l.s.lockFile() // and reads the file under it
 }
 
 func (l storeLedger) SaveNotice(key string, n Notice) error {

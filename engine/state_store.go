@@ -10,12 +10,13 @@ import (
 )
 
 // The state store is kadmin-lua's memory between runs (--state FILE): per
-// cluster id, group, topic and partition the last samples of the committed
-// offset, the end offset and the lag, from which lag_status judges a trend
-// with Burrow's rules (lag_evaluate.go). It is bounded (samples per
-// partition, partitions in all, groups unseen for a while expire), shared
-// by every client of a process (fleets keep their clusters apart by id),
-// and written atomically under a lock (state_file.go, state_codec.go).
+// cluster id, group, topic and partition the samples of the committed
+// offset, the end offset and the lag that cover the last Window of time,
+// from which lag_status judges a trend with Burrow's rules
+// (lag_evaluate.go). It is bounded (samples per partition, partitions in
+// all, groups unseen for a while expire), shared by every client of a
+// process (fleets keep their clusters apart by id), and written atomically
+// under a lock (state_file.go, state_codec.go).
 
 // StateSample is one sample of a partition, taken by one lag_status call.
 // Committed is -1 when the group had no commit; Lag -1 when unknown.
@@ -28,8 +29,13 @@ type StateSample struct {
 
 // StateOptions bound a store. Zero values take the defaults.
 type StateOptions struct {
-	// MaxSamples is the window: samples kept per partition (Burrow's
-	// intervals, 10 by default).
+	// Window is the span of time lag_status judges: a partition keeps
+	// the samples taken within it, and the newest one older (so that a
+	// window, once there is history, covers its whole span).
+	Window time.Duration
+	// MaxSamples bounds the samples kept per partition: past
+	// Window/(MaxSamples-2), samples are kept that far apart, so that a
+	// fast loop thins its window rather than shorten it.
 	MaxSamples int
 	// MaxEntries bounds the partitions kept in all; past it, the groups
 	// seen longest ago are dropped first.
@@ -37,12 +43,16 @@ type StateOptions struct {
 	// ExpireAfter drops a group not sampled for this long (Burrow's
 	// expire-group, 7 days).
 	ExpireAfter time.Duration
-	// MinDistance: a sample taken sooner than this after the previous one
-	// replaces it (Burrow's min-distance), so that a loop at 1 ms does not
-	// fill the window with one second.
+	// MinDistance: a sample taken sooner than this after the newest is
+	// merged into it, which keeps its time (Burrow's min-distance), so
+	// that a loop at 1 ms does not fill the window with one second.
 	MinDistance time.Duration
 	// LockWait is how long Open waits for another run's lock.
 	LockWait time.Duration
+	// MaxFileBytes bounds the state file read and written
+	// (DefaultStateMaxFile): a larger file is set aside unread, and a
+	// store that would write one drops its oldest groups.
+	MaxFileBytes int64
 	// Warn receives warnings: a file set aside, entries dropped, the clock
 	// going backwards. nil discards them.
 	Warn func(string)
@@ -50,7 +60,10 @@ type StateOptions struct {
 
 // Store defaults.
 const (
-	DefaultStateSamples     = 10
+	// DefaultStateWindow is Burrow's window as it works: its 10 commits
+	// at Java's default auto-commit interval (5 s) span 45 s.
+	DefaultStateWindow      = 45 * time.Second
+	DefaultStateSamples     = 48 // a 45 s window a second apart, with room
 	DefaultStateMaxEntries  = 1_000_000
 	DefaultStateExpireAfter = 7 * 24 * time.Hour
 	DefaultStateMinDistance = time.Second
@@ -58,6 +71,9 @@ const (
 )
 
 func (o StateOptions) withDefaults() StateOptions {
+	if o.Window <= 0 {
+		o.Window = DefaultStateWindow
+	}
 	if o.MaxSamples <= 0 {
 		o.MaxSamples = DefaultStateSamples
 	}
@@ -75,6 +91,9 @@ func (o StateOptions) withDefaults() StateOptions {
 	if o.LockWait <= 0 {
 		o.LockWait = DefaultStateLockWait
 	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultStateMaxFile
+	}
 	return o
 }
 
@@ -87,10 +106,11 @@ type StateStore struct {
 	clusters map[string]*storedCluster // by cluster id
 	notices  map[string]Notice         // kafka.notify's, by cluster name and key (state_notices.go)
 	file     *stateFile                // nil: memory only
-	// loading is closed once OpenStateFile's background decode is done
-	// (nil: nothing to wait for); warnOnce says once that a file that
-	// could not be read is not used (state_file.go, lock).
+	// loading is closed once the file is read and decoded, which the
+	// first use starts (loadOnce); warnOnce says once that a file that
+	// could not be read is not used (state_file.go).
 	loading  chan struct{}
+	loadOnce sync.Once
 	warnOnce sync.Once
 	// version counts the changes (under mu); behind is the write started
 	// after the last record (state_file.go, saveBehind).
@@ -109,8 +129,13 @@ type storedGroup struct {
 }
 
 type storedPartition struct {
-	changedMs int64 // when the committed offset last changed
-	samples   []StateSample
+	changedMs int64 // when the committed offset was first seen at its value
+	// pauseMs is how long the offset before it stood still: from when it
+	// was first seen to changedMs (0: not seen to move yet). Kept beyond
+	// the window, so that from cron a consumer's usual pause between
+	// commits is known (EvaluateOptions.PauseMs).
+	pauseMs int64
+	samples []StateSample
 }
 
 // NewStateStore is a store in memory only.
@@ -169,6 +194,7 @@ type groupSample struct {
 type partitionWindow struct {
 	samples   []StateSample
 	changedMs int64
+	pauseMs   int64
 	reset     string // why the window was started afresh, if it was
 }
 
@@ -190,7 +216,6 @@ func (s *StateStore) record(clusterID, name string, nowMs int64, seen []groupSam
 	if visit == nil {
 		visit = func(int, int, partitionWindow) {}
 	}
-	minDistance := s.opts.MinDistance.Milliseconds()
 	backwards := 0
 	for gi, g := range seen {
 		if g.gone {
@@ -210,46 +235,20 @@ func (s *StateStore) record(clusterID, name string, nowMs int64, seen []groupSam
 			if p.Err != nil || p.EndOffset < 0 {
 				if ps != nil {
 					kept++
-					visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs})
+					visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs, pauseMs: ps.pauseMs})
 				}
 				continue
 			}
 			if ps == nil {
-				ps = &storedPartition{samples: make([]StateSample, 0, s.opts.MaxSamples)}
+				ps = &storedPartition{samples: make([]StateSample, 0, 4)}
 				gs.parts[tp] = ps
 			}
 			kept++
-			var reset string
-			if n := len(ps.samples); n > 0 {
-				last := ps.samples[n-1]
-				switch {
-				case last.TimeMs > nowMs:
-					reset = "the clock went backwards"
-					backwards++
-				case p.EndOffset < last.End:
-					reset = fmt.Sprintf("the end offset went back from %d to %d: the topic was deleted and made again", last.End, p.EndOffset)
-				}
-				if reset != "" {
-					ps.samples = ps.samples[:0]
-				}
+			reset := s.add(ps, StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
+			if reset == resetClock {
+				backwards++
 			}
-			sample := StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag}
-			n := len(ps.samples)
-			if n == 0 || ps.samples[n-1].Committed != p.Committed {
-				ps.changedMs = nowMs
-			}
-			switch {
-			case n > 0 && nowMs-ps.samples[n-1].TimeMs < minDistance:
-				// Too close to the last one: it replaces it
-				// (changedMs keeps when the offset moved).
-				ps.samples[n-1] = sample
-			case n >= s.opts.MaxSamples:
-				copy(ps.samples, ps.samples[n-s.opts.MaxSamples+1:])
-				ps.samples = append(ps.samples[:s.opts.MaxSamples-1], sample)
-			default:
-				ps.samples = append(ps.samples, sample)
-			}
-			visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs, reset: reset})
+			visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs, pauseMs: ps.pauseMs, reset: reset})
 		}
 		if kept != len(gs.parts) {
 			keep := make(map[TopicPartition]bool, len(g.parts))
@@ -266,6 +265,64 @@ func (s *StateStore) record(clusterID, name string, nowMs int64, seen []groupSam
 	s.version++
 	s.saveBehindLocked()
 	return nil
+}
+
+const resetClock = "the clock went backwards"
+
+// add puts a sample taken now into a partition's window and says why the
+// window started afresh, if it did: its samples are newer than now (the
+// clock went backwards) or the end offset went back (the topic was
+// deleted and made again). A sample taken sooner than the minimum
+// distance after the newest is merged into it, which keeps its time
+// (Burrow's min-distance: taking the new time, a loop faster than the
+// distance never grew its window past one sample); samples older than the
+// window are dropped but the newest of them, which opens the window.
+func (s *StateStore) add(ps *storedPartition, sample StateSample) (reset string) {
+	now := sample.TimeMs
+	if n := len(ps.samples); n > 0 {
+		last := ps.samples[n-1]
+		switch {
+		case last.TimeMs > sample.TimeMs:
+			reset = resetClock
+		case sample.End < last.End:
+			reset = fmt.Sprintf("the end offset went back from %d to %d: the topic was deleted and made again", last.End, sample.End)
+		}
+		if reset != "" {
+			ps.samples = ps.samples[:0]
+		}
+	}
+	switch n := len(ps.samples); {
+	case n == 0:
+		ps.changedMs, ps.pauseMs = sample.TimeMs, 0
+	case ps.samples[n-1].Committed != sample.Committed:
+		ps.pauseMs, ps.changedMs = sample.TimeMs-ps.changedMs, sample.TimeMs
+	}
+	if n := len(ps.samples); n > 0 && now-ps.samples[n-1].TimeMs < s.spacingMs() {
+		sample.TimeMs = ps.samples[n-1].TimeMs
+		ps.samples[n-1] = sample
+	} else {
+		ps.samples = append(ps.samples, sample)
+	}
+	// The window: the samples within it, and the newest one at or before
+	// its start; at most MaxSamples (the spacing keeps it so, but for a
+	// window or a bound changed since the samples were taken).
+	cut := now - s.opts.Window.Milliseconds()
+	first := 0
+	for first+1 < len(ps.samples) && ps.samples[first+1].TimeMs <= cut {
+		first++
+	}
+	first = max(first, len(ps.samples)-s.opts.MaxSamples)
+	if first > 0 {
+		ps.samples = append(ps.samples[:0], ps.samples[first:]...)
+	}
+	return reset
+}
+
+// spacingMs is how far apart the samples of a window are kept: the
+// minimum distance, or more when the window would otherwise hold more
+// than MaxSamples.
+func (s *StateStore) spacingMs() int64 {
+	return max(s.opts.MinDistance.Milliseconds(), s.opts.Window.Milliseconds()/int64(max(s.opts.MaxSamples-2, 1)))
 }
 
 // RecordLag adds one sample of lag's partitions at now, as lag_status

@@ -82,7 +82,7 @@ func TestLagEvaluateFromLuaMatchesEngine(t *testing.T) {
 		require.NoError(t, err, "case %d", i)
 		assert.Equal(t, want.Status+" "+want.Rule, got, "case %d", i)
 	}
-	assert.Len(t, seen, 7, "the cases reach seven rules: %v", seen)
+	assert.Len(t, seen, 8, "the cases reach eight rules: %v", seen)
 }
 
 // now defaults to the current time: a window sampled an hour ago, with

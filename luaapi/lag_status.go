@@ -17,13 +17,15 @@ func init() {
 				{Name: "time", Type: Bool(), Doc: "add the lag in time (max_lag_ms, and lag_ms per partition); implied by max_lag_ms"},
 				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does"},
 				{Name: "no_commit", Type: Enum(engine.NoCommitStart, engine.NoCommitSkip), Doc: `a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag`},
+				{Name: "min_complete", Type: NumberBetween(0, 1), Doc: "a lagging partition whose window covers less than this fraction of --state-window is not judged (rule window_incomplete) and its group counts it in incomplete (Burrow's minimum-complete; default 0: every window is judged)"},
 			},
-			Returns: "{{group=string, state=string, status=string, reason=string?, total_lag=int, max_lag_ms=int?, records_lost=int, at_risk=int?, consume_rate=number?, produce_rate=number?, trend=string, eta_seconds=number?, samples=int, complete=number, worst=" + partitionVerdicts + ", partitions=" + partitionVerdicts + "?, error=error?}...}",
+			Returns: "{{group=string, state=string, status=string, reason=string?, total_lag=int, max_lag_ms=int?, records_lost=int, at_risk=int?, consume_rate=number?, produce_rate=number?, trend=string, eta_seconds=number?, samples=int, window_ms=int, complete=number, incomplete=int?, state_file=bool, worst=" + partitionVerdicts + ", partitions=" + partitionVerdicts + "?, error=error?}...}",
 			Summary: "Consumer lag judged over time: Burrow's verdicts (OK, WARN, STALL, STOP, REWIND) from samples kept between runs.",
 			Doc: `Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
-max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost and at_risk are lag()'s. A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window: nil with one sample).
-consume_rate and produce_rate are records per second between the oldest and newest samples of the window (summed over the partitions); trend is "falling" (consumed faster than produced), "rising", "steady" or "unknown" (fewer than two samples); eta_seconds is when the lag will be zero at those rates, while it falls. samples is the longest window and complete its fill (samples over --state-samples, Burrow's "complete"): a verdict on a window not yet complete rests on fewer samples.
-A sample taken within a second of the previous one replaces it (Burrow's min-distance). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.`,
+max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost and at_risk are lag()'s. A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window: nil with one sample).
+The window is a span of time (--state-window, 45 s by default: Burrow's 10 commits at Java's 5 s auto-commit): a partition's samples taken within it, and the newest one before it, so that from cron (runs further apart than the window) each verdict compares this run with the one before. A partition's window_ms is the time its window covers and complete that over --state-window (at most 1: Burrow's "complete", in time); the group's are its least complete partition's, samples its longest window's. With min_complete, a lagging partition on a part of a window is not judged (rule window_incomplete) and incomplete counts them: the group's status does not speak for them, and reason says so. state_file is true when the samples are kept in a --state file for the next run.
+consume_rate and produce_rate are records per second between the oldest and newest samples of the window (summed over the partitions); trend is "falling" (consumed faster than produced), "rising", "steady" or "unknown" (fewer than two samples); eta_seconds is when the lag will be zero at those rates, while it falls.
+Samples are kept at least a second apart (Burrow's min-distance: one taken sooner after the newest is merged into it, which keeps its time, and the partition is judged as of it), and at most --state-samples of them a window (a fast loop's window is thinned, not shortened). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.`,
 			Example: `local s = lag_status("orders-processor", {max_lag = 100000})
 print(s[1].group, s[1].status, s[1].trend, s[1].reason)
 for _, g in ipairs(lag_status()) do
@@ -34,7 +36,7 @@ end`,
 }
 
 // partitionVerdicts is the shape of lag_status's worst and partitions.
-const partitionVerdicts = "{{topic=string, partition=int, status=string, rule=string, lag=int, committed=int, end_offset=int, lag_ms=int?, stuck_ms=int?, consume_rate=number?, produce_rate=number?, samples=int, reset=string?}...}"
+const partitionVerdicts = "{{topic=string, partition=int, status=string, rule=string, lag=int, committed=int, end_offset=int, lag_ms=int?, stuck_ms=int?, consume_rate=number?, produce_rate=number?, samples=int, window_ms=int, complete=number, reset=string?}...}"
 
 func lagStatusRun(c *Call) (any, error) {
 	cl, err := c.Client()
@@ -43,5 +45,6 @@ func lagStatusRun(c *Call) (any, error) {
 	}
 	return cl.LagStatus(c.Ctx(), param[[]string](c, "groups"), engine.LagStatusOptions{
 		Lag:    engine.LagOptions{Time: param[bool](c, "time"), ReadCommitted: param[bool](c, "read_committed"), NoCommit: param[string](c, "no_commit")},
-		MaxLag: param[int64](c, "max_lag"), MaxLagMs: param[int64](c, "max_lag_ms"), AllowedLag: param[int64](c, "allowed_lag"), Worst: param[int](c, "worst"), Partitions: param[bool](c, "partitions")})
+		MaxLag: param[int64](c, "max_lag"), MaxLagMs: param[int64](c, "max_lag_ms"), AllowedLag: param[int64](c, "allowed_lag"), Worst: param[int](c, "worst"), Partitions: param[bool](c, "partitions"),
+		MinComplete: param[float64](c, "min_complete")})
 }

@@ -1,12 +1,17 @@
 -- check-lag.lua: a consumer-lag health check for cron.
 --
--- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT] [--alert-after N]
+-- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--min-complete F] [--alert FORMAT] [--alert-after N]
 -- Arguments:
 --   GROUP...         consumer groups to check; none means every consumer group
 --   --max N          the most records a group may lag in total
 --   --max-seconds S  the most seconds a group may lag in time: the age of the oldest
---                    record it has not read (lag{time=true}: read from the records)
+--                    record it has not read (lag{time=true}: read from the records); a
+--                    group that lost records (deleted before it read them) fails it, since
+--                    how far behind it is cannot be known (at least the oldest record left)
 --   --fail-on-loss   fail a group that lost records: deleted before it read them
+--   --min-complete F judge a lagging partition by Burrow's rules only once its window
+--                    covers this fraction of --state-window (Burrow's minimum-complete,
+--                    0 to 1; default 1: a whole window)
 --   --alert FORMAT   also send each group's verdict to the webhook in $KADMIN_ALERT_URL:
 --                    alertmanager, slack or json (kafka.notify; with --state an alert is
 --                    sent when it opens, every 4 hours while open, and when it resolves;
@@ -20,17 +25,21 @@
 --   --alert-after N  with --alert: send a new verdict only once N runs in a row gave it
 --                    (default 1), so a flapping group does not page; the runs are counted
 --                    in the --state file
--- Each group is judged with lag_status: Burrow's rules over the samples the state
--- store keeps between runs (kadmin-lua --state FILE run ...), and the limits above on top.
+-- Each group is judged with lag_status: Burrow's rules over the window of samples the
+-- state store keeps between runs (kadmin-lua --state FILE run ...; the window is
+-- --state-window of time, so from cron each run is judged against the one before),
+-- and the limits above on top.
 -- A group fails a check when it is over a limit, when its verdict is ERR (a
 -- partition STOP, STALL or REWIND: needs --state, since one run is one sample),
 -- when a named group does not exist or its lag cannot be read, and with
 -- --fail-on-loss when it lost records; the run then exits 4. WARN (the lag never
--- falls) is reported, not failed. Without --state and without a limit nothing can
--- fail a group, and a WARN line says so.
+-- falls) is reported, not failed. A group whose lagging partitions' windows are not
+-- complete yet (the first run, a new group) is INCOMPLETE, never OK: only the limits
+-- can fail it, and a WARN line says how many and why.
 -- Returns a row per group: group, state, status, total_lag, max, max_lag_seconds,
--- records_lost, trend, ok (and problem when not ok), so -o json gives a
--- machine-readable summary. Changes nothing in the cluster.
+-- records_lost, trend, complete (its least complete window, 0 to 1), ok (and problem
+-- when not ok), so -o json gives a machine-readable summary. Changes nothing in the
+-- cluster.
 -- Metrics (written by --metrics-file, see docs/scheduling.md):
 --   kafka_consumergroup_lag{group,topic}         records behind, summed over the topic's partitions
 --   kafka_consumergroup_total_lag{group}         records behind over all the group's topics
@@ -39,7 +48,8 @@
 --   kafka_consumergroup_at_risk_partitions{group} with --max-seconds: partitions whose lag in
 --                                                time is at 80% of their topic's retention.ms
 --   kafka_consumergroup_status{group}            the verdict, Burrow's numbers: 0 NOTFOUND,
---                                                1 OK, 2 WARN, 3 ERR
+--                                                1 OK, 2 WARN, 3 ERR; none while INCOMPLETE
+--   kafka_consumergroup_window_complete{group}   its least complete window, 0 to 1
 --   kafka_consumergroup_consume_rate{group}      records/s committed over the window (--state)
 --   kafka_consumergroup_produce_rate{group}      records/s produced over the window (--state)
 --   kafka_consumergroup_lag_ok{group}            1 when the group passes the check, else 0
@@ -55,12 +65,20 @@
 --   kadmin-lua run --profiles 'prod-*' --every 1m --metrics-file /var/lib/node_exporter/lag.prom check-lag.lua --max 50000
 local args = require("lib.args")
 
-local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--alert FORMAT] [--alert-after N]",
-  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", alert = "string", ["alert-after"] = "string"}}
+local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--min-complete F] [--alert FORMAT] [--alert-after N]",
+  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", ["min-complete"] = "string", alert = "string",
+    ["alert-after"] = "string"}}
 if not a then return end
 local max = a.flags.max and args.integer(a.flags.max, "--max", 0)
 local max_seconds = a.flags["max-seconds"] and args.integer(a.flags["max-seconds"], "--max-seconds", 0)
 local fail_on_loss = a.flags["fail-on-loss"]
+local min_complete = 1
+if a.flags["min-complete"] then
+  min_complete = tonumber(a.flags["min-complete"])
+  if not min_complete or min_complete ~= min_complete or min_complete < 0 or min_complete > 1 then
+    args.usage_error(string.format("--min-complete must be a number from 0 to 1, got %q", a.flags["min-complete"]))
+  end
+end
 local alert = a.flags.alert
 local alert_after = a.flags["alert-after"] and args.integer(a.flags["alert-after"], "--alert-after", 1)
 if alert_after and not alert then args.usage_error("--alert-after goes with --alert") end
@@ -78,18 +96,26 @@ for i = 1, #a do
   groups[i] = a[i]
 end
 
-local opts = {partial = #groups > 0 or nil, time = max_seconds ~= nil or nil, partitions = true}
+local opts = {partial = #groups > 0 or nil, time = max_seconds ~= nil or nil, partitions = true, min_complete = min_complete}
 local result = lag_status(#groups > 0 and groups or nil, opts)
 local status_code = {NOTFOUND = 0, OK = 1, WARN = 2, ERR = 3}
 
 local alerts = {}
-local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "trend", "ok", "problem"}
-local rows, over, judged = {}, {}, false
+local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "trend", "complete", "ok", "problem"}
+local rows, over = {}, {}
+local incomplete, least, kept = 0, 1, false -- groups not judged yet, their least complete window, samples kept?
 for _, g in ipairs(result) do
   local lag_s = g.max_lag_ms and math.floor(g.max_lag_ms / 1000)
-  judged = judged or g.samples > 1
-  local row = args.record(cols, {group = g.group, state = g.state, status = g.status, total_lag = g.total_lag, max = max,
-    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, trend = g.trend, ok = true})
+  kept = kept or g.state_file
+  -- A verdict that does not speak for some lagging partitions (their window
+  -- is not complete yet) is not OK: it is INCOMPLETE until it does.
+  local status = g.status
+  if status == "OK" and (g.incomplete or 0) > 0 then
+    status = "INCOMPLETE"
+    incomplete, least = incomplete + 1, math.min(least, g.complete)
+  end
+  local row = args.record(cols, {group = g.group, state = g.state, status = status, total_lag = g.total_lag, max = max,
+    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, trend = g.trend, complete = g.complete, ok = true})
   if g.error then
     row.ok, row.problem = false, tostring(g.error.code) .. ": " .. tostring(g.error.message)
     row.total_lag = nil
@@ -98,6 +124,9 @@ for _, g in ipairs(result) do
     row.total_lag = nil
   elseif max and g.total_lag > max then
     row.ok, row.problem = false, string.format("lags %d records (max %d)", g.total_lag, max)
+  elseif max_seconds and (g.records_lost or 0) > 0 then
+    row.ok, row.problem = false, string.format("lost %d records unread: lags at least %d seconds, how much more is not known (max %d)",
+      g.records_lost, lag_s or 0, max_seconds)
   elseif max_seconds and lag_s and lag_s > max_seconds then
     row.ok, row.problem = false, string.format("lags %d seconds (max %d)", lag_s, max_seconds)
   elseif fail_on_loss and (g.records_lost or 0) > 0 then
@@ -109,9 +138,13 @@ for _, g in ipairs(result) do
     over[#over + 1] = g.group
     kafka.check(false, g.group .. ": " .. row.problem)
   end
-  kafka.metric("kafka_consumergroup_status", status_code[g.status] or 3, {group = g.group},
-    "The group's verdict (lag_status, Burrow's numbers): 0 NOTFOUND, 1 OK, 2 WARN, 3 ERR.")
+  if status ~= "INCOMPLETE" then
+    kafka.metric("kafka_consumergroup_status", status_code[g.status] or 3, {group = g.group},
+      "The group's verdict (lag_status, Burrow's numbers): 0 NOTFOUND, 1 OK, 2 WARN, 3 ERR; none while its window is incomplete.")
+  end
   if not g.error and g.status ~= "NOTFOUND" then
+    kafka.metric("kafka_consumergroup_window_complete", g.complete, {group = g.group},
+      "How much of --state-window the group's least complete window covers, 0 to 1; Burrow's rules judge it at --min-complete.")
     if g.consume_rate then
       kafka.metric("kafka_consumergroup_consume_rate", g.consume_rate, {group = g.group},
         "Records per second the consumer group committed over the state store's window.")
@@ -145,10 +178,17 @@ for _, g in ipairs(result) do
   -- The labels are the alert's identity, the same from opening to
   -- resolution; severity comes with the verdict (status_labels below), and
   -- kafka.notify resolves the warning itself when it turns critical.
-  alerts[#alerts + 1] = {key = "check-lag/" .. g.group, status = verdict,
-    labels = {alertname = "KafkaConsumerGroupLag", group = g.group}, annotations = {verdict = g.status},
-    summary = row.ok and string.format("%s: %s, %d records behind", g.group, g.status, g.total_lag or 0) or (g.group .. ": " .. row.problem),
-    description = g.reason}
+  -- A group whose window is filling (INCOMPLETE within its limits) while a
+  -- --state file keeps its samples has a verdict on its way: it is left
+  -- out, so an alert open on it stays open (kafka.notify touches only the
+  -- alerts it is given) rather than resolving on a guess. Without a state
+  -- file the limits are the only verdict there will be: it is sent.
+  if not (row.ok and status == "INCOMPLETE" and g.state_file) then
+    alerts[#alerts + 1] = {key = "check-lag/" .. g.group, status = verdict,
+      labels = {alertname = "KafkaConsumerGroupLag", group = g.group}, annotations = {verdict = g.status},
+      summary = row.ok and string.format("%s: %s, %d records behind", g.group, g.status, g.total_lag or 0) or (g.group .. ": " .. row.problem),
+      description = g.reason}
+  end
 end
 if alert and #alerts > 0 then
   local r = kafka.notify{url_env = "KADMIN_ALERT_URL", format = alert, alerts = alerts, after_runs = alert_after,
@@ -165,12 +205,20 @@ local limits = {}
 if max then limits[#limits + 1] = max .. " records" end
 if max_seconds then limits[#limits + 1] = max_seconds .. " seconds" end
 if fail_on_loss then limits[#limits + 1] = "no records lost" end
-if #limits == 0 and not judged and #rows > 0 then
-  kafka.log.warn("no limit given and one sample per partition: nothing but a missing group can fail the check; give --max or --max-seconds, or keep samples between runs with kadmin-lua --state FILE")
+if incomplete > 0 then
+  local which = string.format("%d group%s not judged by Burrow's rules", incomplete, incomplete == 1 and "" or "s")
+  local nothing = #limits == 0 and "; no limit is given: nothing but a missing group can fail them" or ""
+  if kept then
+    kafka.log.warn(string.format("%s yet: the least complete window covers %d%% of --state-window (--min-complete %g); the state file keeps the samples for the next runs%s",
+      which, math.floor(100 * least), min_complete, nothing))
+  else
+    kafka.log.warn(string.format("%s: no --state FILE keeps the samples for the next run (run --every keeps them in memory)%s", which, nothing))
+  end
 end
 local limit = #limits > 0 and table.concat(limits, ", ") or "Burrow's rules"
+local pending = incomplete > 0 and string.format(" (%d not judged yet)", incomplete) or ""
 if #over == 0 then
-  args.say("%d group%s within %s", #rows, #rows == 1 and "" or "s", limit)
+  args.say("%d group%s within %s%s", #rows, #rows == 1 and "" or "s", limit, pending)
 else
   args.say("%d of %d groups over %s, ERR, missing or unreadable: %s", #over, #rows, limit, table.concat(over, ", "))
 end

@@ -2,6 +2,7 @@ package scripts_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,7 +27,9 @@ func alertEnv(t *testing.T, trends bool) (*env, *testnet.Alertmanager) {
 	e := newEnv(t)
 	opts := engine.StateOptions{MaxSamples: 1}
 	if trends {
-		opts = engine.StateOptions{MinDistance: -1}
+		// Each run is judged against the one before (the window is shorter
+		// than the time between runs), as from cron.
+		opts = engine.StateOptions{MinDistance: -1, Window: time.Millisecond}
 	}
 	e.state = engine.NewStateStore(opts)
 	am := testnet.NewAlertmanager(t)
@@ -64,7 +67,7 @@ func TestCheckLagAlertsResolveInAlertmanager(t *testing.T) {
 	const s = "check-lag.lua"
 	check := func(max string) result {
 		t.Helper()
-		return e.ok(false, s, "lagger", "--max", max, "--alert", "alertmanager")
+		return e.ok(false, s, "lagger", "--max", max, "--min-complete", "0", "--alert", "alertmanager")
 	}
 	e.advance("lagger", 0, 50) // 60 records: 10 behind
 	r := check("1000")
@@ -163,4 +166,36 @@ func TestCheckLagAlertsPastAThousandGroups(t *testing.T) {
 	assert.Contains(t, r.stderr, "alerts: opened (1003 opened)")
 	assert.Equal(t, 2, am.Posts())
 	assert.Len(t, am.Firing(), 1003)
+}
+
+// A group within its limits whose window is filling (INCOMPLETE, with
+// samples kept from the run before) has no verdict yet: its open alert is
+// left as it is, not resolved on a guess, until the window is judged.
+// (Without a state file, limits are the only verdict: TestCheckLagAlerts.)
+func TestCheckLagKeepsAnAlertOpenWhileTheWindowFills(t *testing.T) {
+	e := newEnv(t)
+	var err error
+	e.state, err = engine.OpenStateFile(filepath.Join(t.TempDir(), "lag.state"), engine.StateOptions{MinDistance: -1, Window: time.Hour})
+	require.NoError(t, err)
+	t.Cleanup(e.state.Close)
+	am := testnet.NewAlertmanager(t)
+	t.Setenv("KADMIN_ALERT_URL", am.URL)
+	run := func(max string, more ...string) result {
+		t.Helper()
+		return e.ok(false, "check-lag.lua", append([]string{"lagger", "--max", max, "--alert", "alertmanager"}, more...)...)
+	}
+	e.advance("lagger", 0, 50) // 10 behind
+	r := run("5")
+	require.Equal(t, []string{"lagger: lags 10 records (max 5)"}, r.checks)
+	require.Equal(t, []map[string]string{lagCritical}, am.Firing())
+
+	e.advance("lagger", 0, 55) // 5 behind: within --max, the hour's window not complete
+	r = run("5")
+	assert.Equal(t, "INCOMPLETE", r.rows[0]["status"], r.stderr)
+	assert.Equal(t, []map[string]string{lagCritical}, am.Firing(), "no verdict yet: the alert stays open")
+	assert.NotContains(t, r.stderr, "resolved")
+
+	r = run("5", "--min-complete", "0") // judged now: OK
+	assert.Contains(t, r.stderr, "alerts: resolved (1 resolved)")
+	assert.Empty(t, am.Firing())
 }

@@ -371,7 +371,7 @@ func TestCheckLag(t *testing.T) {
 	r := e.ok(false, s, "--max", "20")
 	assert.Equal(t, []string{"orders-processor: lags 56 records (max 20)"}, r.checks)
 	require.Len(t, r.rows, 2)
-	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "status": "OK", "total_lag": 15.0, "max": 20.0, "records_lost": 0.0, "trend": "unknown", "ok": true}, r.rows[0])
+	assert.Equal(t, map[string]any{"group": "billing", "state": "Empty", "status": "INCOMPLETE", "total_lag": 15.0, "max": 20.0, "records_lost": 0.0, "trend": "unknown", "complete": 0.0, "ok": true}, r.rows[0])
 	assert.Equal(t, false, r.rows[1]["ok"])
 	assert.Contains(t, r.stderr, "1 of 2 groups over 20 records, ERR, missing or unreadable: orders-processor")
 
@@ -384,9 +384,9 @@ func TestCheckLag(t *testing.T) {
 		"kafka_consumergroup_records_lost{group=orders-processor}":     0,
 		"kafka_consumergroup_lag_ok{group=billing}":                    1,
 		"kafka_consumergroup_lag_ok{group=orders-processor}":           0,
-		"kafka_consumergroup_status{group=billing}":                    1,
-		"kafka_consumergroup_status{group=orders-processor}":           1,
-	}, r.metrics)
+		"kafka_consumergroup_window_complete{group=billing}":           0,
+		"kafka_consumergroup_window_complete{group=orders-processor}":  0,
+	}, r.metrics, "no status while the window is incomplete: one sample")
 
 	r = e.ok(false, s, "--max=100")
 	assert.Empty(t, r.checks)
@@ -426,8 +426,8 @@ func TestCheckLag(t *testing.T) {
 	// No limit: Burrow's rules alone, which one sample cannot fail.
 	r = e.ok(false, s)
 	assert.Empty(t, r.checks)
-	assert.Contains(t, r.stderr, "no limit given and one sample per partition")
-	assert.Contains(t, r.stderr, "2 groups within Burrow's rules")
+	assert.Contains(t, r.stderr, "2 groups not judged by Burrow's rules: no --state FILE keeps the samples for the next run (run --every keeps them in memory); no limit is given: nothing but a missing group can fail them")
+	assert.Contains(t, r.stderr, "2 groups within Burrow's rules (2 not judged yet)")
 	e.usage(s, `--max must be a non-negative integer, got "-1"`, "--max", "-1")
 	e.usage(s, "--max needs a value", "--max")
 	e.usage(s, `--max-seconds must be a non-negative integer, got "x"`, "--max-seconds", "x")

@@ -16,6 +16,7 @@ import (
 
 type stateFlags struct {
 	path       string
+	window     time.Duration
 	samples    int
 	maxEntries int
 	expire     time.Duration
@@ -40,8 +41,13 @@ func (a *app) stateStore() (*engine.StateStore, error) {
 		path = a.st.Env("KADMIN_STATE")
 	}
 	o := engine.StateOptions{
-		MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
+		Window: a.flags.state.window, MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
 		Warn: func(msg string) { fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN %s\n", msg) },
+	}
+	// A state file decodes to a few times its size: bounded by a share of
+	// --max-memory, it never takes a run past the limit.
+	if m := int64(a.flags.maxMemory) / 16; m > 0 && m < engine.DefaultStateMaxFile {
+		o.MaxFileBytes = m
 	}
 	if path == "" {
 		s.store = engine.NewStateStore(o)

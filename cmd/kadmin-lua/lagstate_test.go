@@ -68,8 +68,9 @@ func TestStateFileJudgesAcrossRuns(t *testing.T) {
 	assert.Equal(t, 2.0, second["samples"])
 	assert.Contains(t, second["reason"], "orders[0] is STOP (stopped)")
 
+	// check-lag judges whole windows: --state-window 2s is whole by now.
 	time.Sleep(1100 * time.Millisecond)
-	assert.Equal(t, ExitCheck, cli.run("-b", c.addrs, "--state", state, "run", "check-lag", "orders-app"), cli.stderr.String())
+	assert.Equal(t, ExitCheck, cli.run("-b", c.addrs, "--state", state, "--state-window", "2s", "run", "check-lag", "orders-app"), cli.stderr.String())
 	assert.Contains(t, cli.stderr.String(), "orders-app: ERR: orders[0] is STOP (stopped)")
 
 	// KADMIN_STATE names the file too.
