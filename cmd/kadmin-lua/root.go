@@ -209,6 +209,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
 	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.planCmd(), a.applyCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
+	root.AddCommand(a.metaCmd())
 	a.registerCompletions(root)
 	return root
 }
