@@ -1,7 +1,11 @@
 package luaapi
 
 import (
+	"errors"
+
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // What tools outside the runtime ask of the declarations: `kadmin-lua
@@ -117,3 +121,21 @@ func (c *CustomType) Kinds() []lua.LValueType { return c.kinds }
 // SubPath extends an argument path with a key, as errors name it:
 // "spec #2" + "partitions" is "spec #2: partitions".
 func SubPath(at, key string) string { return subPath(at, key) }
+
+// PluginType is the type of the table a plugin module returns
+// (plugins_parse.go): `kadmin-lua check` reads a plugin's table with it.
+func PluginType() *RecordType { return pluginTableType }
+
+// ArgMessage is an argument error's message as a call raises it after the
+// function's name ("spec #2: partitions must be ..."), without its code.
+func ArgMessage(err error) string {
+	var e *engine.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// Suggest is the candidate name most likely misspelt as name, or "" (the
+// rule of every "did you mean" the runtime gives).
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }

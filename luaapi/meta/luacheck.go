@@ -148,3 +148,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Globals are the names of the runtime's globals, sorted.
+func (s *Surface) Globals() []string { return sortedKeys(s.globals.fields) }
+
+// Fields says what a global table (path: "kafka", "json") holds: its field
+// names, and known false when any field may be there (a value the
+// runtime's tables do not describe: a file handle, arg) or path is not a
+// table. ok is false when path names nothing the runtime has.
+func (s *Surface) Fields(path ...string) (fields []string, known, ok bool) {
+	n := s.globals
+	for _, p := range path {
+		if n.open || n.fields == nil {
+			return nil, false, true
+		}
+		if n = n.fields[p]; n == nil {
+			return nil, false, false
+		}
+	}
+	if n.open || n.fields == nil {
+		return nil, false, true
+	}
+	return sortedKeys(n.fields), true, true
+}
