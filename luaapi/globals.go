@@ -82,23 +82,31 @@ func (r *Runtime) callableGlobals() []string {
 // __index chain leads to (a client object's methods).
 func callableKeys(t *lua.LTable) []string {
 	var names []string
+	ForEachField(t, func(k, v lua.LValue) {
+		if ks, ok := k.(lua.LString); ok && isCallable(v) {
+			names = append(names, string(ks))
+		}
+	})
+	return names
+}
+
+// ForEachField calls fn with t's entries, then with those of the tables
+// its __index chain leads to (a client's methods, the built-ins behind
+// _G), at most 8 tables deep. Metatables are read raw: the sealed ones say
+// __metatable. A key found again further down is given again.
+func ForEachField(t *lua.LTable, fn func(k, v lua.LValue)) {
 	for range 8 {
-		t.ForEach(func(k, v lua.LValue) {
-			if ks, ok := k.(lua.LString); ok && isCallable(v) {
-				names = append(names, string(ks))
-			}
-		})
-		mt, ok := t.Metatable.(*lua.LTable) // raw: client objects' say __metatable
+		t.ForEach(fn)
+		mt, ok := t.Metatable.(*lua.LTable)
 		if !ok {
-			break
+			return
 		}
 		next, ok := mt.RawGetString("__index").(*lua.LTable)
 		if !ok {
-			break
+			return
 		}
 		t = next
 	}
-	return names
 }
 
 // isCallable: what a misspelt name was meant to be, a function or a

@@ -84,6 +84,9 @@ func (c *Checker) Close() { c.L.Close() }
 // reported.
 func (c *Checker) Check(name string, src []byte) *Report {
 	r := &Report{File: name, Findings: []Finding{}, Changes: []Change{}}
+	if strings.HasPrefix(string(src), "#!") { // a shebang line, as run allows it
+		src = append([]byte("--"), src...)
+	}
 	chunk, err := parse.Parse(strings.NewReader(string(src)), name)
 	if err != nil {
 		r.Findings = append(r.Findings, syntaxFinding(err))

@@ -136,6 +136,8 @@ c = nil
 func TestCheckSyntaxError(t *testing.T) {
 	r := checkSrc(t, "s.lua", "local x = 1\nlocal y = = 2\nprint(x, y)\n")
 	assert.Equal(t, []string{"2:11: syntax error near '='"}, findings(r))
+	r = checkSrc(t, "s.lua", "#!/usr/bin/env kadmin-lua run\nlagg()\n")
+	assert.Equal(t, []string{"2:1: unknown global 'lagg' (did you mean 'lag'?)"}, findings(r), "a shebang line is allowed, as run allows it")
 }
 
 // Values check cannot see are not guessed at: variables, calls, a table
@@ -153,6 +155,7 @@ t.lagg = print
 t.lagg()
 string.trim = function(s) return s end
 print(string.trim(" x "))
+kafka.default.note = "mine"
 `)
 	assert.Empty(t, findings(r))
 }

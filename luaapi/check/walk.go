@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -225,11 +226,9 @@ func (w *walker) assign(target ast.Expr, l *local) {
 			w.find(lineOf(t, w.line), t.Value, "builtin", "cannot replace built-in %s (use a local of your own: local %s = ...)", t.Value, t.Value)
 		}
 	case *ast.AttrGetExpr:
-		if path := w.builtinPath(t.Object); len(path) > 0 && path[0] == "kafka" {
-			if k, ok := t.Key.(*ast.StringExpr); ok {
-				w.find(lineOf(t, w.line), k.Value, "builtin", "cannot replace built-in %s.%s", strings.Join(path, "."), k.Value)
-				return
-			}
+		if k, ok := t.Key.(*ast.StringExpr); ok && w.sealed(w.builtinPath(t.Object), k.Value) {
+			w.find(lineOf(t, w.line), k.Value, "builtin", "cannot replace built-in %s.%s", strings.Join(w.builtinPath(t.Object), "."), k.Value)
+			return
 		}
 		w.expr(t.Object)
 		if _, ok := t.Key.(*ast.StringExpr); !ok {
@@ -238,6 +237,20 @@ func (w *walker) assign(target ast.Expr, l *local) {
 	default:
 		w.expr(target)
 	}
+}
+
+// sealed reports whether assigning key in the built-in table at path
+// raises: every key of kafka and its library tables, a method's name on a
+// client (builtins.go).
+func (w *walker) sealed(path []string, key string) bool {
+	if len(path) == 0 || path[0] != "kafka" {
+		return false
+	}
+	fields, known, _ := w.c.surface.Fields(path...)
+	if strings.Join(path, ".") == "kafka.default" {
+		return slices.Contains(fields, key)
+	}
+	return known
 }
 
 // localOf reads an expression assigned to a variable: what the variable
@@ -360,7 +373,7 @@ func (w *walker) field(e *ast.AttrGetExpr) {
 	}
 	fields, known, ok := w.c.surface.Fields(path...)
 	joined := strings.Join(path, ".")
-	if !ok || !known || w.setF[joined+"."+k.Value] || containsStr(fields, k.Value) {
+	if !ok || !known || w.setF[joined+"."+k.Value] || slices.Contains(fields, k.Value) {
 		return
 	}
 	msg := fmt.Sprintf("unknown field '%s' of %s", k.Value, joined)
@@ -370,19 +383,10 @@ func (w *walker) field(e *ast.AttrGetExpr) {
 	w.find(lineOf(e, w.line), k.Value, "field", "%s", msg)
 }
 
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // clientMethod checks c:name() on a client object.
 func (w *walker) clientMethod(e *ast.FuncCallExpr) {
 	methods, _, _ := w.c.surface.Fields("kafka", "default")
-	if len(methods) == 0 || containsStr(methods, e.Method) {
+	if len(methods) == 0 || slices.Contains(methods, e.Method) {
 		return
 	}
 	msg := fmt.Sprintf("unknown method '%s' of a client", e.Method)

@@ -48,36 +48,25 @@ func LiveSurface() *Surface {
 // built-ins live behind _G's __index, a client's methods behind its own).
 func tableNode(t *lua.LTable, depth int) *node {
 	n := &node{fields: map[string]*node{}}
-	for range 8 {
-		t.ForEach(func(k, v lua.LValue) {
-			ks, ok := k.(lua.LString)
-			name := string(ks)
-			if !ok || strings.HasPrefix(name, "__") || name == "_G" || n.fields[name] != nil {
-				return
-			}
-			child := &node{}
-			switch v := v.(type) {
-			case *lua.LTable:
-				if depth+1 < maxFieldDepth {
-					child = tableNode(v, depth+1)
-				} else {
-					child.open = true
-				}
-			case *lua.LUserData:
-				child.open = true // io.stdout:write
-			}
-			n.fields[name] = child
-		})
-		mt, ok := t.Metatable.(*lua.LTable) // raw: the sealed tables say __metatable
-		if !ok {
-			break
+	luaapi.ForEachField(t, func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		name := string(ks)
+		if !ok || strings.HasPrefix(name, "__") || name == "_G" || n.fields[name] != nil {
+			return
 		}
-		next, ok := mt.RawGetString("__index").(*lua.LTable)
-		if !ok {
-			break
+		child := &node{}
+		switch v := v.(type) {
+		case *lua.LTable:
+			if depth+1 < maxFieldDepth {
+				child = tableNode(v, depth+1)
+			} else {
+				child.open = true
+			}
+		case *lua.LUserData:
+			child.open = true // io.stdout:write
 		}
-		t = next
-	}
+		n.fields[name] = child
+	})
 	return n
 }
 
