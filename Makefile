@@ -64,10 +64,12 @@ test: deps lint
 	$(MAKE) --no-print-directory matrix
 
 # Regenerate docs/api.md and docs/compatibility.md from the declarations
-# (TestAPIDocIsFresh and TestCompatibilityDocIsFresh fail when stale).
+# (TestAPIDocIsFresh and TestCompatibilityDocIsFresh fail when stale), and
+# the editor types and luacheck standard in types/ (TestDefinitionsAreFresh).
 docs:
 	$(GO) test ./luaapi/ -run '^(TestAPIDocIsFresh|TestCompatibilityDocIsFresh)$$' -count=1 -update
 	$(GO) test ./scripts/ -run '^TestRunbooksDocIsFresh$$' -count=1 -update
+	$(GO) test ./luaapi/meta/ -run '^TestDefinitionsAreFresh$$' -count=1 -update
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^third_party/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -88,7 +90,7 @@ fuzz:
 # a few minutes), then the Go benchmarks of the hot paths.
 bench:
 	$(GO) run ./bench/cmd/benchwhole
-	$(GO) test -run '^$$' -bench . -benchmem ./bench/ ./luaapi/ ./cmd/kadmin-lua/
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/ ./luaapi/ ./luaapi/check/ ./cmd/kadmin-lua/
 
 clean:
 	rm -rf bin

@@ -70,8 +70,7 @@ func (s *sealed) what(k lua.LValue) string {
 }
 
 // protectBuiltins moves the built-ins out of reach of assignment. It
-// returns the table the built-in globals now live in, which _G's __index
-// must reach (installGlobalGuard).
+// returns the table the built-in globals now live in, behind _G's __index.
 func (r *Runtime) protectBuiltins() *lua.LTable {
 	L := r.L
 	g := r.guard()
@@ -102,10 +101,7 @@ func (r *Runtime) protectBuiltins() *lua.LTable {
 		loadedReal.RawSetString("_G", globals)
 	}
 	L.G.Global, L.Env = globals, globals
-	globals.Metatable = g.metatable(L, globals, &sealed{real: builtins}, func(L *lua.LState, k lua.LValue) {
-		// A new user global: the misspelling memo (globals.go) forgets.
-		r.globalsChanged()
-	})
+	globals.Metatable = g.metatable(L, globals, &sealed{real: builtins})
 	return builtins
 }
 
@@ -125,7 +121,7 @@ func (g *builtinGuard) seal(L *lua.LState, t *lua.LTable, name string) *lua.LTab
 	}
 	s := &sealed{real: t, name: name, all: true}
 	proxy := L.NewTable()
-	proxy.Metatable = g.metatable(L, proxy, s, nil)
+	proxy.Metatable = g.metatable(L, proxy, s)
 	return proxy
 }
 
@@ -143,12 +139,12 @@ func (g *builtinGuard) moveBehind(L *lua.LState, t *lua.LTable, name string) *lu
 		t.RawSet(k, lua.LNil)
 	}
 	s := &sealed{real: real, name: name}
-	t.Metatable = g.metatable(L, t, s, nil)
+	t.Metatable = g.metatable(L, t, s)
 	return real
 }
 
 // metatable is the protected metatable of t, sealed as s.
-func (g *builtinGuard) metatable(L *lua.LState, t *lua.LTable, s *sealed, added func(*lua.LState, lua.LValue)) *lua.LTable {
+func (g *builtinGuard) metatable(L *lua.LState, t *lua.LTable, s *sealed) *lua.LTable {
 	g.tables[t] = s
 	mt := L.NewTable()
 	mt.RawSetString("__index", s.real)
@@ -162,9 +158,6 @@ func (g *builtinGuard) metatable(L *lua.LState, t *lua.LTable, s *sealed, added 
 			g.refuse(L, s.what(k))
 		}
 		L.RawSet(t, k, v)
-		if added != nil {
-			added(L, k)
-		}
 		return 0
 	}))
 	mt.RawSetString("__metatable", lua.LString("protected: built-ins cannot be replaced"))

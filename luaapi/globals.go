@@ -9,81 +9,108 @@ import (
 // A misspelt function name in Lua reads an undefined global, which is nil,
 // and calling nil fails with gopher-lua's nameless "attempt to call a
 // non-function object". Lua gives no other hint, and in a runbook the typo
-// may sit in a branch that runs once, in production. So reading an
-// undefined global whose name is close to a global function or library
-// table raises "unknown global 'lagg' (did you mean 'lag'?)". Any other
-// undefined global still reads as nil: `if x == nil` keeps working.
+// may sit in a branch that runs once, in production. So calling nil says
+// which name was called and, for a global or a method, which one it most
+// likely misspells: "attempt to call nil 'lagg': did you mean 'lag'?".
+//
+// Reading an undefined global is nil, as Lua users expect, whatever its
+// name: `seen = (seen or 0) + 1` must not break the day a built-in named
+// `peek` is added. `kadmin-lua check` finds misspelt reads before a run
+// (docs/decisions.md).
 
-// maxGlobalMemo bounds the answers remembered per name: a script that
-// reads _G["k"..i] for a million i must not grow the memo a million.
-const maxGlobalMemo = 4096
-
-// globalGuard is the metatable of _G and what it remembers.
-type globalGuard struct {
-	names []string          // global functions and tables; nil: to be listed
-	memo  map[string]string // undefined name -> suggestion ("" for none)
-}
-
-// installGlobalGuard moves the built-ins behind _G's __index, where
-// assignment cannot replace them (builtins.go), and gives that table an
-// __index that suggests: reading an absent global ends there.
-func (r *Runtime) installGlobalGuard() {
+// installCallHint gives nil a metatable whose __call raises the named
+// error. Lua calls it only where calling nil would fail anyway, so nothing
+// that works changes; getmetatable(nil) answers the __metatable string.
+func (r *Runtime) installCallHint() {
 	L := r.L
-	g := &globalGuard{memo: map[string]string{}}
-	r.globalsChanged = func() { g.names, g.memo = nil, map[string]string{} } // a new global: forget
-	builtins := r.protectBuiltins()
-	lookup := func(name string) lua.LValue { return r.builtins.lookup(L.G.Global, lua.LString(name)) }
-	each := func(fn func(k, v lua.LValue)) {
-		L.G.Global.ForEach(fn)
-		builtins.ForEach(fn)
-	}
 	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		name, ok := L.Get(2).(lua.LString)
-		// Only a read by Lua code raises. Go code (GetGlobal) reading a
-		// global that may be absent gets nil, as it expects.
-		if ok && calledFromLua(L) {
-			if s := g.suggestion(lookup, each, string(name)); s != "" {
-				L.RaiseError("unknown global '%s' (did you mean '%s'?)", TerminalText(string(name)), s)
-			}
-		}
-		L.Push(lua.LNil)
-		return 1
+	mt.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("%s", r.nilCallMessage(L))
+		return 0
 	}))
-	builtins.Metatable = mt
+	mt.RawSetString("__metatable", lua.LString("protected: built-ins cannot be replaced"))
+	L.SetMetatable(lua.LNil, mt)
 }
 
-// suggestion is the global function or table that name misspells, or "".
-// Setting a global to nil goes unnoticed (__newindex is not called for a
-// key that exists), so a remembered name is checked before it is used.
-func (g *globalGuard) suggestion(lookup func(string) lua.LValue, each func(func(k, v lua.LValue)), name string) string {
-	if s, ok := g.memo[name]; ok && (s == "" || isCallable(lookup(s))) {
-		return s
+// nilCallMessage says what was called: "attempt to call nil 'lagg': did
+// you mean 'lag'?", or Lua's "attempt to call a nil value" when the call
+// has no name (a table item, a call from Go).
+func (r *Runtime) nilCallMessage(L *lua.LState) string {
+	dbg, ok := L.GetStack(0)
+	if !ok {
+		return "attempt to call a nil value"
 	}
-	for {
-		if g.names == nil {
-			g.names = []string{}
-			each(func(k, v lua.LValue) {
-				if ks, ok := k.(lua.LString); ok && isCallable(v) {
-					g.names = append(g.names, string(ks))
-				}
-			})
+	if _, err := L.GetInfo("n", dbg, lua.LNil); err != nil || dbg.NameWhat == "" {
+		return "attempt to call a nil value"
+	}
+	msg := fmt.Sprintf("attempt to call nil '%s'", TerminalText(dbg.Name))
+	var near string
+	switch dbg.NameWhat {
+	case "global":
+		near = suggest(dbg.Name, r.callableGlobals())
+	case "method":
+		// __call gets nil, then the call's arguments: the receiver first.
+		if recv, ok := L.Get(2).(*lua.LTable); ok {
+			near = suggest(dbg.Name, callableKeys(recv))
 		}
-		s := suggest(name, g.names)
-		if s != "" && !isCallable(lookup(s)) {
-			g.names, g.memo = nil, map[string]string{} // gone since listed: list again
-			continue
+	}
+	if near != "" {
+		msg += fmt.Sprintf(": did you mean '%s'?", near)
+	}
+	return msg
+}
+
+// callableGlobals are the global functions and tables, the built-in ones
+// and the script's own: what a misspelt call meant.
+func (r *Runtime) callableGlobals() []string {
+	var names []string
+	add := func(k, v lua.LValue) {
+		if ks, ok := k.(lua.LString); ok && isCallable(v) {
+			names = append(names, string(ks))
 		}
-		if len(g.memo) >= maxGlobalMemo {
-			g.memo = map[string]string{}
+	}
+	r.L.G.Global.ForEach(add)
+	if mt, ok := r.L.G.Global.Metatable.(*lua.LTable); ok {
+		if builtins, ok := mt.RawGetString("__index").(*lua.LTable); ok {
+			builtins.ForEach(add)
 		}
-		g.memo[name] = s
-		return s
+	}
+	return names
+}
+
+// callableKeys are t's function-valued keys, and those of the tables its
+// __index chain leads to (a client object's methods).
+func callableKeys(t *lua.LTable) []string {
+	var names []string
+	ForEachField(t, func(k, v lua.LValue) {
+		if ks, ok := k.(lua.LString); ok && isCallable(v) {
+			names = append(names, string(ks))
+		}
+	})
+	return names
+}
+
+// ForEachField calls fn with t's entries, then with those of the tables
+// its __index chain leads to (a client's methods, the built-ins behind
+// _G), at most 8 tables deep. Metatables are read raw: the sealed ones say
+// __metatable. A key found again further down is given again.
+func ForEachField(t *lua.LTable, fn func(k, v lua.LValue)) {
+	for range 8 {
+		t.ForEach(fn)
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			return
+		}
+		next, ok := mt.RawGetString("__index").(*lua.LTable)
+		if !ok {
+			return
+		}
+		t = next
 	}
 }
 
-// isCallable: what a misspelt global name was meant to be, a function or
-// a library table (kafak.connect).
+// isCallable: what a misspelt name was meant to be, a function or a
+// library table (kafak.connect).
 func isCallable(v lua.LValue) bool {
 	switch v.(type) {
 	case *lua.LFunction, *lua.LTable:

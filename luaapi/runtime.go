@@ -95,9 +95,8 @@ type Runtime struct {
 	// idleProgress: the last call's progress, for the next (progress.go).
 	idleProgress *progress
 	// builtins keeps the built-in globals from being replaced
-	// (builtins.go); globalsChanged tells globals.go of a new global.
-	builtins       *builtinGuard
-	globalsChanged func()
+	// (builtins.go).
+	builtins *builtinGuard
 	// planned are the last dry-run results whose plan was printed
 	// (dryrun_once.go).
 	planned []*lua.LTable
@@ -151,7 +150,8 @@ func New(opts Options) *Runtime {
 	}
 	r.dryRun = r.opts.Config.DryRun
 	r.installKafka()
-	r.installGlobalGuard()
+	r.protectBuiltins()
+	r.installCallHint()
 	return r
 }
 

@@ -262,7 +262,7 @@ func TestWatchEndsAtAnErrorOfTheChunk(t *testing.T) {
 	_, err := rt.DoString(context.Background(), "t", `local n = 0
 watch(function() n = n + 1 if n == 2 then no_such_function() end return n end, 1)`)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "attempt to call a non-function object")
+	assert.Contains(t, err.Error(), "attempt to call nil 'no_such_function'")
 	assert.Len(t, clock.sleeps, 1, "ended at the second refresh")
 	assert.Equal(t, 1, strings.Count(out.String(), "refresh "), out.String())
 

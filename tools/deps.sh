@@ -15,6 +15,7 @@ command -v mvn >/dev/null || need+=(maven)                      # fetches the br
 command -v tmux >/dev/null || need+=(tmux)                      # REPL terminal test
 [ -x /usr/sbin/krb5kdc ] || need+=(krb5-kdc krb5-admin-server)   # a real KDC for the GSSAPI test
 command -v kinit >/dev/null || need+=(krb5-user)               # kinit fills its ticket cache
+command -v luacheck >/dev/null || need+=(lua-check)             # the generated luacheck standard (types/)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "deps: make test needs these Debian packages; as root run:" >&2
@@ -25,6 +26,19 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# A Lua language server's command-line checker for the generated editor types
+# (types/kadmin.lua, luaapi/meta): EmmyLua's, which reads LuaLS annotations and
+# .luarc.json. No Debian package has one; it builds from crates.io once (a few
+# minutes on two cores) into ~/.cargo/bin.
+if ! command -v emmylua_check >/dev/null && [ ! -x "$HOME/.cargo/bin/emmylua_check" ]; then
+  if ! command -v cargo >/dev/null; then
+    echo "deps: make test needs emmylua_check: install Rust's cargo, then run cargo install --locked emmylua_check" >&2
+    exit 1
+  fi
+  echo "deps: building emmylua_check (once, a few minutes)"
+  cargo install --locked --quiet emmylua_check --version 0.25.1
 fi
 
 go mod download

@@ -138,6 +138,8 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua plan SPEC            diff a desired-state spec against the cluster (--out PLAN.json)
   kadmin-lua apply PLAN.json      apply a reviewed plan (or SPEC: plan and apply after confirmation)
   kadmin-lua runbooks             the built-in runbooks and plugin commands (run NAME --help)
+  kadmin-lua check FILE...        find mistakes in scripts without running them; list what they change
+  kadmin-lua meta --luals DIR     editor types (LuaLS) for a runbook folder; --luacheck FILE for luacheck
   kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
   kadmin-lua completion SHELL     a bash, zsh, fish or powershell completion script
   kadmin-lua --embedded           the same on an in-process demo cluster
@@ -210,6 +212,8 @@ func (a *app) rootCmd() *cobra.Command {
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
 	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.planCmd(), a.applyCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
+	root.AddCommand(a.metaCmd())
+	root.AddCommand(a.checkCmd())
 	a.registerCompletions(root)
 	return root
 }

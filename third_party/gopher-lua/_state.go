@@ -118,6 +118,7 @@ type Options struct {
 type Debug struct {
 	frame           *callFrame
 	Name            string
+	NameWhat        string // "global", "local", "upvalue", "field", "method" or "" (GetInfo "n"; patch 9)
 	What            string
 	Source          string
 	CurrentLine     int
@@ -757,6 +758,22 @@ func (ls *LState) frameFuncName(fr *callFrame) (string, bool) {
 		return fmt.Sprintf("<%v:%v>", fr.Fn.Proto.SourceName, fr.Fn.Proto.LineDefined), false
 	}
 	return "(anonymous)", false
+}
+
+// frameFuncNameWhat is what the name rawFrameFuncName gives is, from the
+// calling Lua function's call records; "" when it is not known.
+func (ls *LState) frameFuncNameWhat(fr *callFrame) string {
+	frame := fr.Parent
+	if frame == nil || frame.Fn.IsG || fr.TailCall > 0 {
+		return ""
+	}
+	pc := frame.Pc - 1
+	for _, call := range frame.Fn.Proto.DbgCalls {
+		if call.Pc == pc {
+			return call.NameWhat
+		}
+	}
+	return ""
 }
 
 func (ls *LState) isStarted() bool {
@@ -1566,6 +1583,7 @@ func (ls *LState) GetInfo(what string, dbg *Debug, fn LValue) (LValue, error) {
 		case 'n':
 			if dbg.frame != nil {
 				dbg.Name = ls.rawFrameFuncName(dbg.frame)
+				dbg.NameWhat = ls.frameFuncNameWhat(dbg.frame)
 			}
 		default:
 			return LNil, newApiErrorS(ApiErrorRun, "invalid what: "+string(c))

@@ -1691,10 +1691,12 @@ func compileFuncCallExpr(context *funcContext, reg int, expr *ast.FuncCallExpr, 
 	argc := len(expr.Args)
 	islastvararg := false
 	name := "(anonymous)"
+	namewhat := ""
 
 	if expr.Func != nil { // hoge.func()
 		reg += compileExpr(context, reg, expr.Func, ecnone(0))
 		name = getExprName(context, expr.Func)
+		namewhat = getExprNameWhat(context, expr.Func)
 	} else { // hoge:method()
 		b := reg
 		compileExprWithMVPropagation(context, expr.Receiver, &reg, &b)
@@ -1708,6 +1710,7 @@ func compileFuncCallExpr(context *funcContext, reg int, expr *ast.FuncCallExpr, 
 		}
 		argc += 1
 		name = string(expr.Method)
+		namewhat = "method"
 	}
 
 	for i, ar := range expr.Args {
@@ -1723,7 +1726,7 @@ func compileFuncCallExpr(context *funcContext, reg int, expr *ast.FuncCallExpr, 
 		b = 0
 	}
 	context.Code.AddABC(OP_CALL, funcreg, b, ec.varargopt+2, sline(expr))
-	context.Proto.DbgCalls = append(context.Proto.DbgCalls, DbgCall{Pc: context.Code.LastPC(), Name: name})
+	context.Proto.DbgCalls = append(context.Proto.DbgCalls, DbgCall{Pc: context.Code.LastPC(), Name: name, NameWhat: namewhat})
 
 	if ec.varargopt == 0 && shouldmove(ec, funcreg) {
 		context.Code.AddABC(OP_MOVE, ec.reg, funcreg, 0, sline(expr))
@@ -1771,6 +1774,25 @@ func getExprName(context *funcContext, expr ast.Expr) string { // {{{
 		return "?"
 	}
 	return "?"
+} // }}}
+
+// getExprNameWhat is what getExprName's name is (DbgCall.NameWhat).
+func getExprNameWhat(context *funcContext, expr ast.Expr) string { // {{{
+	switch ex := expr.(type) {
+	case *ast.IdentExpr:
+		switch getIdentRefType(context, context, ex) {
+		case ecLocal:
+			return "local"
+		case ecUpvalue:
+			return "upvalue"
+		}
+		return "global"
+	case *ast.AttrGetExpr:
+		if _, ok := ex.Key.(*ast.StringExpr); ok {
+			return "field"
+		}
+	}
+	return ""
 } // }}}
 
 func patchCode(context *funcContext) { // {{{

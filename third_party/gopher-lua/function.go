@@ -20,6 +20,10 @@ type DbgLocalInfo struct {
 type DbgCall struct {
 	Name string
 	Pc   int
+	// NameWhat says what Name is, as Lua 5.1's lua_Debug.namewhat:
+	// "global", "local", "upvalue", "field", "method", or "" when the
+	// called expression has no name (kadmin-lua patch 9).
+	NameWhat string
 }
 
 type FunctionProto struct {
