@@ -38,6 +38,9 @@ type env struct {
 	audit *engine.AuditLog
 	// state, when set, is the state store runs share (--state).
 	state *engine.StateStore
+	// decompress, when set, bounds what runs decompress (the defaults
+	// otherwise).
+	decompress engine.DecompressLimits
 }
 
 func newEnv(t *testing.T) *env {
@@ -75,7 +78,7 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 	e.t.Helper()
 	var stdout, stderr bytes.Buffer
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun, Audit: e.audit, State: e.state},
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second, DryRun: dryRun, Audit: e.audit, State: e.state, Decompress: e.decompress},
 		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()
