@@ -61,12 +61,20 @@ type GroupLag struct {
 	Group    string `json:"group"`
 	State    string `json:"state"`
 	TotalLag int64  `json:"total_lag"`
-	MaxLagMs *int64 `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
+	// MaxLagMs (with LagOptions.Time): the largest lag_ms; nil when the
+	// only lagging partitions with a record to read have odd timestamps.
+	MaxLagMs *int64 `json:"max_lag_ms,omitempty"`
 	// RecordsLost sums the partitions'; AtRisk counts those at risk.
 	RecordsLost int64          `json:"records_lost"`
 	AtRisk      int            `json:"at_risk,omitempty"`
 	Partitions  []PartitionLag `json:"partitions"`
 	Err         *Error         `json:"error,omitempty"`
+
+	// OddTimestamps (with LagOptions.Time) counts the lagging partitions
+	// whose first unread record's timestamp is negative or in the future
+	// (lag_time.go): their lag in time is unknown (time_unknown says
+	// why), and MaxLagMs leaves them out.
+	OddTimestamps int `json:"odd_timestamps,omitempty"`
 }
 
 func (g GroupLag) Key() string     { return g.Group }

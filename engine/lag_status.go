@@ -101,6 +101,10 @@ type GroupLagStatus struct {
 	// verdict, by topic and partition.
 	Partitions []PartitionLagStatus `json:"partitions,omitempty"`
 	Err        *Error               `json:"error,omitempty"`
+
+	// OddTimestamps: as in GroupLag (lag in time unknown on that many
+	// partitions, left out of MaxLagMs).
+	OddTimestamps int `json:"odd_timestamps,omitempty"`
 }
 
 func (g GroupLagStatus) Key() string     { return g.Group }
@@ -205,7 +209,7 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 
 // judgeGroup is one group's verdict from its partitions' judgment.
 func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions, window int) GroupLagStatus {
-	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
+	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
 	switch {
 	case isNotFound(g.Err):
 		st.Status, st.Reason, st.Err = GroupStatusNotFound, "the group does not exist", nil

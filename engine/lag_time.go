@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -22,6 +23,30 @@ const (
 	TimeUnknownDeleted = "the record at the committed offset was deleted: the committed offset is below the log start, and the records up to it were never read"
 	TimeUnknownNone    = "no record could be read at the committed offset (only transaction markers or aborted records up to the end)"
 )
+
+// FutureTimestampSkew is how far ahead of this machine's clock a record's
+// timestamp may be and still count as now: clocks of synchronized hosts
+// differ by milliseconds, of unsynchronized ones by seconds. A record
+// further ahead has a timestamp its producer's clock made up, and its lag
+// in time is unknown, not 0: a consumer stuck on it is not caught up.
+// (Kafka 4 itself refuses CreateTime records more than an hour ahead,
+// log.message.timestamp.after.max.ms; older brokers accept any.)
+const FutureTimestampSkew = time.Minute
+
+// oddTimestamp says why the first unread record's timestamp gives no lag
+// in time at nowMs, "" when it gives one: a negative timestamp (-1: the
+// record has none, which Kafka allows; now minus it would be 56 years)
+// or one more than FutureTimestampSkew ahead (now minus it would be 0).
+func oddTimestamp(r firstRecord, nowMs int64) string {
+	switch {
+	case r.Timestamp < 0:
+		return fmt.Sprintf("the first unread record (offset %d) has timestamp %d: no time (Kafka allows records without one), so its age is unknown", r.Offset, r.Timestamp)
+	case r.Timestamp > nowMs+FutureTimestampSkew.Milliseconds():
+		return fmt.Sprintf("the first unread record (offset %d) has timestamp %s, %s ahead of this clock (more than the %s allowed for clock skew), so its age is unknown",
+			r.Offset, time.UnixMilli(r.Timestamp).UTC().Format(time.RFC3339), time.Duration(r.Timestamp-nowMs)*time.Millisecond, FutureTimestampSkew)
+	}
+	return ""
+}
 
 // lagTime fills the time fields of out's partitions and groups.
 func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) error {
@@ -77,6 +102,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			continue
 		}
 		var maxLag int64
+		known := 0 // lagging partitions with a lag in time
 		for pi := range g.Partitions {
 			p := &g.Partitions[pi]
 			if p.Err != nil || p.Lag < 0 {
@@ -110,20 +136,28 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				p.TimeUnknown = TimeUnknownNone
 				continue
 			}
+			if why := oddTimestamp(r, at); why != "" {
+				p.TimeUnknown, p.TimestampType = why, r.TimestampType
+				g.OddTimestamps++
+				continue
+			}
 			ts := r.Timestamp
-			lag := max(at-ts, 0)
+			lag := max(at-ts, 0) // up to FutureTimestampSkew ahead: now
 			p.OldestUnconsumed, p.LagMs, p.TimestampType = &ts, &lag, r.TimestampType
-			if h, ok := heads[tp]; ok && h.Err == nil && h.Timestamp >= 0 {
+			if h, ok := heads[tp]; ok && h.Err == nil && oddTimestamp(firstRecord{Timestamp: h.Timestamp}, at) == "" {
 				behind := max(h.Timestamp-ts, 0)
 				p.BehindHeadMs = &behind
 			}
 			maxLag = max(maxLag, lag)
+			known++
 			if by := retention.atRisk(p, lag, risk); by != "" {
 				p.AtRisk, p.AtRiskBy = true, by
 				g.AtRisk++
 			}
 		}
-		g.MaxLagMs = &maxLag
+		if known > 0 || g.OddTimestamps == 0 {
+			g.MaxLagMs = &maxLag
+		} // else unknown: the only lagging partitions' timestamps are odd, which is not 0
 	}
 	return nil
 }

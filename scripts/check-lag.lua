@@ -5,7 +5,12 @@
 --   GROUP...         consumer groups to check; none means every consumer group
 --   --max N          the most records a group may lag in total
 --   --max-seconds S  the most seconds a group may lag in time: the age of the oldest
---                    record it has not read (lag{time=true}: read from the records)
+--                    record it has not read (lag{time=true}: read from the records).
+--                    A partition whose first unread record has a negative timestamp (none:
+--                    Kafka allows it) or one more than a minute ahead of this clock has no
+--                    age: it is counted in odd_timestamps and a WARN line names the group,
+--                    and --max-seconds judges the group's other partitions (--max and,
+--                    with --state, STALL and STOP still judge every one)
 --   --fail-on-loss   fail a group that lost records: deleted before it read them
 --   --alert FORMAT   also send each group's verdict to the webhook in $KADMIN_ALERT_URL:
 --                    alertmanager, slack or json (kafka.notify, one POST; with --state an
@@ -20,7 +25,7 @@
 -- falls) is reported, not failed. Without --state and without a limit nothing can
 -- fail a group, and a WARN line says so.
 -- Returns a row per group: group, state, status, total_lag, max, max_lag_seconds,
--- records_lost, trend, ok (and problem when not ok), so -o json gives a
+-- records_lost, odd_timestamps, trend, ok (and problem when not ok), so -o json gives a
 -- machine-readable summary. Changes nothing in the cluster.
 -- Metrics (written by --metrics-file, see docs/scheduling.md):
 --   kafka_consumergroup_lag{group,topic}         records behind, summed over the topic's partitions
@@ -71,13 +76,17 @@ local result = lag_status(#groups > 0 and groups or nil, opts)
 local status_code = {NOTFOUND = 0, OK = 1, WARN = 2, ERR = 3}
 
 local alerts = {}
-local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "trend", "ok", "problem"}
+local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "odd_timestamps", "trend", "ok", "problem"}
 local rows, over, judged = {}, {}, false
 for _, g in ipairs(result) do
   local lag_s = g.max_lag_ms and math.floor(g.max_lag_ms / 1000)
   judged = judged or g.samples > 1
   local row = args.record(cols, {group = g.group, state = g.state, status = g.status, total_lag = g.total_lag, max = max,
-    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, trend = g.trend, ok = true})
+    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, odd_timestamps = g.odd_timestamps, trend = g.trend, ok = true})
+  if max_seconds and (g.odd_timestamps or 0) > 0 then
+    kafka.log.warn(string.format("%s: lag in time unknown on %d partition%s: the first unread record's timestamp is negative or in the future (lag(%q, {time = true}) says which); --max-seconds judges the others",
+      g.group, g.odd_timestamps, g.odd_timestamps == 1 and "" or "s", g.group))
+  end
   if g.error then
     row.ok, row.problem = false, tostring(g.error.code) .. ": " .. tostring(g.error.message)
     row.total_lag = nil
