@@ -46,6 +46,17 @@ type PartitionLag struct {
 	// config that decided.
 	AtRisk   bool   `json:"at_risk,omitempty"`
 	AtRiskBy string `json:"at_risk_by,omitempty"`
+	// With AtRisk, when and how many (lag_retention.go): NextDeletionMs
+	// is the estimated time until retention next deletes the partition's
+	// oldest records (0: due, at the broker's next retention check),
+	// NextDeletionBy the config that deletes them, NextDeletionRecords
+	// how many of the group's unread records go with them (0: none; a
+	// later deletion takes them). NextDeletionUnknown says why either
+	// estimate is nil.
+	NextDeletionMs      *int64 `json:"next_deletion_ms,omitempty"`
+	NextDeletionRecords *int64 `json:"next_deletion_records,omitempty"`
+	NextDeletionBy      string `json:"next_deletion_by,omitempty"`
+	NextDeletionUnknown string `json:"next_deletion_unknown,omitempty"`
 	// StuckMs (with LagOptions.Time): how long the committed offset has
 	// not moved while the partition lags, by the state store's samples
 	// (lag_status's, in this process or in the --state file); nil when

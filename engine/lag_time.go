@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -159,7 +158,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			g.MaxLagMs = &maxLag
 		} // else unknown: the only lagging partitions' timestamps are odd, which is not 0
 	}
-	return nil
+	return c.nextDeletions(ctx, out, retention, heads, at)
 }
 
 // stuckFunc says how long a group's committed offset has not moved, from
@@ -181,111 +180,4 @@ func (c *Client) stuckFunc(ctx context.Context) func(group string, tp TopicParti
 		}
 		return store.unmoved(id, group, tp, committed, nowMs)
 	}
-}
-
-// topicRetention is what deletes a topic's records: retention.ms (-1:
-// kept forever), retention.bytes (-1: no limit) and segment.bytes.
-type topicRetention struct {
-	ms, bytes, segment int64
-}
-
-// retentions are the lagging topics', and the size of each partition of
-// those with retention.bytes.
-type retentions struct {
-	topics map[string]topicRetention
-	sizes  map[TopicPartition]int64
-}
-
-// atRisk names the config by which p's unread records will soon be
-// deleted, "" when they will not: the lag in time has reached risk of
-// retention.ms; or the partition has reached risk of retention.bytes and
-// the committed offset is in its oldest segment (the next one deleted):
-// its place in the log, at the partition's mean record size, is within
-// segment.bytes of the start. (Segments are not visible through the
-// admin API: the mean size is the one estimate, and it is said in docs.)
-func (r retentions) atRisk(p *PartitionLag, lagMs int64, risk float64) string {
-	t, ok := r.topics[p.Topic]
-	if !ok {
-		return ""
-	}
-	if t.ms > 0 && float64(lagMs) >= risk*float64(t.ms) {
-		return "retention.ms"
-	}
-	size, ok := r.sizes[TopicPartition{p.Topic, p.Partition}]
-	if t.bytes <= 0 || !ok || size <= 0 || p.logStart < 0 || p.EndOffset <= p.logStart || float64(size) < risk*float64(t.bytes) {
-		return ""
-	}
-	unread := p.EndOffset - p.Lag
-	perRecord := float64(size) / float64(p.EndOffset-p.logStart)
-	segment := min(t.segment, size)
-	if t.segment <= 0 {
-		segment = size
-	}
-	if float64(unread-p.logStart)*perRecord < float64(segment) {
-		return "retention.bytes"
-	}
-	return ""
-}
-
-// retention reads the retention of each topic with a lagging partition,
-// from one DescribeConfigs request, and for those with retention.bytes the
-// partitions' sizes (DescribeLogDirs, the largest replica). A topic whose
-// configs or sizes cannot be read (not authorized) is left out: its
-// partitions are not judged at risk, rather than the call failing.
-func (c *Client) retention(ctx context.Context, out []GroupLag) (retentions, error) {
-	var r retentions
-	seen := map[string]bool{}
-	var rs []ConfigResource
-	for _, g := range out {
-		for _, p := range g.Partitions {
-			if p.Lag > 0 && p.Err == nil && !seen[p.Topic] {
-				seen[p.Topic] = true
-				rs = append(rs, ConfigResource{Type: ConfigTopic, Name: p.Topic})
-			}
-		}
-	}
-	if len(rs) == 0 {
-		return r, nil
-	}
-	keys := []string{"retention.ms", "retention.bytes", "segment.bytes"}
-	described, err := c.DescribeConfigs(ctx, rs, DescribeConfigsOptions{Keys: keys})
-	if err != nil {
-		return r, err
-	}
-	r.topics = map[string]topicRetention{}
-	var bySize []string
-	for _, d := range described {
-		if d.Err != nil {
-			continue
-		}
-		v := func(key string) int64 {
-			if e, ok := d.Configs[key]; ok && e.Value != nil {
-				if n, perr := strconv.ParseInt(*e.Value, 10, 64); perr == nil {
-					return n
-				}
-			}
-			return -1
-		}
-		t := topicRetention{ms: v("retention.ms"), bytes: v("retention.bytes"), segment: v("segment.bytes")}
-		r.topics[d.Name] = t
-		if t.bytes > 0 {
-			bySize = append(bySize, d.Name)
-		}
-	}
-	if len(bySize) == 0 {
-		return r, nil
-	}
-	dirs, err := c.DescribeLogDirs(ctx, LogDirsQuery{Topics: bySize})
-	if err != nil {
-		return r, nil // sizes unreadable: judged by time only
-	}
-	r.sizes = map[TopicPartition]int64{}
-	for _, d := range dirs {
-		for _, p := range d.Partitions {
-			if tp := (TopicPartition{p.Topic, p.Partition}); !p.IsFuture && p.Size > r.sizes[tp] {
-				r.sizes[tp] = p.Size
-			}
-		}
-	}
-	return r, nil
 }
