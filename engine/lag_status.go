@@ -61,7 +61,8 @@ type PartitionLagStatus struct {
 	EndOffset int64  `json:"end_offset"`
 	LagMs     *int64 `json:"lag_ms,omitempty"`
 	// StuckMs: how long the committed offset has not moved while the
-	// partition lags, by the window (nil with one sample or no lag).
+	// partition lags, by the window, where the verdict is STALL or STOP
+	// (nil otherwise: a healthy consumer stands still between commits).
 	StuckMs *int64 `json:"stuck_ms,omitempty"`
 	// ConsumeRate and ProduceRate are records/s over the window; nil with
 	// fewer than two samples (or no commit).
@@ -327,9 +328,6 @@ func (j *judge) partition(p PartitionLag, w partitionWindow, allowed, nowMs int6
 	if c, pr, ok := windowRates(w.samples); ok {
 		ps.ConsumeRate, ps.ProduceRate = j.float64(c), j.float64(pr)
 	}
-	if p.Lag > 0 && p.Committed >= 0 && len(w.samples) > 1 && w.changedMs < nowMs {
-		ps.StuckMs = j.int64(nowMs - w.changedMs)
-	}
 	if p.Committed < 0 {
 		ps.Status, ps.Rule = LagStatusOK, "no_commit"
 		return ps
@@ -351,6 +349,11 @@ func (j *judge) partition(p PartitionLag, w partitionWindow, allowed, nowMs int6
 	// (Burrow's input): a still offset is then STALL, not STOP.
 	v := EvaluateLag(j.samples, EvaluateOptions{NowMs: nowMs, EndOffsets: j.ends, CurrentLag: &j.current, AllowedLag: allowed, Committing: p.MemberID != ""})
 	ps.Status, ps.Rule = v.Status, v.Rule
+	// Stuck only where standing still is the verdict: between its
+	// commits a healthy consumer's offset stands still too.
+	if (v.Status == LagStatusStall || v.Status == LagStatusStop) && len(w.samples) > 1 && w.changedMs < nowMs {
+		ps.StuckMs = j.int64(nowMs - w.changedMs)
+	}
 	return ps
 }
 

@@ -113,7 +113,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				continue
 			}
 			tp := TopicPartition{p.Topic, p.Partition}
-			if ms, ok := stuck(g.Group, tp, p.Committed, at); ok {
+			if ms, ok := stuck(g.Group, *p, at); ok {
 				p.StuckMs = &ms
 			}
 			r, ok := first[RecordWant{tp, p.EndOffset - p.Lag}]
@@ -161,11 +161,14 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 	return c.nextDeletions(ctx, out, retention, heads, at)
 }
 
-// stuckFunc says how long a group's committed offset has not moved, from
-// the state store; it never asks the cluster when the store is empty (the
-// cluster id is then not needed).
-func (c *Client) stuckFunc(ctx context.Context) func(group string, tp TopicPartition, committed, nowMs int64) (int64, bool) {
-	none := func(string, TopicPartition, int64, int64) (int64, bool) { return 0, false }
+// stuckFunc says how long a group's committed offset has stood still, from
+// the state store, where the store's window with this observation added
+// is judged STALL or STOP: a consumer that commits every few seconds
+// stands still between its commits, and that is no news (it was stuck_ms
+// on healthy partitions). It never asks the cluster when the store is
+// empty (the cluster id is then not needed).
+func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLag, nowMs int64) (int64, bool) {
+	none := func(string, PartitionLag, int64) (int64, bool) { return 0, false }
 	store := c.State()
 	if store.empty() {
 		return none
@@ -174,10 +177,20 @@ func (c *Client) stuckFunc(ctx context.Context) func(group string, tp TopicParti
 	if err != nil {
 		return none
 	}
-	return func(group string, tp TopicPartition, committed, nowMs int64) (int64, bool) {
-		if committed < 0 {
+	var j judge
+	return func(group string, p PartitionLag, nowMs int64) (int64, bool) {
+		if p.Committed < 0 {
 			return 0, false
 		}
-		return store.unmoved(id, group, tp, committed, nowMs)
+		ms, ok := store.unmoved(id, group, TopicPartition{p.Topic, p.Partition}, p.Committed, nowMs)
+		if !ok {
+			return 0, false
+		}
+		w := append(store.Window(id, group, p.Topic, p.Partition), StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
+		v := j.partition(p, partitionWindow{samples: w, changedMs: nowMs - ms}, 0, nowMs)
+		if v.StuckMs == nil {
+			return 0, false
+		}
+		return *v.StuckMs, true
 	}
 }
