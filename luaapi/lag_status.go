@@ -18,7 +18,7 @@ func init() {
 				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does"},
 				{Name: "no_commit", Type: Enum(engine.NoCommitStart, engine.NoCommitSkip), Doc: `a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag`},
 			},
-			Returns: "{{group=string, state=string, status=string, reason=string?, total_lag=int, max_lag_ms=int?, records_lost=int, at_risk=int?, odd_timestamps=int?, consume_rate=number?, produce_rate=number?, trend=string, eta_seconds=number?, samples=int, complete=number, worst=" + partitionVerdicts + ", partitions=" + partitionVerdicts + "?, error=error?}...}",
+			Returns: "{{group=string, state=string, status=string, reason=string?, total_lag=int, max_lag_ms=duration?, records_lost=int, at_risk=int?, odd_timestamps=int?, consume_rate=rate?, produce_rate=rate?, trend=string, eta_seconds=number?, samples=int, complete=number, worst=" + partitionVerdicts + ", partitions=" + partitionVerdicts + "?, error=error?}...}",
 			Summary: "Consumer lag judged over time: Burrow's verdicts (OK, WARN, STALL, STOP, REWIND) from samples kept between runs.",
 			Doc: `Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
 max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
@@ -34,7 +34,7 @@ end`,
 }
 
 // partitionVerdicts is the shape of lag_status's worst and partitions.
-const partitionVerdicts = "{{topic=string, partition=int, status=string, rule=string, lag=int, committed=int, end_offset=int, lag_ms=int?, stuck_ms=int?, consume_rate=number?, produce_rate=number?, samples=int, reset=string?}...}"
+const partitionVerdicts = "{{topic=string, partition=int, status=string, rule=string, lag=int, committed=int, end_offset=int, lag_ms=duration?, stuck_ms=duration?, consume_rate=rate?, produce_rate=rate?, samples=int, reset=string?}...}"
 
 func lagStatusRun(c *Call) (any, error) {
 	cl, err := c.Client()

@@ -227,25 +227,20 @@ func signed(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// rate is records/s with one decimal.
-func rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
+// rate is records/s as tables print rates (output.Rate: one decimal).
+func rate(r float64) string { return output.Rate(r) }
 
-// eta is a duration rounded to what a person waiting reads: 45s, 4m10s,
-// 2h05m, 3d04h.
+// eta is a time left, rounded up to the second, as a person waiting reads
+// it: 45s, 4m10s, 2h05m, 3d04h.
 func eta(d time.Duration) string {
 	if d > 365*24*time.Hour {
 		return "> 1y"
 	}
-	s := int64(math.Ceil(d.Seconds()))
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm%02ds", s/60, s%60)
-	case s < 48*3600:
-		return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+	s := time.Duration(math.Ceil(d.Seconds())) * time.Second
+	if s < time.Minute {
+		return fmt.Sprintf("%ds", s/time.Second)
 	}
-	return fmt.Sprintf("%dd%02dh", s/86400, s/3600%24)
+	return output.Duration(s)
 }
 
 // lagRowsHead are the columns of a partition's row, the bar last. The
