@@ -46,13 +46,9 @@ type PartitionLag struct {
 	// config that decided.
 	AtRisk   bool   `json:"at_risk,omitempty"`
 	AtRiskBy string `json:"at_risk_by,omitempty"`
-	// With AtRisk, when and how many (lag_retention.go): NextDeletionMs
-	// is the estimated time until retention next deletes the partition's
-	// oldest records (0: due, at the broker's next retention check),
-	// NextDeletionBy the config that deletes them, NextDeletionRecords
-	// how many of the group's unread records go with them (0: none; a
-	// later deletion takes them). NextDeletionUnknown says why either
-	// estimate is nil.
+	// With AtRisk, estimates (lag_retention.go): the ms until retention
+	// next deletes the oldest segment (0: due), by which config, how many
+	// of the group's unread records go (0: none); Unknown: why one is nil.
 	NextDeletionMs      *int64 `json:"next_deletion_ms,omitempty"`
 	NextDeletionRecords *int64 `json:"next_deletion_records,omitempty"`
 	NextDeletionBy      string `json:"next_deletion_by,omitempty"`
@@ -81,10 +77,8 @@ type GroupLag struct {
 	Partitions  []PartitionLag `json:"partitions"`
 	Err         *Error         `json:"error,omitempty"`
 
-	// OddTimestamps (with LagOptions.Time) counts the lagging partitions
-	// whose first unread record's timestamp is negative or in the future
-	// (lag_time.go): their lag in time is unknown (time_unknown says
-	// why), and MaxLagMs leaves them out.
+	// OddTimestamps (with Time): lagging partitions whose first unread
+	// record's timestamp is negative or ahead (lag_time.go): no lag in time.
 	OddTimestamps int `json:"odd_timestamps,omitempty"`
 }
 
