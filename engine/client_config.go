@@ -49,6 +49,11 @@ type Config struct {
 	// client of the process: each cluster's samples are kept apart by
 	// cluster id. nil: the client keeps its own, in memory.
 	State *StateStore
+
+	// Decompress bounds what reading records (peek, lag in time)
+	// decompresses, whatever memory the process may use
+	// (decompress.go); zero values take the defaults.
+	Decompress DecompressLimits
 }
 
 // TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.

@@ -46,6 +46,13 @@ type PartitionLag struct {
 	// config that decided.
 	AtRisk   bool   `json:"at_risk,omitempty"`
 	AtRiskBy string `json:"at_risk_by,omitempty"`
+	// With AtRisk, estimates (lag_retention.go): the ms until retention
+	// next deletes the oldest segment (0: due), by which config, how many
+	// of the group's unread records go (0: none); Unknown: why one is nil.
+	NextDeletionMs      *int64 `json:"next_deletion_ms,omitempty"`
+	NextDeletionRecords *int64 `json:"next_deletion_records,omitempty"`
+	NextDeletionBy      string `json:"next_deletion_by,omitempty"`
+	NextDeletionUnknown string `json:"next_deletion_unknown,omitempty"`
 	// StuckMs (with LagOptions.Time): how long the committed offset has
 	// not moved while the partition lags, by the state store's samples
 	// (lag_status's, in this process or in the --state file); nil when
@@ -69,12 +76,18 @@ type GroupLag struct {
 	Group    string `json:"group"`
 	State    string `json:"state"`
 	TotalLag int64  `json:"total_lag"`
-	MaxLagMs *int64 `json:"max_lag_ms,omitempty"` // with LagOptions.Time: the largest lag_ms
+	// MaxLagMs (with LagOptions.Time): the largest lag_ms; nil when the
+	// only lagging partitions with a record to read have odd timestamps.
+	MaxLagMs *int64 `json:"max_lag_ms,omitempty"`
 	// RecordsLost sums the partitions'; AtRisk counts those at risk.
 	RecordsLost int64          `json:"records_lost"`
 	AtRisk      int            `json:"at_risk,omitempty"`
 	Partitions  []PartitionLag `json:"partitions"`
 	Err         *Error         `json:"error,omitempty"`
+
+	// OddTimestamps (with Time): lagging partitions whose first unread
+	// record's timestamp is negative or ahead (lag_time.go): no lag in time.
+	OddTimestamps int `json:"odd_timestamps,omitempty"`
 }
 
 func (g GroupLag) Key() string     { return g.Group }

@@ -66,7 +66,8 @@ type PartitionLagStatus struct {
 	EndOffset int64  `json:"end_offset"`
 	LagMs     *int64 `json:"lag_ms,omitempty"`
 	// StuckMs: how long the committed offset has not moved while the
-	// partition lags, by the window (nil with one sample or no lag).
+	// partition lags, by the window, where the verdict is STALL or STOP
+	// (nil otherwise: a healthy consumer stands still between commits).
 	StuckMs *int64 `json:"stuck_ms,omitempty"`
 	// ConsumeRate and ProduceRate are records/s over the window; nil with
 	// fewer than two samples (or no commit).
@@ -120,6 +121,10 @@ type GroupLagStatus struct {
 	// verdict, by topic and partition.
 	Partitions []PartitionLagStatus `json:"partitions,omitempty"`
 	Err        *Error               `json:"error,omitempty"`
+
+	// OddTimestamps: as in GroupLag (lag in time unknown on that many
+	// partitions, left out of MaxLagMs).
+	OddTimestamps int `json:"odd_timestamps,omitempty"`
 }
 
 func (g GroupLagStatus) Key() string     { return g.Group }
@@ -243,7 +248,7 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 
 // judgeGroup is one group's verdict from its partitions' judgment.
 func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus {
-	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
+	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
 	switch {
 	case isNotFound(g.Err):
 		st.Status, st.Reason, st.Err = GroupStatusNotFound, "the group does not exist", nil
@@ -378,9 +383,6 @@ func (j *judge) partition(p PartitionLag, w partitionWindow) PartitionLagStatus 
 	if c, pr, ok := windowRates(w.samples); ok {
 		ps.ConsumeRate, ps.ProduceRate = j.float64(c), j.float64(pr)
 	}
-	if p.Lag > 0 && p.Committed >= 0 && len(w.samples) > 1 && w.changedMs < nowMs {
-		ps.StuckMs = j.int64(nowMs - w.changedMs)
-	}
 	if p.Committed < 0 {
 		ps.Status, ps.Rule = LagStatusOK, "no_commit"
 		return ps
@@ -421,6 +423,11 @@ func (j *judge) partition(p PartitionLag, w partitionWindow) PartitionLagStatus 
 	v := EvaluateLag(j.samples, EvaluateOptions{NowMs: asOf, EndOffsets: j.ends, CurrentLag: &j.current, AllowedLag: allowed,
 		Committing: p.MemberID != "", ChangedMs: w.changedMs, PauseMs: w.pauseMs})
 	ps.Status, ps.Rule = v.Status, v.Rule
+	// Stuck only where standing still is the verdict: between its
+	// commits a healthy consumer's offset stands still too.
+	if (v.Status == LagStatusStall || v.Status == LagStatusStop) && len(w.samples) > 1 && w.changedMs < nowMs {
+		ps.StuckMs = j.int64(nowMs - w.changedMs)
+	}
 	return ps
 }
 

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -24,6 +24,30 @@ const (
 	// TimeUnknownLost: lag_ms is then set, as a floor.
 	TimeUnknownLost = "records the group had not read were deleted (records_lost): lag_ms is the age of the oldest record left, and the lag is more"
 )
+
+// FutureTimestampSkew is how far ahead of this machine's clock a record's
+// timestamp may be and still count as now: clocks of synchronized hosts
+// differ by milliseconds, of unsynchronized ones by seconds. A record
+// further ahead has a timestamp its producer's clock made up, and its lag
+// in time is unknown, not 0: a consumer stuck on it is not caught up.
+// (Kafka 4 itself refuses CreateTime records more than an hour ahead,
+// log.message.timestamp.after.max.ms; older brokers accept any.)
+const FutureTimestampSkew = time.Minute
+
+// oddTimestamp says why the first unread record's timestamp gives no lag
+// in time at nowMs, "" when it gives one: a negative timestamp (-1: the
+// record has none, which Kafka allows; now minus it would be 56 years)
+// or one more than FutureTimestampSkew ahead (now minus it would be 0).
+func oddTimestamp(r firstRecord, nowMs int64) string {
+	switch {
+	case r.Timestamp < 0:
+		return fmt.Sprintf("the first unread record (offset %d) has timestamp %d: no time (Kafka allows records without one), so its age is unknown", r.Offset, r.Timestamp)
+	case r.Timestamp > nowMs+FutureTimestampSkew.Milliseconds():
+		return fmt.Sprintf("the first unread record (offset %d) has timestamp %s, %s ahead of this clock (more than the %s allowed for clock skew), so its age is unknown",
+			r.Offset, time.UnixMilli(r.Timestamp).UTC().Format(time.RFC3339), time.Duration(r.Timestamp-nowMs)*time.Millisecond, FutureTimestampSkew)
+	}
+	return ""
+}
 
 // lagTime fills the time fields of out's partitions and groups.
 func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) error {
@@ -79,6 +103,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			continue
 		}
 		var maxLag int64
+		known := 0 // lagging partitions with a lag in time
 		for pi := range g.Partitions {
 			p := &g.Partitions[pi]
 			if p.Err != nil || p.Lag < 0 {
@@ -90,7 +115,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				continue
 			}
 			tp := TopicPartition{p.Topic, p.Partition}
-			if ms, ok := stuck(g.Group, tp, p.Committed, at); ok {
+			if ms, ok := stuck(g.Group, *p, at); ok {
 				p.StuckMs = &ms
 			}
 			r, ok := first[RecordWant{tp, p.firstUnread()}]
@@ -112,32 +137,43 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				p.TimeUnknown = TimeUnknownNone
 				continue
 			}
+			if why := oddTimestamp(r, at); why != "" {
+				p.TimeUnknown, p.TimestampType = why, r.TimestampType
+				g.OddTimestamps++
+				continue
+			}
 			ts := r.Timestamp
-			lag := max(at-ts, 0)
+			lag := max(at-ts, 0) // up to FutureTimestampSkew ahead: now
 			p.OldestUnconsumed, p.LagMs, p.TimestampType = &ts, &lag, r.TimestampType
 			if p.RecordsLost > 0 {
 				p.TimeUnknown = TimeUnknownLost
 			}
-			if h, ok := heads[tp]; ok && h.Err == nil && h.Timestamp >= 0 {
+			if h, ok := heads[tp]; ok && h.Err == nil && oddTimestamp(firstRecord{Timestamp: h.Timestamp}, at) == "" {
 				behind := max(h.Timestamp-ts, 0)
 				p.BehindHeadMs = &behind
 			}
 			maxLag = max(maxLag, lag)
+			known++
 			if by := retention.atRisk(p, lag, risk); by != "" {
 				p.AtRisk, p.AtRiskBy = true, by
 				g.AtRisk++
 			}
 		}
-		g.MaxLagMs = &maxLag
+		if known > 0 || g.OddTimestamps == 0 {
+			g.MaxLagMs = &maxLag
+		} // else unknown: the only lagging partitions' timestamps are odd, which is not 0
 	}
-	return nil
+	return c.nextDeletions(ctx, out, retention, heads, at)
 }
 
-// stuckFunc says how long a group's committed offset has not moved, from
-// the state store; it never asks the cluster when the store is empty (the
-// cluster id is then not needed).
-func (c *Client) stuckFunc(ctx context.Context) func(group string, tp TopicPartition, committed, nowMs int64) (int64, bool) {
-	none := func(string, TopicPartition, int64, int64) (int64, bool) { return 0, false }
+// stuckFunc says how long a group's committed offset has stood still, from
+// the state store, where the store's window with this observation added
+// is judged STALL or STOP: a consumer that commits every few seconds
+// stands still between its commits, and that is no news (it was stuck_ms
+// on healthy partitions). It never asks the cluster when the store is
+// empty (the cluster id is then not needed).
+func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLag, nowMs int64) (int64, bool) {
+	none := func(string, PartitionLag, int64) (int64, bool) { return 0, false }
 	store := c.State()
 	if store.empty() {
 		return none
@@ -146,117 +182,20 @@ func (c *Client) stuckFunc(ctx context.Context) func(group string, tp TopicParti
 	if err != nil {
 		return none
 	}
-	return func(group string, tp TopicPartition, committed, nowMs int64) (int64, bool) {
-		if committed < 0 {
+	return func(group string, p PartitionLag, nowMs int64) (int64, bool) {
+		if p.Committed < 0 {
 			return 0, false
 		}
-		return store.unmoved(id, group, tp, committed, nowMs)
-	}
-}
-
-// topicRetention is what deletes a topic's records: retention.ms (-1:
-// kept forever), retention.bytes (-1: no limit) and segment.bytes.
-type topicRetention struct {
-	ms, bytes, segment int64
-}
-
-// retentions are the lagging topics', and the size of each partition of
-// those with retention.bytes.
-type retentions struct {
-	topics map[string]topicRetention
-	sizes  map[TopicPartition]int64
-}
-
-// atRisk names the config by which p's unread records will soon be
-// deleted, "" when they will not: the lag in time has reached risk of
-// retention.ms; or the partition has reached risk of retention.bytes and
-// the committed offset is in its oldest segment (the next one deleted):
-// its place in the log, at the partition's mean record size, is within
-// segment.bytes of the start. (Segments are not visible through the
-// admin API: the mean size is the one estimate, and it is said in docs.)
-func (r retentions) atRisk(p *PartitionLag, lagMs int64, risk float64) string {
-	t, ok := r.topics[p.Topic]
-	if !ok {
-		return ""
-	}
-	if t.ms > 0 && float64(lagMs) >= risk*float64(t.ms) {
-		return "retention.ms"
-	}
-	size, ok := r.sizes[TopicPartition{p.Topic, p.Partition}]
-	if t.bytes <= 0 || !ok || size <= 0 || p.logStart < 0 || p.EndOffset <= p.logStart || float64(size) < risk*float64(t.bytes) {
-		return ""
-	}
-	unread := p.EndOffset - p.Lag
-	perRecord := float64(size) / float64(p.EndOffset-p.logStart)
-	segment := min(t.segment, size)
-	if t.segment <= 0 {
-		segment = size
-	}
-	if float64(unread-p.logStart)*perRecord < float64(segment) {
-		return "retention.bytes"
-	}
-	return ""
-}
-
-// retention reads the retention of each topic with a lagging partition,
-// from one DescribeConfigs request, and for those with retention.bytes the
-// partitions' sizes (DescribeLogDirs, the largest replica). A topic whose
-// configs or sizes cannot be read (not authorized) is left out: its
-// partitions are not judged at risk, rather than the call failing.
-func (c *Client) retention(ctx context.Context, out []GroupLag) (retentions, error) {
-	var r retentions
-	seen := map[string]bool{}
-	var rs []ConfigResource
-	for _, g := range out {
-		for _, p := range g.Partitions {
-			if p.Lag > 0 && p.Err == nil && !seen[p.Topic] {
-				seen[p.Topic] = true
-				rs = append(rs, ConfigResource{Type: ConfigTopic, Name: p.Topic})
-			}
+		w, ok := store.stillWindow(id, group, TopicPartition{p.Topic, p.Partition}, p.Committed, nowMs)
+		if !ok {
+			return 0, false
 		}
-	}
-	if len(rs) == 0 {
-		return r, nil
-	}
-	keys := []string{"retention.ms", "retention.bytes", "segment.bytes"}
-	described, err := c.DescribeConfigs(ctx, rs, DescribeConfigsOptions{Keys: keys})
-	if err != nil {
-		return r, err
-	}
-	r.topics = map[string]topicRetention{}
-	var bySize []string
-	for _, d := range described {
-		if d.Err != nil {
-			continue
+		w.samples = append(w.samples, StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
+		j := judge{windowMs: store.opts.Window.Milliseconds(), nowMs: nowMs}
+		v := j.partition(p, w)
+		if v.StuckMs == nil {
+			return 0, false
 		}
-		v := func(key string) int64 {
-			if e, ok := d.Configs[key]; ok && e.Value != nil {
-				if n, perr := strconv.ParseInt(*e.Value, 10, 64); perr == nil {
-					return n
-				}
-			}
-			return -1
-		}
-		t := topicRetention{ms: v("retention.ms"), bytes: v("retention.bytes"), segment: v("segment.bytes")}
-		r.topics[d.Name] = t
-		if t.bytes > 0 {
-			bySize = append(bySize, d.Name)
-		}
+		return *v.StuckMs, true
 	}
-	if len(bySize) == 0 {
-		return r, nil
-	}
-	dirs, err := c.DescribeLogDirs(ctx, LogDirsQuery{Topics: bySize})
-	if err != nil {
-		return r, nil // sizes unreadable: judged by time only
-	}
-	r.sizes = map[TopicPartition]int64{}
-	for _, d := range dirs {
-		for _, p := range d.Partitions {
-			if tp := (TopicPartition{p.Topic, p.Partition}); !p.IsFuture && p.Size > r.sizes[tp] {
-				r.sizes[tp] = p.Size
-			}
-		}
-	}
-	return r, nil
 }

@@ -149,7 +149,7 @@ type fetched struct {
 func (c *Client) fetchFrom(ctx context.Context, pending []TopicPartition, pos map[TopicPartition]int64, isolation int8, out map[TopicPartition]fetched) (map[TopicPartition]*Error, error) {
 	return c.fetchRaw(ctx, pending, nil, pos, isolation, recordAtBytes, func(tp TopicPartition, rp *kmsg.FetchResponseTopicPartition) *Error {
 		var e *Error
-		e, out[tp] = readFetched(tp, pos[tp], rp, isolation)
+		e, out[tp] = readFetched(tp, pos[tp], rp, isolation, c.cfg.Decompress)
 		return e
 	})
 }
@@ -301,8 +301,9 @@ func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *k
 }
 
 // readFetched reads one partition's Fetch answer: its records at or after
-// offset, and where the next fetch must start.
-func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8) (*Error, fetched) {
+// offset, and where the next fetch must start. A batch over the
+// decompression bounds is the partition's error (DECOMPRESS_LIMIT).
+func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8, limits DecompressLimits) (*Error, fetched) {
 	f := fetched{hwm: rp.HighWatermark, logStart: rp.LogStartOffset, next: offset}
 	if e := kafkaErr(rp.ErrorCode, nil, tp.String()); e != nil {
 		if e.Code == kerr.OffsetOutOfRange.Message {
@@ -314,7 +315,7 @@ func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPar
 		}
 		return e, f
 	}
-	fp, next, perr := parseFetched(tp, offset, rp, isolation)
+	fp, next, _, perr := parseFetched(tp, offset, rp, isolation, limits)
 	if perr != nil {
 		f.err = perr
 		return nil, f
@@ -333,19 +334,27 @@ func readFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPar
 // franz-go's own parser (decompression, CRCs, control records dropped,
 // aborted transactions under read_committed, isolation 1), returning the
 // records and where the next Fetch starts; a batch that cannot be read
-// and leaves no record is the error.
-func parseFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8) (kgo.FetchPartition, int64, *Error) {
+// and leaves no record is the error. Batches are decompressed within
+// limits (decompress.go): a batch over them is refused, with
+// DECOMPRESS_LIMIT naming it, and refused says where it ends. (A refusal
+// after records is dropped by kgo, as a truncated batch is: the next
+// Fetch starts at that batch and meets it first.)
+func parseFetched(tp TopicPartition, offset int64, rp *kmsg.FetchResponseTopicPartition, isolation int8, limits DecompressLimits) (fp kgo.FetchPartition, next int64, refused *kgo.ErrDecompressTooLarge, perr *Error) {
 	il := kgo.ReadUncommitted()
 	if isolation == 1 {
 		il = kgo.ReadCommitted()
 	}
-	fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+	d := newBoundedDecompressor(limits)
+	fp, next = kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
 		Offset: offset, IsolationLevel: il, Topic: tp.Topic, Partition: tp.Partition,
-	}, rp, kgo.DefaultDecompressor(), nil)
-	if fp.Err != nil && len(fp.Records) == 0 {
-		return fp, next, AsError(fmt.Errorf("reading %s at offset %d: %w", tp, offset, fp.Err), tp.String())
+	}, rp, d, nil)
+	if fp.Err == nil || len(fp.Records) > 0 {
+		return fp, next, nil, nil
 	}
-	return fp, next, nil
+	if e, big := d.refused(tp, fp.Err); e != nil {
+		return fp, next, big, e
+	}
+	return fp, next, nil, AsError(fmt.Errorf("reading %s at offset %d: %w", tp, offset, fp.Err), tp.String())
 }
 
 // timestampType is the record's timestamp type as Kafka's tools name it.

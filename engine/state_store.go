@@ -396,21 +396,21 @@ func (s *StateStore) Window(clusterID, group, topic string, partition int32) []S
 	return slices.Clone(ps.samples)
 }
 
-// unmoved is how long a partition's committed offset has stayed at
-// committed, by the store's samples (when it last changed), at nowMs; ok
-// is false when the store has no earlier sample at that offset.
-func (s *StateStore) unmoved(clusterID, group string, tp TopicPartition, committed, nowMs int64) (ms int64, ok bool) {
+// stillWindow is a partition's window when its newest sample has the
+// committed offset given and that offset has stood still since before
+// nowMs (what lag()'s stuck_ms judges), else false.
+func (s *StateStore) stillWindow(clusterID, group string, tp TopicPartition, committed, nowMs int64) (partitionWindow, bool) {
 	s.lock()
 	defer s.mu.Unlock()
 	cs := s.clusters[clusterID]
 	if cs == nil || cs.groups[group] == nil {
-		return 0, false
+		return partitionWindow{}, false
 	}
 	ps := cs.groups[group].parts[tp]
 	if ps == nil || len(ps.samples) == 0 || ps.samples[len(ps.samples)-1].Committed != committed || ps.changedMs >= nowMs {
-		return 0, false
+		return partitionWindow{}, false
 	}
-	return nowMs - ps.changedMs, true
+	return partitionWindow{samples: slices.Clone(ps.samples), changedMs: ps.changedMs, pauseMs: ps.pauseMs}, true
 }
 
 // empty reports whether the store holds no samples at all.

@@ -147,7 +147,8 @@ Every example runs, in a test, against the demo cluster of ` + "`make demo`" + `
 - **Results** are plain Lua tables: arrays of records with snake_case keys, sorted (by topic name, then
   partition). Empty results are empty tables (` + "`[]`" + ` in JSON, ` + "`(no rows)`" + ` in a table).
   Each function declares its result's shape with types: ` + "`string`" + `, ` + "`int`" + `, ` + "`number`" + `, ` + "`bool`" + `,
-  ` + "`time`" + ` (milliseconds since the epoch; RFC 3339 in tables), ` + "`error`" + ` (an error value, below),
+  ` + "`time`" + ` (milliseconds since the epoch; RFC 3339 in tables), ` + "`duration`" + ` (milliseconds; 4m10s in
+  tables), ` + "`rate`" + ` (per second; one decimal in tables), ` + "`error`" + ` (an error value, below),
   ` + "`json`" + ` (a value decoded from JSON the cluster holds: a string, number, bool, table or ` + "`kafka.json.null`" + `),
   ` + "`{k=T, ...}`" + ` a record, ` + "`{T...}`" + ` a list, ` + "`{[string]=T}`" + ` a map, and ` + "`T?`" + ` a field that may be absent
   (nil). A field absent from a row is ` + "`null`" + ` in JSON and YAML output; ` + "`kadmin-lua doc --json`" + ` gives the

@@ -25,11 +25,14 @@ const (
 	KindNumber = output.KindNumber
 	KindBool   = output.KindBool
 	KindTime   = output.KindTime
-	KindError  = output.KindError
-	KindJSON   = output.KindJSON
-	KindList   = output.KindList
-	KindMap    = output.KindMap
-	KindRecord = output.KindRecord
+	// KindDuration and KindRate: milliseconds and per-second numbers.
+	KindDuration = output.KindDuration
+	KindRate     = output.KindRate
+	KindError    = output.KindError
+	KindJSON     = output.KindJSON
+	KindList     = output.KindList
+	KindMap      = output.KindMap
+	KindRecord   = output.KindRecord
 )
 
 // ResultShape is the shape of what the function named name returns (a

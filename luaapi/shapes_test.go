@@ -40,11 +40,11 @@ func shapeErrors(L *lua.LState, s *Shape, v lua.LValue, path string) []string {
 		if _, ok := v.(lua.LString); !ok {
 			bad("want a string, got %s", v.Type())
 		}
-	case KindInt, KindTime:
+	case KindInt, KindTime, KindDuration:
 		if n, ok := v.(lua.LNumber); !ok || float64(n) != math.Trunc(float64(n)) {
 			bad("want an integer, got %s %v", v.Type(), v)
 		}
-	case KindNumber:
+	case KindNumber, KindRate:
 		if _, ok := v.(lua.LNumber); !ok {
 			bad("want a number, got %s", v.Type())
 		}

@@ -161,9 +161,17 @@ type lagFigures struct {
 	rates              bool // consumeR and produceR are known
 }
 
+// etaKeepsUp is the ETA of a consumer that keeps up: over the window it
+// read at least the lag it has now, and at least that much was produced.
+// Its unread records are then recent ones, what a commit interval leaves
+// unread, not a backlog, and they come and go with each commit: a time
+// to zero read off them was noise ("never" between two commits, "3m01s"
+// when one fell just inside the window).
+const etaKeepsUp = "keeps up"
+
 // figures works out a history's change, rates and ETA (h: oldest first,
-// the current sample last).
-func figures(h []lagSample) lagFigures {
+// the current sample last; full: h holds a whole window).
+func figures(h []lagSample, full bool) lagFigures {
 	f := lagFigures{change: "-", consume: "-", produce: "-", eta: "-"}
 	cur := h[len(h)-1]
 	if cur.lag == 0 {
@@ -192,13 +200,24 @@ func figures(h []lagSample) lagFigures {
 	if cur.lag > 0 && first.lag >= 0 {
 		// The lag drains at the rate it fell over the window; a lag that
 		// did not fall never reaches zero at this pace.
-		if drain := float64(first.lag-cur.lag) / secs; drain > 0 {
+		if cur.committed >= 0 && first.committed >= 0 && cur.committed-first.committed >= cur.lag &&
+			cur.end >= 0 && first.end >= 0 && cur.end-first.end >= cur.lag {
+			f.eta = etaKeepsUp
+		} else if drain := float64(first.lag-cur.lag) / secs; drain > 0 {
 			f.eta = eta(time.Duration(float64(cur.lag) / drain * float64(time.Second)))
-		} else {
+		} else if full || cur.committed < 0 || cur.committed != first.committed {
 			f.eta = "never"
-		}
+		} // else "-": no commit yet in a window still filling, which may be shorter than the consumer's commit interval
 	}
 	return f
+}
+
+// sumKnown adds n to sum; either unknown (negative) makes it unknown.
+func sumKnown(sum, n int64) int64 {
+	if sum < 0 || n < 0 {
+		return -1
+	}
+	return sum + n
 }
 
 func signed(n int64) string {
@@ -208,29 +227,29 @@ func signed(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// rate is records/s with one decimal.
-func rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
+// rate is records/s as tables print rates (output.Rate: one decimal).
+func rate(r float64) string { return output.Rate(r) }
 
-// eta is a duration rounded to what a person waiting reads: 45s, 4m10s,
-// 2h05m, 3d04h.
+// eta is a time left, rounded up to the second, as a person waiting reads
+// it: 45s, 4m10s, 2h05m, 3d04h.
 func eta(d time.Duration) string {
 	if d > 365*24*time.Hour {
 		return "> 1y"
 	}
-	s := int64(math.Ceil(d.Seconds()))
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm%02ds", s/60, s%60)
-	case s < 48*3600:
-		return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+	s := time.Duration(math.Ceil(d.Seconds())) * time.Second
+	if s < time.Minute {
+		return fmt.Sprintf("%ds", s/time.Second)
 	}
-	return fmt.Sprintf("%dd%02dh", s/86400, s/3600%24)
+	return output.Duration(s)
 }
 
-// lagRowsHead are the columns of a partition's row, the bar last.
-var lagRowsHead = []string{"TOPIC", "PARTITION", "LAG", "CHANGE", "CONSUME/S", "PRODUCE/S", "ETA", ""}
+// lagRowsHead are the columns of a partition's row, the bar last. The
+// ETA is next to the lag: on a narrow terminal the rates are cut first.
+var lagRowsHead = []string{"TOPIC", "PARTITION", "LAG", "ETA", "CHANGE", "CONSUME/S", "PRODUCE/S", ""}
+
+// lagTopicMin is the narrowest the topic column is cut to, to fit the
+// figures into a terminal's width.
+const lagTopicMin = 12
 
 // render takes in one refresh's groups at now and returns the block's
 // lines. width (0: no limit) bounds the bar; terminal picks its glyphs.
@@ -259,6 +278,12 @@ func (w *watchLag) render(groups []lagGroup, now time.Time, width int, terminal 
 		var rows []row
 		var consume, produce float64
 		rates := 0
+		// The partitions' committed and end offsets summed: their change
+		// is what the group consumed and what was produced.
+		committed, end := int64(0), int64(0)
+		for _, p := range g.Partitions {
+			committed, end = sumKnown(committed, p.Committed), sumKnown(end, p.EndOffset)
+		}
 		for _, p := range g.Partitions {
 			key := g.Group + "\x00" + p.Topic + "\x00" + strconv.Itoa(int(p.Partition))
 			seenParts[key] = true
@@ -266,14 +291,14 @@ func (w *watchLag) render(groups []lagGroup, now time.Time, width int, terminal 
 			lagText := strconv.FormatInt(p.Lag, 10)
 			if p.Lag >= 0 && p.Err == "" {
 				w.parts[key] = addSample(w.parts[key], lagSample{at: now, committed: p.Committed, end: p.EndOffset, lag: p.Lag}, w.window)
-				f = figures(w.parts[key])
+				f = figures(w.parts[key], len(w.parts[key]) == w.window)
 				if f.rates {
 					consume, produce, rates = consume+f.consumeR, produce+f.produceR, rates+1
 				}
 			} else {
 				lagText = "-"
 			}
-			cells := []string{output.CellText(p.Topic), strconv.Itoa(int(p.Partition)), lagText, f.change, f.consume, f.produce, f.eta}
+			cells := []string{output.CellText(p.Topic), strconv.Itoa(int(p.Partition)), lagText, f.eta, f.change, f.consume, f.produce}
 			if p.Err != "" {
 				cells[len(cells)-1] += " " + output.CellText(p.Err)
 			}
@@ -284,14 +309,13 @@ func (w *watchLag) render(groups []lagGroup, now time.Time, width int, terminal 
 		// would seem to fall.
 		gf := lagFigures{change: "-", eta: "-"}
 		if g.Err == "" && !slices.ContainsFunc(g.Partitions, func(p lagPartition) bool { return p.Err != "" }) {
-			w.groups[g.Group] = addSample(w.groups[g.Group], lagSample{at: now, committed: -1, end: -1, lag: g.TotalLag}, w.window)
-			gf = figures(w.groups[g.Group])
+			w.groups[g.Group] = addSample(w.groups[g.Group], lagSample{at: now, committed: committed, end: end, lag: g.TotalLag}, w.window)
+			gf = figures(w.groups[g.Group], len(w.groups[g.Group]) == w.window)
 		}
-		head := fmt.Sprintf("%s  %s  total lag %d  change %s", output.CellText(g.Group), output.CellText(g.State), g.TotalLag, gf.change)
+		head := fmt.Sprintf("%s  %s  total lag %d  ETA %s  change %s", output.CellText(g.Group), output.CellText(g.State), g.TotalLag, gf.eta, gf.change)
 		if rates > 0 {
 			head += fmt.Sprintf("  consume %s/s  produce %s/s", rate(consume), rate(produce))
 		}
-		head += "  ETA " + gf.eta
 		if g.Err != "" {
 			head += "  error " + output.CellText(g.Err)
 		}
@@ -326,6 +350,13 @@ func (w *watchLag) render(groups []lagGroup, now time.Time, width int, terminal 
 	for _, n := range widths {
 		used += n + 2
 	}
+	// Long topic names are cut before the figures are: what is cut at a
+	// terminal's edge is the rates, then the topic.
+	if width > 0 && used > width && widths[0] > lagTopicMin {
+		cut := min(used-width, widths[0]-lagTopicMin)
+		widths[0] -= cut
+		used -= cut
+	}
 	barWidth := lagBarWidth
 	if width > 0 {
 		barWidth = min(barWidth, width-used)
@@ -334,6 +365,9 @@ func (w *watchLag) render(groups []lagGroup, now time.Time, width int, terminal 
 		var b strings.Builder
 		b.WriteString("  ")
 		for j, c := range cells {
+			if n := utf8.RuneCountInString(c); n > widths[j] {
+				c = string([]rune(c)[:widths[j]-1]) + "…"
+			}
 			b.WriteString(c)
 			b.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+2))
 		}

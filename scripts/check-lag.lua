@@ -7,7 +7,12 @@
 --   --max-seconds S  the most seconds a group may lag in time: the age of the oldest
 --                    record it has not read (lag{time=true}: read from the records); a
 --                    group that lost records (deleted before it read them) fails it, since
---                    how far behind it is cannot be known (at least the oldest record left)
+--                    how far behind it is cannot be known (at least the oldest record left).
+--                    A partition whose first unread record has a negative timestamp (none:
+--                    Kafka allows it) or one more than a minute ahead of this clock has no
+--                    age: it is counted in odd_timestamps and a WARN line names the group,
+--                    and --max-seconds judges the group's other partitions (--max and,
+--                    with --state, STALL and STOP still judge every one)
 --   --fail-on-loss   fail a group that lost records: deleted before it read them
 --   --min-complete F judge a lagging partition by Burrow's rules only once its window
 --                    covers this fraction of --state-window (Burrow's minimum-complete,
@@ -37,9 +42,9 @@
 -- complete yet (the first run, a new group) is INCOMPLETE, never OK: only the limits
 -- can fail it, and a WARN line says how many and why.
 -- Returns a row per group: group, state, status, total_lag, max, max_lag_seconds,
--- records_lost, trend, complete (its least complete window, 0 to 1), ok (and problem
--- when not ok), so -o json gives a machine-readable summary. Changes nothing in the
--- cluster.
+-- records_lost, odd_timestamps, trend, complete (its least complete window, 0 to 1), ok
+-- (and problem when not ok), so -o json gives a machine-readable summary. Changes
+-- nothing in the cluster.
 -- Metrics (written by --metrics-file, see docs/scheduling.md):
 --   kafka_consumergroup_lag{group,topic}         records behind, summed over the topic's partitions
 --   kafka_consumergroup_total_lag{group}         records behind over all the group's topics
@@ -101,7 +106,7 @@ local result = lag_status(#groups > 0 and groups or nil, opts)
 local status_code = {NOTFOUND = 0, OK = 1, WARN = 2, ERR = 3}
 
 local alerts = {}
-local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "trend", "complete", "ok", "problem"}
+local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "odd_timestamps", "trend", "complete", "ok", "problem"}
 local rows, over = {}, {}
 local incomplete, least, kept = 0, 1, false -- groups not judged yet, their least complete window, samples kept?
 for _, g in ipairs(result) do
@@ -115,7 +120,11 @@ for _, g in ipairs(result) do
     incomplete, least = incomplete + 1, math.min(least, g.complete)
   end
   local row = args.record(cols, {group = g.group, state = g.state, status = status, total_lag = g.total_lag, max = max,
-    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, trend = g.trend, complete = g.complete, ok = true})
+    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, odd_timestamps = g.odd_timestamps, trend = g.trend, complete = g.complete, ok = true})
+  if max_seconds and (g.odd_timestamps or 0) > 0 then
+    kafka.log.warn(string.format("%s: lag in time unknown on %d partition%s: the first unread record's timestamp is negative or in the future (lag(%q, {time = true}) says which); --max-seconds judges the others",
+      g.group, g.odd_timestamps, g.odd_timestamps == 1 and "" or "s", g.group))
+  end
   if g.error then
     row.ok, row.problem = false, tostring(g.error.code) .. ": " .. tostring(g.error.message)
     row.total_lag = nil

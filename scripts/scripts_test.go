@@ -40,6 +40,9 @@ type env struct {
 	state *engine.StateStore
 	// timeout, when set, is each call's (--timeout); 10 s otherwise.
 	timeout time.Duration
+	// decompress, when set, bounds what runs decompress (the defaults
+	// otherwise).
+	decompress engine.DecompressLimits
 }
 
 func newEnv(t *testing.T) *env {
@@ -81,7 +84,7 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 		timeout = 10 * time.Second
 	}
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: timeout, DryRun: dryRun, Audit: e.audit, State: e.state},
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: timeout, DryRun: dryRun, Audit: e.audit, State: e.state, Decompress: e.decompress},
 		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()

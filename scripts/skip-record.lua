@@ -1,33 +1,42 @@
 -- skip-record.lua: move a stopped group past the record(s) it is stuck on, in one partition.
 --
--- Usage:    kadmin-lua run scripts/skip-record.lua GROUP TOPIC PARTITION [--count N]
+-- Usage:    kadmin-lua run scripts/skip-record.lua GROUP TOPIC PARTITION [--count N] [--force]
 -- Arguments:
 --   GROUP      the consumer group (its consumers must be stopped)
 --   TOPIC      the topic of the stuck partition
 --   PARTITION  the partition (a number)
 --   --count N  how many offsets to skip from the committed one (default 1)
+--   --force    remove the group's members that are gone but not yet expired first
+--              (crashed consumers, static members within session.timeout.ms);
+--              a consumer still running is removed too and rejoins at the new offset
 -- Shows the record(s) it skips (peek from the group's committed offset: offset,
 -- timestamp, key, headers and size, never the values), then resets exactly that
 -- partition's committed offset by N (reset_offsets with to={shift=N}); no other
 -- partition is touched. Only the records with offsets in [committed, committed+N)
 -- are shown: what the shift skips (transaction markers take offsets too). With
 -- --dry-run (before `run`) it shows them and the plan and commits nothing: run that
--- first. An active group is refused (NON_EMPTY_GROUP) before anything is committed.
+-- first. An active group is refused (NON_EMPTY_GROUP) before anything is committed,
+-- unless --force (reset_offsets' force=true). A record batch too large to decompress
+-- (over 64 MiB: a decompression bomb, which is often what a consumer is stuck on) is
+-- shown as its offsets and the DECOMPRESS_LIMIT error, and skipped like any record.
 -- With --audit-log the reset is written ahead like every mutation, so
 -- `kadmin-lua undo FILE` puts the committed offset back.
 -- Returns a row per skipped record: topic, partition, offset, timestamp,
--- timestamp_type, key, size, headers, committed (before) and target (after).
+-- timestamp_type, key, size, headers, committed (before), target (after) and error (why the
+-- record could not be read, when it could not; timestamp is then -1).
+-- A timestamp of -1 (a record without one: Kafka allows it) is said as "no timestamp".
 -- Exit codes: 0 skipped (or planned, or nothing to skip: the group is at the end);
 --   1 bad arguments, or the group has no commit on the partition; 3 Kafka error
 --   (e.g. NON_EMPTY_GROUP: the group still has live members).
 -- Example:
 --   kadmin-lua --dry-run run scripts/skip-record.lua billing payments 0
 --   kadmin-lua --audit-log skip.jsonl run scripts/skip-record.lua billing payments 0 --count 2
+--   kadmin-lua --dry-run run scripts/skip-record.lua orders-processor orders 4 --force
 --   kadmin-lua undo skip.jsonl
 local args = require("lib.args")
 
-local usage = "skip-record.lua GROUP TOPIC PARTITION [--count N]"
-local a = args.parse{usage = usage, min = 3, max = 3, flags = {count = "string"}}
+local usage = "skip-record.lua GROUP TOPIC PARTITION [--count N] [--force]"
+local a = args.parse{usage = usage, min = 3, max = 3, flags = {count = "string", force = "boolean"}}
 if not a then return end
 local group, topic = a[1], a[2]
 if group == "" then args.usage_error("GROUP must not be empty") end
@@ -50,12 +59,12 @@ end
 local records = peek(topic, partition, {group = group}, {count = count})
 local target = committed + count
 local rows = {}
-local cols = {"topic", "partition", "offset", "timestamp", "timestamp_type", "key", "size", "headers", "committed", "target"}
+local cols = {"topic", "partition", "offset", "timestamp", "timestamp_type", "key", "size", "headers", "committed", "target", "error"}
 for _, r in ipairs(records) do
   if r.offset < target then
     rows[#rows + 1] = args.record(cols, {topic = topic, partition = partition, offset = r.offset, timestamp = r.timestamp,
       timestamp_type = r.timestamp_type, key = r.key, size = r.size, headers = r.headers,
-      committed = committed, target = target})
+      committed = committed, target = target, error = r.error and (r.error.code .. ": " .. r.error.message) or nil})
   end
 end
 if #rows == 0 then
@@ -65,14 +74,22 @@ end
 
 -- The reset refuses an active group (NON_EMPTY_GROUP) before the records
 -- are said to be skipped.
-local reset = reset_offsets{group = group, topics = {{topic = topic, partition = partition}}, to = {shift = count}}
+local reset = reset_offsets{group = group, topics = {{topic = topic, partition = partition}}, to = {shift = count},
+  force = a.flags.force or nil}
 local r = reset[1]
+local verb = args.dry_run() and "would skip" or "skipped"
 for _, row in ipairs(rows) do
   row.target = r.target
-  args.say("%s: %s %s offset %d: key %s, %d bytes, %d header%s, %s %s", group,
-    args.dry_run() and "would skip" or "skipped", where, row.offset, row.key and string.format("%q", row.key) or "null",
-    row.size, #row.headers, #row.headers == 1 and "" or "s", row.timestamp_type,
-    os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(row.timestamp / 1000)))
+  if row.error then
+    args.say("%s: %s %s offset %d, not read: %s", group, verb, where, row.offset, row.error)
+  else
+    -- -1 is a record without a timestamp (Kafka allows it), not 1969.
+    local when = row.timestamp >= 0 and os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(row.timestamp / 1000))
+      or string.format("no timestamp (%d)", row.timestamp)
+    args.say("%s: %s %s offset %d: key %s, %d bytes, %d header%s, %s %s", group, verb, where, row.offset,
+      row.key and string.format("%q", row.key) or "null", row.size, #row.headers, #row.headers == 1 and "" or "s",
+      row.timestamp_type, when)
+  end
 end
 args.say("%s: %s %s from %d to %d (%d record%s skipped)", group, args.dry_run() and "would move" or "moved",
   where, r.current, r.target, #rows, #rows == 1 and "" or "s")

@@ -407,9 +407,10 @@
 ---@field group string
 ---@field state string
 ---@field total_lag integer
----@field max_lag_ms? integer
+---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
+---@field odd_timestamps? integer
 ---@field partitions kadmin.lag.result.partitions[]
 ---@field error? kadmin.Error
 
@@ -422,14 +423,18 @@
 ---@field member_id? string
 ---@field client_id? string
 ---@field oldest_unconsumed? integer
----@field lag_ms? integer
----@field behind_head_ms? integer
+---@field lag_ms? any
+---@field behind_head_ms? any
 ---@field timestamp_type? string
 ---@field time_unknown? string
 ---@field records_lost integer
 ---@field at_risk? boolean
 ---@field at_risk_by? string
----@field stuck_ms? integer
+---@field next_deletion_ms? any
+---@field next_deletion_records? integer
+---@field next_deletion_by? string
+---@field next_deletion_unknown? string
+---@field stuck_ms? any
 ---@field error? kadmin.Error
 
 ---Options of lag_evaluate.
@@ -469,15 +474,16 @@
 ---@field status string
 ---@field reason? string
 ---@field total_lag integer
----@field max_lag_ms? integer
+---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
----@field consume_rate? number
----@field produce_rate? number
+---@field odd_timestamps? integer
+---@field consume_rate? any
+---@field produce_rate? any
 ---@field trend string
 ---@field eta_seconds? number
 ---@field samples integer
----@field window_ms integer
+---@field window_ms any
 ---@field complete number
 ---@field incomplete? integer
 ---@field state_file boolean
@@ -493,12 +499,12 @@
 ---@field lag integer
 ---@field committed integer
 ---@field end_offset integer
----@field lag_ms? integer
----@field stuck_ms? integer
----@field consume_rate? number
----@field produce_rate? number
+---@field lag_ms? any
+---@field stuck_ms? any
+---@field consume_rate? any
+---@field produce_rate? any
 ---@field samples integer
----@field window_ms integer
+---@field window_ms any
 ---@field complete number
 ---@field reset? string
 
@@ -510,12 +516,12 @@
 ---@field lag integer
 ---@field committed integer
 ---@field end_offset integer
----@field lag_ms? integer
----@field stuck_ms? integer
----@field consume_rate? number
----@field produce_rate? number
+---@field lag_ms? any
+---@field stuck_ms? any
+---@field consume_rate? any
+---@field produce_rate? any
 ---@field samples integer
----@field window_ms integer
+---@field window_ms any
 ---@field complete number
 ---@field reset? string
 
@@ -1745,13 +1751,15 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---
 ---A partition whose end offset cannot be listed gets lag -1 and an error, and fails its group (raised unless {partial=true}); partitions of deleted topics keep their UNKNOWN_TOPIC_OR_PARTITION error without failing the group.
 ---
----{time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (only markers and aborted records up to the end; or the records were deleted unread and none is left) and the time fields stay nil: nothing is estimated. Records deleted before the group read them (records_lost) are lag: the partition's lag_ms is the age of the oldest record left, a floor, and time_unknown says the lag is more; sort = "lag_ms" puts such partitions, and their groups, first.
+---{time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (only markers and aborted records up to the end; or the records were deleted unread and none is left) and the time fields stay nil: nothing is estimated. So they do where the record's timestamp says nothing of its age: a negative one (-1: a record without a timestamp, which Kafka allows; it read as 56 years) or one more than a minute ahead of this machine's clock (it read as 0, a stuck consumer as caught up); a record up to a minute ahead is taken as clock skew, lag_ms 0. The group's odd_timestamps counts those partitions; max_lag_ms leaves them out, and is nil when no other lagging partition has a lag in time. Records deleted before the group read them (records_lost) are lag: the partition's lag_ms is the age of the oldest record left, a floor, and time_unknown says the lag is more; sort = "lag_ms" puts such partitions, and their groups, first.
 ---
 ---To look at the worst first: only_lagging=true leaves out the partitions that do not lag (and the groups left with none), sort="lag" (or "lag_ms", with time) orders the groups and their partitions worst first, and top=N keeps each group's N worst partitions; total_lag and the other totals still count every partition.
 ---
 ---Data at risk: records_lost (with or without time) is how many records were deleted before the group read them: the log start minus the committed offset, where that is positive; the group's records_lost sums them. With time, at_risk=true marks a partition whose unread records will soon be deleted, and at_risk_by names the config: "retention.ms" when its lag in time has reached at_risk (default 0.8) of the topic's retention.ms; "retention.bytes" when the partition's size (describe_log_dirs, its largest replica) has reached at_risk of the topic's retention.bytes and the committed offset is in its oldest segment, the next one deleted (segments are not visible through the admin API: the place of the committed offset is estimated at the partition's mean record size, within segment.bytes of the log start). The group's at_risk counts them.
 ---
----Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file); nil where the store has no earlier sample at that offset. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
+---When and how many, on each partition at risk (estimates: Kafka deletes whole log segments, which the admin API does not show): next_deletion_ms is the time until retention next deletes the partition's oldest segment, next_deletion_by the config that deletes it, and next_deletion_records how many of the group's unread records go with it (0: none of them; a later deletion takes them). The oldest segment is taken to hold segment.bytes at the partition's mean record size, and to end before the first record stamped segment.ms after its oldest (list_offsets by timestamp); retention.ms deletes it when its newest record (read) is retention.ms old; retention.bytes once the partition holds retention.bytes besides it, at the pace it grew (its size over the span of its records' timestamps), and a partition already past the limit loses every whole segment over it. next_deletion_ms=0 means due: the broker deletes at its next retention check (log.retention.check.interval.ms, 5 minutes by default); while the oldest segment is still the one being written, each new record puts its deletion later. Where an estimate cannot be made (the partition's size and oldest timestamp unreadable, timestamps negative or in the future, no span of time to measure a pace by) it is nil and next_deletion_unknown says why: never 0.
+---
+---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
 ---```lua
 ---for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
@@ -1795,7 +1803,7 @@ function Client:lag_evaluate(samples, options) end
 ---
 ---Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
 ---
----max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost and at_risk are lag()'s. A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window: nil with one sample).
+---max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
 ---
 ---The window is a span of time (--state-window, 45 s by default: Burrow's 10 commits at Java's 5 s auto-commit): a partition's samples taken within it, and the newest one before it, so that from cron (runs further apart than the window) each verdict compares this run with the one before. A partition's window_ms is the time its window covers and complete that over --state-window (at most 1: Burrow's "complete", in time); the group's are its least complete partition's, samples its longest window's. With min_complete, a lagging partition on a part of a window is not judged (rule window_incomplete) and incomplete counts them: the group's status does not speak for them, and reason says so. state_file is true when the samples are kept in a --state file for the next run.
 ---
@@ -2195,7 +2203,7 @@ function Client:delete_records(deletions, options) end
 ---
 ---format says how keys, header values and values are shown: "text" (default) is the bytes as text with what could drive a terminal escaped (controls as \x1b, bytes that are not UTF-8 as \xff) in every output, JSON too; "hex" is lowercase hex, the exact bytes; "json" parses the value as JSON into a Lua value (keys and headers stay text); a value that is not JSON keeps its text and the row gets an error (INVALID_JSON).
 ---
----Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it.
+---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
@@ -2778,7 +2786,7 @@ function kafka.sleep(ms) end
 ---
 ---fn is a function or a chunk of Lua code, run as the prompt runs it (an expression's values are shown). Each refresh runs it, then waits for the rest of interval seconds (default 2, between 0.1 and 3600).
 ---
----A lag() result (its groups, or one group) is shown per group and partition: the lag, the change since the last refresh, the consume rate (committed offsets) and produce rate (end offsets) in records/s, and the time left to zero lag at the pace the lag fell, with a bar scaled to the largest lag. The rates and the ETA are measured over the last window refreshes (default 5): "-" until there are two, "0s" for a partition that does not lag, "never" for one whose lag did not fall. Any other result is printed as the REPL prints it, with every table cell that changed since the last refresh marked with * after it (in reverse video on a terminal).
+---A lag() result (its groups, or one group) is shown per group and partition: the lag, the ETA (the time left to zero lag at the pace the lag fell), the change since the last refresh, the consume rate (committed offsets) and produce rate (end offsets) in records/s, with a bar scaled to the largest lag. The rates and the ETA are measured over the last window refreshes (default 5): "-" until there are two, "0s" for a partition that does not lag, "keeps up" for one that read in the window at least what it lags and whose lag is no more than the window's production (recent records, which each commit clears: a time to zero read off them would be noise), "never" for one whose lag did not fall (while the window is still filling, a partition whose committed offset has not moved yet shows "-": its consumer may commit less often than the window spans). A window shorter than a consumer's commit interval (Kafka Streams commits every 30 s) shows its lag rising between commits: widen it. On a narrow terminal the lag and ETA come first; long topic names are cut (…) before the figures are. Any other result is printed as the REPL prints it, with every table cell that changed since the last refresh marked with * after it (in reverse video on a terminal).
 ---
 ---On a terminal the block is redrawn in place, cut to the terminal's width and height, and Ctrl-C ends the watch: the session goes on at the prompt. Piped (run, -e, stdout not a terminal) one block per refresh is printed after a header line with the time and the refresh number, with no terminal escapes; count ends it, or Ctrl-C or SIGTERM (exit 130 or 143).
 ---
@@ -3213,13 +3221,15 @@ function list_consumer_group_offsets(group, topics, options) end
 ---
 ---A partition whose end offset cannot be listed gets lag -1 and an error, and fails its group (raised unless {partial=true}); partitions of deleted topics keep their UNKNOWN_TOPIC_OR_PARTITION error without failing the group.
 ---
----{time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (only markers and aborted records up to the end; or the records were deleted unread and none is left) and the time fields stay nil: nothing is estimated. Records deleted before the group read them (records_lost) are lag: the partition's lag_ms is the age of the oldest record left, a floor, and time_unknown says the lag is more; sort = "lag_ms" puts such partitions, and their groups, first.
+---{time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (only markers and aborted records up to the end; or the records were deleted unread and none is left) and the time fields stay nil: nothing is estimated. So they do where the record's timestamp says nothing of its age: a negative one (-1: a record without a timestamp, which Kafka allows; it read as 56 years) or one more than a minute ahead of this machine's clock (it read as 0, a stuck consumer as caught up); a record up to a minute ahead is taken as clock skew, lag_ms 0. The group's odd_timestamps counts those partitions; max_lag_ms leaves them out, and is nil when no other lagging partition has a lag in time. Records deleted before the group read them (records_lost) are lag: the partition's lag_ms is the age of the oldest record left, a floor, and time_unknown says the lag is more; sort = "lag_ms" puts such partitions, and their groups, first.
 ---
 ---To look at the worst first: only_lagging=true leaves out the partitions that do not lag (and the groups left with none), sort="lag" (or "lag_ms", with time) orders the groups and their partitions worst first, and top=N keeps each group's N worst partitions; total_lag and the other totals still count every partition.
 ---
 ---Data at risk: records_lost (with or without time) is how many records were deleted before the group read them: the log start minus the committed offset, where that is positive; the group's records_lost sums them. With time, at_risk=true marks a partition whose unread records will soon be deleted, and at_risk_by names the config: "retention.ms" when its lag in time has reached at_risk (default 0.8) of the topic's retention.ms; "retention.bytes" when the partition's size (describe_log_dirs, its largest replica) has reached at_risk of the topic's retention.bytes and the committed offset is in its oldest segment, the next one deleted (segments are not visible through the admin API: the place of the committed offset is estimated at the partition's mean record size, within segment.bytes of the log start). The group's at_risk counts them.
 ---
----Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file); nil where the store has no earlier sample at that offset. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
+---When and how many, on each partition at risk (estimates: Kafka deletes whole log segments, which the admin API does not show): next_deletion_ms is the time until retention next deletes the partition's oldest segment, next_deletion_by the config that deletes it, and next_deletion_records how many of the group's unread records go with it (0: none of them; a later deletion takes them). The oldest segment is taken to hold segment.bytes at the partition's mean record size, and to end before the first record stamped segment.ms after its oldest (list_offsets by timestamp); retention.ms deletes it when its newest record (read) is retention.ms old; retention.bytes once the partition holds retention.bytes besides it, at the pace it grew (its size over the span of its records' timestamps), and a partition already past the limit loses every whole segment over it. next_deletion_ms=0 means due: the broker deletes at its next retention check (log.retention.check.interval.ms, 5 minutes by default); while the oldest segment is still the one being written, each new record puts its deletion later. Where an estimate cannot be made (the partition's size and oldest timestamp unreadable, timestamps negative or in the future, no span of time to measure a pace by) it is nil and next_deletion_unknown says why: never 0.
+---
+---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
 ---```lua
 ---for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
@@ -3263,7 +3273,7 @@ function lag_evaluate(samples, options) end
 ---
 ---Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
 ---
----max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost and at_risk are lag()'s. A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window: nil with one sample).
+---max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
 ---
 ---The window is a span of time (--state-window, 45 s by default: Burrow's 10 commits at Java's 5 s auto-commit): a partition's samples taken within it, and the newest one before it, so that from cron (runs further apart than the window) each verdict compares this run with the one before. A partition's window_ms is the time its window covers and complete that over --state-window (at most 1: Burrow's "complete", in time); the group's are its least complete partition's, samples its longest window's. With min_complete, a lagging partition on a part of a window is not judged (rule window_incomplete) and incomplete counts them: the group's status does not speak for them, and reason says so. state_file is true when the samples are kept in a --state file for the next run.
 ---
@@ -3663,7 +3673,7 @@ function delete_records(deletions, options) end
 ---
 ---format says how keys, header values and values are shown: "text" (default) is the bytes as text with what could drive a terminal escaped (controls as \x1b, bytes that are not UTF-8 as \xff) in every output, JSON too; "hex" is lowercase hex, the exact bytes; "json" parses the value as JSON into a Lua value (keys and headers stay text); a value that is not JSON keeps its text and the row gets an error (INVALID_JSON).
 ---
----Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it.
+---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---

@@ -19,6 +19,7 @@ import (
 // The notation:
 //
 //	string int number bool time error   scalars; time is epoch milliseconds
+//	duration rate                       duration is milliseconds (lag_ms), rate per second
 //	json                                a value decoded from JSON (peek's values)
 //	{k=T, k2=T}                         a record, fields in declared order
 //	{T...}                              a list of T
@@ -53,6 +54,14 @@ const (
 	// 3339 (UTC, milliseconds) in tables; a negative value (-1: unknown)
 	// prints as the number.
 	KindTime ShapeKind = "time"
+	// KindDuration is a length of time in milliseconds (lag_ms, stuck_ms):
+	// a number in Lua, JSON and YAML, as a person reads it in tables
+	// (Duration: 450ms, 12.3s, 4m10s); a negative one stays the number.
+	KindDuration ShapeKind = "duration"
+	// KindRate is a number per second (records/s): a number in Lua, JSON
+	// and YAML, rounded in tables (Rate: 11.4, 0.052), where
+	// 11.356151627336526 said nothing more.
+	KindRate ShapeKind = "rate"
 	// KindError is an error value ({code=, message=, retriable=, ...}):
 	// a batch item's failure.
 	KindError ShapeKind = "error"
@@ -65,7 +74,7 @@ const (
 	KindRecord ShapeKind = "record"
 )
 
-var scalarKinds = []ShapeKind{KindString, KindInt, KindNumber, KindBool, KindTime, KindError, KindJSON}
+var scalarKinds = []ShapeKind{KindString, KindInt, KindNumber, KindBool, KindTime, KindDuration, KindRate, KindError, KindJSON}
 
 // Field is the shape of a record's key; nil when s has no such key.
 func (s *Shape) Field(key string) *Shape {

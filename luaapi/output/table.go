@@ -2,11 +2,9 @@ package output
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -444,11 +442,7 @@ func appendCell(dst []byte, g *Guard, key, v lua.LValue, fs *Shape) ([]byte, err
 		return append(dst, CellText(string(v))...), nil
 	case lua.LNumber:
 		start := len(dst)
-		if fs.Is(KindTime) {
-			dst = appendTime(dst, v)
-		} else {
-			dst = appendLuaNumber(dst, v)
-		}
+		dst = appendNumber(dst, v, fs)
 		return dst, g.Count(key, len(dst)-start)
 	case lua.LBool:
 		s := strconv.FormatBool(bool(v))
@@ -457,29 +451,6 @@ func appendCell(dst []byte, g *Guard, key, v lua.LValue, fs *Shape) ([]byte, err
 	s, err := cell(g, key, v, fs, false)
 	return append(dst, s...), err
 }
-
-// appendLuaNumber appends n as tostring(n) writes it.
-func appendLuaNumber(dst []byte, n lua.LNumber) []byte {
-	if f := float64(n); f == float64(int64(n)) {
-		return strconv.AppendInt(dst, int64(n), 10)
-	}
-	return strconv.AppendFloat(dst, float64(n), 'g', -1, 64)
-}
-
-// appendTime appends epoch milliseconds as RFC 3339 in UTC with
-// milliseconds (2026-12-01T03:58:14.123Z), the same width on every row. A
-// negative value (Kafka's -1: unknown, none) or one that is not an integer
-// stays a number.
-func appendTime(dst []byte, n lua.LNumber) []byte {
-	f := float64(n)
-	if f < 0 || f != math.Trunc(f) || f > maxTimeMillis {
-		return appendLuaNumber(dst, n)
-	}
-	return time.UnixMilli(int64(f)).UTC().AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")
-}
-
-// maxTimeMillis is the end of year 9999, past which RFC 3339 has no form.
-const maxTimeMillis = 253402300799999
 
 // cell renders one value, found under key, inside a table (see
 // appendCell); fs is its declared shape, or nil. nested: the value is
@@ -499,11 +470,7 @@ func cell(g *Guard, key, v lua.LValue, fs *Shape, nested bool) (string, error) {
 		}
 		return CellText(string(v)), nil
 	case lua.LNumber:
-		if fs.Is(KindTime) {
-			s = string(appendTime(nil, v))
-		} else {
-			s = v.String()
-		}
+		s = string(appendNumber(nil, v, fs))
 	case lua.LBool:
 		s = strconv.FormatBool(bool(v))
 	case *lua.LTable:
