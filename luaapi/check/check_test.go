@@ -49,7 +49,7 @@ d:delete_topics(42)
 d:lagg()
 create_partitions{orders = 70000000000}
 list_offsets(topic, "newest")
-describe_cluster(1)
+describe_quorum(1)
 lag({"g"}, {partial = true}, 3)
 local ok = pcall(delete_groups, {"g"}, {if_exist = true})
 print(os.exit, string.fromat)
@@ -76,7 +76,7 @@ func TestCheckFindsSeededMistakesAtTheirLines(t *testing.T) {
 		`15:3: unknown method 'lagg' of a client (did you mean 'lag'?)`,
 		`16:1: create_partitions: totals: orders: must be a partition count between 1 and 2147483647, got 70000000000`,
 		`17:1: list_offsets: at: must be one of "earliest", "latest"`,
-		`18:1: describe_cluster: takes no arguments, got 1`,
+		`18:1: describe_quorum: takes no arguments, got 1`,
 		`19:1: lag: takes at most 2 arguments, lag([groups][, {`,
 		`20:18: delete_groups: options: unknown key "if_exist" (did you mean "if_exists"?)`,
 		`21:10: unknown field 'exit' of os`,
@@ -171,7 +171,7 @@ func TestCallFindingsAreWhatTheRuntimeRaises(t *testing.T) {
 		`delete_topics("x", {if_exists = "yes"})`,
 		`create_partitions{orders = 70000000000}`,
 		`list_offsets("t", "newest")`,
-		`describe_cluster(1)`,
+		`describe_quorum(1)`,
 		`lag({"g"}, {partial = true}, 3)`,
 		`lag{partal = true}`,
 		`alter_configs{{topic = "t", set = {a = "1"}, remove = {"x"}}}`,
