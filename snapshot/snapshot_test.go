@@ -81,8 +81,8 @@ func TestSnapshotOfACopyIsItsFixture(t *testing.T) {
 // Records only when asked, a bounded number per partition, values
 // redactable; --match keeps the names it matches.
 func TestSnapshotRecordsRedactionAndMatch(t *testing.T) {
-	_, c, cl := copyOf(t, `{"topics": [{"name": "orders", "partitions": 1}, {"name": "other", "partitions": 1}],
-  "groups": [{"name": "orders-app"}, {"name": "other-app"}]}`)
+	_, c, cl := copyOf(t, `{"topics": [{"name": "orders", "partitions": 1}, {"name": "other", "partitions": 1, "records": 1}],
+  "groups": [{"name": "other-app", "offsets": {"other": [1]}}]}`)
 	kcl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs...), kgo.DefaultProduceTopic("orders"))
 	require.NoError(t, err)
 	defer kcl.Close()
