@@ -207,8 +207,7 @@ type registered struct {
 // file runs one test file: once to learn its tests and fixture (no
 // cluster), then each test in a state and a cluster of its own.
 func (r *runner) file(ctx context.Context, path string) []Result {
-	src, err := boundedfile.Read(path, luaapi.MaxScriptBytes)
-	if err != nil {
+	if _, err := boundedfile.Read(path, luaapi.MaxScriptBytes); err != nil {
 		return []Result{{File: path, Name: "(file)", Failed: true, Message: "cannot read the test file: " + err.Error()}}
 	}
 	start := time.Now()
@@ -223,7 +222,9 @@ func (r *runner) file(ctx context.Context, path string) []Result {
 	col := &collected{}
 	t := &testEnv{r: r, rt: rt, file: path, collect: col}
 	t.install()
-	_, err = rt.DoString(ctx, path, string(src))
+	// As a script: arg[0] is the file, and require finds modules beside it
+	// (a plugin's test requires the plugin).
+	_, err = rt.DoFile(ctx, path, nil)
 	rt.Close()
 	if err != nil {
 		return []Result{{File: path, Name: "(file)", Failed: true, Message: err.Error(), Output: out.String(), Duration: time.Since(start)}}
@@ -239,7 +240,7 @@ func (r *runner) file(ctx context.Context, path string) []Result {
 		if r.o.Run != nil && !r.o.Run.MatchString(reg.name) {
 			continue
 		}
-		results = append(results, r.test(ctx, path, src, col, i))
+		results = append(results, r.test(ctx, path, col, i))
 		if ctx.Err() != nil {
 			break
 		}
@@ -283,7 +284,7 @@ func (r *runner) fixtureFile(path string) (*fixture.Fixture, error) {
 }
 
 // test runs test i of a file in a fresh state on a fresh cluster.
-func (r *runner) test(ctx context.Context, path string, src []byte, col *collected, i int) (res Result) {
+func (r *runner) test(ctx context.Context, path string, col *collected, i int) (res Result) {
 	reg := col.tests[i]
 	res = Result{File: path, Name: reg.name}
 	start := time.Now()
@@ -334,7 +335,7 @@ func (r *runner) test(ctx context.Context, path string, src []byte, col *collect
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := rt.DoString(tctx, path, string(src))
+		_, err := rt.DoFile(tctx, path, nil)
 		if err == nil {
 			if len(t.collect.tests) <= i || t.collect.tests[i].name != reg.name {
 				err = fmt.Errorf("%s registers other tests when run again (test %d is no longer %q): register tests unconditionally", path, i+1, reg.name)
