@@ -68,6 +68,20 @@ func TestSnapshotOfACopyIsItsFixture(t *testing.T) {
 	assert.Empty(t, got.Unread)
 	assert.Equal(t, "prod", got.Source.ClusterID)
 	want.Source = got.Source
+
+	// A copy of a snapshot answers with another id: what is written in an
+	// audit log on the copy is never taken for the original's.
+	snap, err := fixture.Parse(mustMarshal(t, got), fixture.ParseOptions{})
+	require.NoError(t, err)
+	c2, err := fixture.Start(ctxT(t), snap)
+	require.NoError(t, err)
+	defer c2.Close()
+	cl2, err := engine.New(engine.Config{Brokers: c2.Addrs})
+	require.NoError(t, err)
+	defer cl2.Close()
+	id, err := cl2.ClusterID(ctxT(t))
+	require.NoError(t, err)
+	assert.Equal(t, "copy-of-prod", id)
 	// orders[1] is empty: a snapshot lists the partitions that hold
 	// offsets.
 	assert.Equal(t, want, *got)
@@ -76,6 +90,12 @@ func TestSnapshotOfACopyIsItsFixture(t *testing.T) {
 	b, err := fixture.Marshal(got)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "not in the snapshot", "no password, ever")
+}
+
+func mustMarshal(t *testing.T, f *fixture.Fixture) []byte {
+	b, err := fixture.Marshal(f)
+	require.NoError(t, err)
+	return b
 }
 
 // Records only when asked, a bounded number per partition, values

@@ -173,4 +173,3 @@ func snapshotOf(ctx context.Context, c *fixture.Cluster) (*fixture.Fixture, erro
 	}
 	return f, nil
 }
-

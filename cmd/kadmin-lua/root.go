@@ -101,9 +101,9 @@ type app struct {
 	st       *State
 	sigs     *signalWatcher
 	flags    globalFlags
-	audit    auditState    // safety.go
-	state    stateHolder   // lagstate.go
-	embedded *demo.Cluster // embedded.go
+	audit    auditState       // safety.go
+	state    stateHolder      // lagstate.go
+	embedded *demo.Cluster    // embedded.go
 	copy     *fixture.Cluster // fixture.go: --fixture's in-process cluster
 }
 
