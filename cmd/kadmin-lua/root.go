@@ -101,10 +101,11 @@ type app struct {
 	st       *State
 	sigs     *signalWatcher
 	flags    globalFlags
-	audit    auditState       // safety.go
-	state    stateHolder      // lagstate.go
-	embedded *demo.Cluster    // embedded.go
-	copy     *fixture.Cluster // fixture.go: --fixture's in-process cluster
+	audit    auditState    // safety.go
+	state    stateHolder   // lagstate.go
+	embedded *demo.Cluster // embedded.go
+
+	copy *fixture.Cluster // fixture.go: --fixture's in-process cluster
 }
 
 type globalFlags struct {
