@@ -51,7 +51,7 @@ func Diff(before, after *fixture.Fixture) []Change {
 		case a == nil:
 			add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionDelete, Name: name})
 		default:
-			if cs := configChanges(b.Configs, a.Configs); len(cs) > 0 {
+			if cs := valueChanges(b.Configs, a.Configs); len(cs) > 0 {
 				add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionAlter, Name: name, Configs: cs})
 			}
 			if a.ReplicationFactor != b.ReplicationFactor {
@@ -138,35 +138,17 @@ func unionKeys[V any](a, b map[string]V) []string {
 	return keys
 }
 
-func configChanges(before, after map[string]string) []engine.ConfigChange {
-	var out []engine.ConfigChange
+// valueChanges are the keys whose values differ from before to after:
+// configs (engine.ConfigChange) or quotas (engine.QuotaChange).
+func valueChanges[V comparable](before, after map[string]V) []engine.ValueChange[V] {
+	var out []engine.ValueChange[V]
 	for _, k := range unionKeys(before, after) {
 		b, bok := before[k]
 		a, aok := after[k]
 		if bok == aok && b == a {
 			continue
 		}
-		c := engine.ConfigChange{Key: k}
-		if bok {
-			c.Before = &b
-		}
-		if aok {
-			c.After = &a
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func valueChanges(before, after map[string]float64) []engine.QuotaChange {
-	var out []engine.QuotaChange
-	for _, k := range unionKeys(before, after) {
-		b, bok := before[k]
-		a, aok := after[k]
-		if bok == aok && b == a {
-			continue
-		}
-		c := engine.QuotaChange{Key: k}
+		c := engine.ValueChange[V]{Key: k}
 		if bok {
 			c.Before = &b
 		}
