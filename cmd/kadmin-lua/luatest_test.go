@@ -67,6 +67,24 @@ func TestTestCommandFixtureFlag(t *testing.T) {
 	require.Equal(t, ExitOK, c.run("--fixture", filepath.Join(dir, "prod.json"), "test", dir), c.stdout.String())
 }
 
+// --dry-run holds in a test as in every run mode: nothing is changed,
+// nothing is written to the audit log, and a runbook's run is dry too.
+func TestTestCommandDryRun(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"d_test.lua": `fixture{topics = {{name = "orders", partitions = 2}}}
+test("dry", function()
+  local r = create_topics{"new"}
+  expect(r[1].dry_run):is(true)
+  expect(#list_topics()):is(1)
+  local run = run("add-partitions", "orders", "4")
+  expect(run.rows[1].dry_run):is(true)
+  expect(#describe_topics("orders")[1].partitions):is(2)
+  expect(audit()):has_length(0)
+end)`})
+	c := newCLI(t)
+	require.Equal(t, ExitOK, c.run("--dry-run", "test", dir), c.stdout.String())
+	assert.Contains(t, c.stdout.String(), "1 passed, 0 failed")
+}
+
 // -run becomes --run for test only: a script's own -run stays its own.
 func TestGoStyleTestFlags(t *testing.T) {
 	root := (&app{st: newCLI(t).state(nil)}).rootCmd()

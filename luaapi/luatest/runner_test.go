@@ -98,6 +98,20 @@ test("a snapshot before and after says what changed", function()
     {action = "create_partitions", kind = "topic", name = "orders", change = "raise topic orders partitions 6 -> 7"}}
 end)
 
+test("a latency delays requests and they still succeed", function()
+  local f = fault{api = "DescribeConfigs", latency_ms = 50, times = 2}
+  expect(describe_configs{{topic = "orders"}}[1].configs["retention.ms"].value):is("86400000")
+  expect(describe_configs{{topic = "orders"}}[1].name):is("orders")
+  describe_configs{{topic = "orders"}}
+  expect(f.hits()):is(2)
+end)
+
+test("a bad fault is refused", function()
+  expect(function() fault{api = "Nope", error = "NOT_CONTROLLER"} end):fails("unknown Kafka request Nope")
+  expect(function() fault{api = "Metadata", error = "NOT_AN_ERROR"} end):fails("unknown Kafka error")
+  expect(function() fault{api = "Metadata"} end):fails("give an error")
+end)
+
 test("a broker down", function()
   broker_down(0)
   expect(describe_cluster().brokers[1].state).never:is("live")
@@ -119,9 +133,9 @@ end, {fixture = {topics = {{name = "t", records = 2}}, groups = {{name = "g", la
 `})
 	s, out := runTests(t, Options{Paths: []string{dir}})
 	assert.Equal(t, 0, s.Failed, out)
-	assert.Equal(t, 9, s.Passed, out)
+	assert.Equal(t, 11, s.Passed, out)
 	assert.Regexp(t, `(?m)^ok    .*grow_test.lua: raises the partition count \(\d+ms\)$`, out)
-	assert.Regexp(t, `(?m)^9 passed, 0 failed \(.*\)$`, out)
+	assert.Regexp(t, `(?m)^11 passed, 0 failed \(.*\)$`, out)
 }
 
 // A bad suite fails each bad test with a message saying what was expected
