@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -136,7 +135,7 @@ values. See docs/authoring.md.`,
 
 // printSnapshotChanges prints a rehearsal's changes as the plan table, or
 // as data with -o json/yaml.
-func (a *app) printSnapshotChanges(changes []snapshot.Change, values json.RawMessage) error {
+func (a *app) printSnapshotChanges(changes []snapshot.Change, values any) error {
 	if changes == nil {
 		changes = []snapshot.Change{}
 	}

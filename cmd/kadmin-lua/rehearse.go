@@ -103,11 +103,10 @@ func (a *app) rehearse(cmd *cobra.Command, args []string, sf *snapshotFlags) err
 		return err
 	}
 	changes := snapshot.Diff(before, after)
-	var values json.RawMessage
+	var values any // the runbook's first value, as data for -o json, ndjson, yaml
 	if a.flags.output != "table" && len(vals) > 0 {
-		s, err := rt.Format(vals[:1], "json")
-		if err == nil {
-			values = json.RawMessage(s)
+		if s, err := rt.Format(vals[:1], "json"); err == nil {
+			_ = json.Unmarshal([]byte(s), &values)
 		}
 	} else if len(vals) > 0 {
 		if err := rt.Print(a.st.Stdout, vals, a.flags.output); err != nil {

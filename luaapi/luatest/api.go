@@ -33,7 +33,6 @@ type collected struct {
 	fixture *fixture.Fixture
 	// fixtureSet: fixture() was called (a second call is an error).
 	fixtureSet bool
-	fixtureErr error
 }
 
 // testEnv is one Lua state of a test file: loading it (collect only), or

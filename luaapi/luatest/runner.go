@@ -169,14 +169,15 @@ type runner struct {
 func (r *runner) report(res Result) {
 	w := r.o.Stdout
 	d := res.Duration.Round(time.Millisecond)
+	file, name := luaapi.TerminalText(res.File), luaapi.TerminalText(res.Name)
 	if !res.Failed {
-		fmt.Fprintf(w, "ok    %s: %s (%s)\n", res.File, res.Name, d)
+		fmt.Fprintf(w, "ok    %s: %s (%s)\n", file, name, d)
 		if r.o.Verbose && res.Output != "" {
 			fmt.Fprint(w, indent(res.Output))
 		}
 		return
 	}
-	fmt.Fprintf(w, "FAIL  %s: %s (%s)\n", res.File, res.Name, d)
+	fmt.Fprintf(w, "FAIL  %s: %s (%s)\n", file, name, d)
 	fmt.Fprint(w, indent(res.Message+"\n"))
 	if res.Output != "" {
 		fmt.Fprint(w, indent("output:\n"+res.Output))
@@ -228,9 +229,6 @@ func (r *runner) file(ctx context.Context, path string) []Result {
 	rt.Close()
 	if err != nil {
 		return []Result{{File: path, Name: "(file)", Failed: true, Message: err.Error(), Output: out.String(), Duration: time.Since(start)}}
-	}
-	if col.fixtureErr != nil {
-		return []Result{{File: path, Name: "(fixture)", Failed: true, Message: col.fixtureErr.Error(), Duration: time.Since(start)}}
 	}
 	if len(col.tests) == 0 {
 		return []Result{{File: path, Name: "(file)", Failed: true, Message: "the file registers no test: test(name, function() ... end)", Duration: time.Since(start)}}
