@@ -224,9 +224,14 @@ func (r *runner) file(ctx context.Context, path string) []Result {
 	t := &testEnv{r: r, rt: rt, file: path, collect: col}
 	t.install()
 	// As a script: arg[0] is the file, and require finds modules beside it
-	// (a plugin's test requires the plugin).
-	_, err = rt.DoFile(ctx, path, nil)
+	// (a plugin's test requires the plugin). Loading is bounded like a test.
+	lctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	_, err = rt.DoFile(lctx, path, nil)
+	cancel()
 	rt.Close()
+	if lctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("%s: loading the file took over %s: its top level should only register tests", path, r.o.Timeout)
+	}
 	if err != nil {
 		return []Result{{File: path, Name: "(file)", Failed: true, Message: err.Error(), Output: out.String(), Duration: time.Since(start)}}
 	}

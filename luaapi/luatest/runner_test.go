@@ -192,9 +192,11 @@ test("x", function() end)`,
 test("x", function() end)`,
 		"snap.json":  "{\n  \"topics\": [{\"name\": \"t\", \"partitions\": \"many\"}]\n}",
 		"d_test.lua": `-- no tests`,
+		"e_test.lua": `while true do end`,
 	})
-	s, out := runTests(t, Options{Paths: []string{dir}})
-	assert.Equal(t, 4, s.Failed, out)
+	s, out := runTests(t, Options{Paths: []string{dir}, Timeout: 200 * time.Millisecond})
+	assert.Equal(t, 5, s.Failed, out)
+	assert.Contains(t, out, filepath.Join(dir, "e_test.lua")+": loading the file took over 200ms")
 	assert.Contains(t, out, filepath.Join(dir, "a_test.lua")+`:2: topics #1 "t": replicas #1 (partition 0): broker 5 does not exist (brokers: 0, 1)`)
 	assert.Contains(t, out, filepath.Join(dir, "b_test.lua")+": (file)")
 	assert.Contains(t, out, filepath.Join(dir, "snap.json")+":2: topics #1: partitions: expected int, got string")
