@@ -115,6 +115,11 @@ func (r *Runtime) libConnect(c *Call) int {
 	case profile == "" && !c.Given("brokers") && !c.Given("command_config"):
 		cluster = r.opts.Cluster
 	}
+	if g := r.opts.ConnectGuard; g != nil {
+		if err := g(cfg.Brokers); err != nil {
+			return libError(L, "kafka.connect", err)
+		}
+	}
 	h := r.newHandle(cfg, "connect", cluster)
 	r.mu.Lock()
 	r.clients = append(r.clients, h)

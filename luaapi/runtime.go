@@ -28,6 +28,10 @@ type Options struct {
 	// Resolve turns kafka.connect{profile=...} into a config. nil: profiles
 	// are not supported.
 	Resolve func(profile string) (engine.Config, error)
+	// ConnectGuard, when set, is asked before kafka.connect makes a client
+	// for other brokers than the default cluster's: an error refuses the
+	// call (kadmin-lua test keeps a test on its own in-process cluster).
+	ConnectGuard func(brokers []string) error
 
 	Stdout, Stderr io.Writer
 	Stdin          io.Reader

@@ -13,6 +13,9 @@ import (
 // that do not (plan, apply, undo) all ask here, so --embedded means the
 // same everywhere.
 func (a *app) clusterConfig(cmd *cobra.Command) (engine.Config, error) {
+	if a.flags.fixture != "" {
+		return a.fixtureConfig(cmd) // fixture.go
+	}
 	if !a.flags.embedded {
 		return a.defaultConfig(cmd)
 	}
@@ -31,5 +34,8 @@ func (a *app) clusterConfig(cmd *cobra.Command) (engine.Config, error) {
 func (a *app) closeEmbedded() {
 	if a.embedded != nil {
 		a.embedded.Close()
+	}
+	if a.copy != nil {
+		a.copy.Close()
 	}
 }

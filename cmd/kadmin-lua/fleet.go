@@ -28,7 +28,7 @@ import (
 // nothing given once may go to all of them.
 func (a *app) fleetFlagsOK(cmd *cobra.Command) error {
 	for _, name := range []string{"brokers", "profile", "command-config", "sasl-mechanism", "sasl-username",
-		"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "embedded"} {
+		"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "embedded", "fixture"} {
 		if cmd.Flags().Changed(name) {
 			return usageErr(fmt.Errorf("--profiles takes each cluster's brokers and credentials from its profile: leave out --%s", name))
 		}

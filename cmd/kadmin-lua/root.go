@@ -17,6 +17,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/repl"
 )
@@ -44,7 +45,7 @@ func run(st *State) (code int) {
 	defer a.closeAudit()
 	defer a.closeState()
 	root := a.rootCmd()
-	root.SetArgs(st.Args)
+	root.SetArgs(goStyleTestFlags(root, st.Args)) // luatest.go
 	err := root.ExecuteContext(ctx)
 	if sig, exited := sigs.result(); sig != nil {
 		if !exited { // the watcher has said so already when it exited
@@ -103,6 +104,8 @@ type app struct {
 	audit    auditState    // safety.go
 	state    stateHolder   // lagstate.go
 	embedded *demo.Cluster // embedded.go
+
+	copy *fixture.Cluster // fixture.go: --fixture's in-process cluster
 }
 
 type globalFlags struct {
@@ -118,6 +121,7 @@ type globalFlags struct {
 	tlsInsecure                       bool
 	output                            string
 	dryRun, yes, embedded             bool
+	fixture                           string
 	timeout                           time.Duration
 	auditLog                          string
 	state                             stateFlags
@@ -143,6 +147,11 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
   kadmin-lua version              the version, commit, Go and franz-go versions (also --version)
   kadmin-lua completion SHELL     a bash, zsh, fish or powershell completion script
   kadmin-lua --embedded           the same on an in-process demo cluster
+  kadmin-lua --fixture FILE       the same on an in-process cluster seeded from FILE
+  kadmin-lua test [DIR|FILE...]   run *_test.lua files, each test on a fresh in-process cluster
+  kadmin-lua snapshot -o FILE     write the cluster's layout and state as a fixture file
+  kadmin-lua rehearse FILE [ARGS] run a runbook on a copy of the cluster and print what it changed
+  kadmin-lua new runbook NAME     write a runbook and its test (also: new plugin NAME)
 
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
 names), a --command-config file, or a prompt on a terminal; never from a flag.
@@ -207,6 +216,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
+	pf.StringVar(&f.fixture, "fixture", "", "start an in-process cluster seeded from FILE (a fixture or a snapshot) and use it; for test, the fixture of files that give none")
 	f.maxMemory = defaultMaxMemory
 	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
@@ -214,6 +224,10 @@ func (a *app) rootCmd() *cobra.Command {
 	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.planCmd(), a.applyCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
 	root.AddCommand(a.metaCmd())
 	root.AddCommand(a.checkCmd())
+	root.AddCommand(a.testCmd())
+	root.AddCommand(a.snapshotCmd())
+	root.AddCommand(a.rehearseCmd())
+	root.AddCommand(a.newCmd())
 	a.registerCompletions(root)
 	return root
 }
@@ -434,7 +448,7 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 		o.Env = a.scriptEnv
 	}
 	o.PluginPath, o.Output = s.dirs, f.output
-	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded
+	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded || f.fixture != ""
 	rt := luaapi.New(o)
 	if err := loadPlugins(cmd.Context(), rt); err != nil {
 		rt.Close()
