@@ -30,15 +30,18 @@ fi
 
 # A Lua language server's command-line checker for the generated editor types
 # (types/kadmin.lua, luaapi/meta): EmmyLua's, which reads LuaLS annotations and
-# .luarc.json. No Debian package has one; it builds from crates.io once (a few
-# minutes on two cores) into ~/.cargo/bin.
+# .luarc.json. No Debian package has one; it builds from crates.io once (about
+# three minutes on two cores) into ~/.cargo/bin, in the background while the
+# Go modules and the broker jars download, which wait on the network.
+cargo_pid=
 if ! command -v emmylua_check >/dev/null && [ ! -x "$HOME/.cargo/bin/emmylua_check" ]; then
   if ! command -v cargo >/dev/null; then
     echo "deps: make test needs emmylua_check: install Rust's cargo, then run cargo install --locked emmylua_check" >&2
     exit 1
   fi
   echo "deps: building emmylua_check (once, a few minutes)"
-  cargo install --locked --quiet emmylua_check --version 0.25.1
+  cargo install --locked --quiet emmylua_check --version 0.25.1 &
+  cargo_pid=$!
 fi
 
 go mod download
@@ -47,3 +50,7 @@ echo "deps: broker jars in $(bash internal/kafkatest/fetch-jars.sh)"
 for v in $(grep -v '^#' integration/compat/matrix.txt | cut -d' ' -f1 | sort -u); do
   echo "deps: Kafka $v jars in $(KADMIN_KAFKA_VERSION=$v bash internal/kafkatest/fetch-jars.sh)"
 done
+if [ -n "$cargo_pid" ]; then
+  wait "$cargo_pid" || { echo "deps: building emmylua_check failed" >&2; exit 1; }
+  echo "deps: emmylua_check built"
+fi
