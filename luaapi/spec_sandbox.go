@@ -79,6 +79,9 @@ func newSpecState(o SpecOptions) *lua.LState {
 		for _, name := range []string{"time", "date", "clock", "difftime"} {
 			kept.RawSetString(name, osLib.RawGetString(name))
 		}
+		// The rest of os (getenv, remove, exit, ...) is named as absent,
+		// rather than read as a nil to call.
+		L.SetMetatable(kept, absentMeta(L, func(k string) string { return "os." + k }))
 		L.SetGlobal("os", kept)
 	}
 	for _, name := range append([]string{"_printregs"}, specAbsent...) {
