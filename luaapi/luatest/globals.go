@@ -50,7 +50,7 @@ var (
 	fixtureSource = luaapi.OneOf(
 		luaapi.NonEmptyStr().Sample("prod.json"),
 		luaapi.MapOf[string, any](luaapi.Str(), luaapi.AnyType{}),
-	).Described("a fixture table, or a fixture or snapshot file (relative to the test file)")
+	).Described("fixture table, or a fixture or snapshot file (relative to the test file)")
 	// anyNumber: a runbook argument given as a number is passed as a
 	// string, as a shell would.
 	anyNumber = luaapi.Number(-math.MaxFloat64)
@@ -58,9 +58,9 @@ var (
 		Doc: "environment variables the runbook sees (it sees none otherwise)"}
 	runArgs = luaapi.OneOf(luaapi.Str(), anyNumber, luaapi.Record(
 		luaapi.Field{Name: "dry_run", Type: luaapi.Bool(), Doc: "run it under --dry-run"}, envOption,
-	)).Described("an argument (string or number), or the options table {dry_run=, env=} last")
+	)).Described("argument (string or number), or the options table {dry_run=, env=} last")
 	dryRunArgs = luaapi.OneOf(luaapi.Str(), anyNumber, luaapi.Record(envOption)).
-			Described("an argument (string or number), or the options table {env=} last")
+			Described("argument (string or number), or the options table {env=} last")
 	runbookName   = luaapi.NonEmptyStr().Sample("add-partitions")
 	snapshotTable = luaapi.MapOf[string, any](luaapi.Str(), luaapi.AnyType{}).Described("snapshot table (snapshot())")
 	brokerID      = luaapi.Int32(0).Named("broker id")
