@@ -113,9 +113,13 @@ func TestMetaCommandWritesTheDefinitions(t *testing.T) {
 	assert.Contains(t, string(defs), "function empty_topics(...) end", "the plugin's function")
 	_, err = os.ReadFile(filepath.Join(dir, meta.LuaRCFile))
 	require.NoError(t, err)
+	testDefs, err := os.ReadFile(filepath.Join(dir, meta.LuaLSTestFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(testDefs), "\nfunction test(name, fn, options) end\n", "the test functions")
 	std, err := os.ReadFile(rc)
 	require.NoError(t, err)
 	assert.Contains(t, string(std), `std = "kadmin"`)
+	assert.Contains(t, string(std), `files["/**/*_test.lua"] = {std = "+kadmin_test"}`)
 
 	c = newCLI(t)
 	require.Equal(t, ExitOK, c.run("meta", "--luacheck", "-"))
