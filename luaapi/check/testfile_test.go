@@ -67,23 +67,16 @@ func TestCheckKnowsTheTestFunctionsInATestFile(t *testing.T) {
 // raises for that call: both read it through the declaration in
 // luatest.Globals.
 func TestTestCallFindingsAreWhatTheRunnerRaises(t *testing.T) {
-	calls := []string{
-		`fault{api = "Metadata", eror = "NOT_CONTROLLER"}`,
-		`fault{api = "Metadta", error = "NOT_CONTROLLER"}`,
-		`fault{api = "Metadata", latency_ms = 0}`,
-		`run("x", "a", {dryrun = true})`,
-		`dry_run("x", {dry_run = true})`,
-		`broker_down("one")`,
-		`snapshot{record = 1}`,
-		`cluster(1)`,
-		`assert.same(1, 1, "m", 4)`,
-		`assert.are.equal(1, 1, 2)`,
-		`assert.has_error("not a function")`,
-		`expect(1, 2)`,
-		`expect({}):has_length("three")`,
-		`expect(true).never:is_true(false)`,
-		`test("inner", function() end, {timeout = 0})`,
-		`test("inner", function() end, {fixtures = "f"})`,
+	calls := []string{ // one of each way a call is declared
+		`fault{api = "Metadata", eror = "NOT_CONTROLLER"}`, // a table of named arguments
+		`fault{api = "Metadta", error = "NOT_CONTROLLER"}`, // a name checked by the runner's own reader
+		`run("x", "a", {dryrun = true})`,                   // a variadic argument, then options
+		`broker_down("one")`,                               // a Kafka width
+		`cluster(1)`,                                       // no arguments
+		`assert.are.same(1, 1, "m", 4)`,                    // a check of assert.lua's, through an alias
+		`expect({}):has_length("three")`,                   // an expectation's method
+		`test("inner", function() end, {fixtures = "f"})`,  // an options table
+		`fixture(5)`, // one of two kinds
 	}
 	var src strings.Builder
 	want := map[string]string{}

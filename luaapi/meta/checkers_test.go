@@ -136,16 +136,25 @@ c:delete_topics(42)
 c:lagg()
 `
 
-func TestLuaLSDefinitionsTypeCheckARunbook(t *testing.T) {
-	dir := lualsWorkspace(t, map[string]string{"clean.lua": cleanRunbook, "bad.lua": badRunbook})
+// badLines runs emmylua_check over a workspace of a clean script and a
+// bad one, holds the clean one and the definitions to no diagnostic, and
+// returns the bad one's diagnostic codes by line.
+func badLines(t *testing.T, clean, cleanSrc, bad, badSrc string) map[int][]string {
+	t.Helper()
+	dir := lualsWorkspace(t, map[string]string{clean: cleanSrc, bad: badSrc})
 	found := map[int][]string{}
 	for _, d := range emmyluaCheck(t, dir) {
-		assert.NotEqual(t, "clean.lua", d.File, "the clean runbook: %+v", d)
-		assert.NotEqual(t, LuaLSFile, d.File, "the definitions themselves: %+v", d)
-		if d.File == "bad.lua" {
+		assert.NotEqual(t, clean, d.File, "the clean script: %+v", d)
+		assert.NotContains(t, []string{LuaLSFile, LuaLSTestFile}, d.File, "the definitions themselves: %+v", d)
+		if d.File == bad {
 			found[d.Line] = append(found[d.Line], d.Code)
 		}
 	}
+	return found
+}
+
+func TestLuaLSDefinitionsTypeCheckARunbook(t *testing.T) {
+	found := badLines(t, "clean.lua", cleanRunbook, "bad.lua", badRunbook)
 	for line, code := range map[int]string{
 		1: "param-type-mismatch", // partitions = true
 		2: "undefined-global",    // lagg
@@ -193,15 +202,7 @@ local _, real = assert.dry_run_matches("x"); print(real.rowz)
 `
 
 func TestLuaLSTestDefinitionsTypeCheckATestFile(t *testing.T) {
-	dir := lualsWorkspace(t, map[string]string{"clean_test.lua": cleanTestFile, "bad_test.lua": badTestFile})
-	found := map[int][]string{}
-	for _, d := range emmyluaCheck(t, dir) {
-		assert.NotEqual(t, "clean_test.lua", d.File, "the clean test file: %+v", d)
-		assert.NotEqual(t, LuaLSTestFile, d.File, "the test definitions themselves: %+v", d)
-		if d.File == "bad_test.lua" {
-			found[d.Line] = append(found[d.Line], d.Code)
-		}
-	}
+	found := badLines(t, "clean_test.lua", cleanTestFile, "bad_test.lua", badTestFile)
 	for line, code := range map[int]string{
 		1: "undefined-global",     // tset
 		2: "param-type-mismatch",  // a number for the test's name
