@@ -88,9 +88,10 @@ func expectCheck(name, what string) Global {
 		Summary: "Fail unless the value is " + what + "."}}
 }
 
-// Globals are the test functions, in the order docs/authoring.md describes
-// them. TestGlobalsAreInstalled keeps the list and a test file's state in
-// step, both ways.
+// Globals are the test functions: the runner's own, then expect with an
+// expectation's checks, then assert with its fields (the order the editor
+// definitions list them in). TestGlobalsAreInstalled keeps the list and a
+// test file's state in step, both ways.
 var Globals = []Global{
 	{Func: &luaapi.Func{Name: "test", Params: []luaapi.Param{
 		{Name: "name", Type: luaapi.NonEmptyStr(), Doc: "the test's name, as reports and -run show it"},
