@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/topicname"
 )
 
 // The argument types of Kafka's own fields, declared once so every function
@@ -14,7 +16,7 @@ var (
 	// topicName follows Kafka's rules (org.apache.kafka.common.internals.Topic):
 	// 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..". It names an
 	// existing topic: the REPL completes it with the cluster's topics.
-	topicName = NonEmptyStr().Checked("topic name", checkTopicName).Sample("t").Naming(NameTopic)
+	topicName = NonEmptyStr().Checked("topic name", topicname.Check).Sample("t").Naming(NameTopic)
 	// newTopicName is a topic to be created: checked as topicName, never
 	// completed with the names already taken.
 	newTopicName = topicName.Naming("")
@@ -44,23 +46,6 @@ var (
 // maxDurationMillis is the longest duration in milliseconds a time.Duration holds
 // (about 292 years): a larger one would overflow when converted.
 const maxDurationMillis = math.MaxInt64 / int64(time.Millisecond)
-
-const maxTopicNameLength = 249
-
-func checkTopicName(s string) error {
-	switch {
-	case s == "." || s == "..":
-		return fmt.Errorf("cannot be %q (Kafka refuses it as a topic name)", s)
-	case len(s) > maxTopicNameLength:
-		return fmt.Errorf("is %d characters long; Kafka allows at most %d in a topic name", len(s), maxTopicNameLength)
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return fmt.Errorf("%q has %q; Kafka allows only ASCII letters, digits, '.', '_' and '-' in a topic name", s, r)
-		}
-	}
-	return nil
-}
 
 func checkPrincipal(s string) error {
 	i := strings.IndexByte(s, ':')

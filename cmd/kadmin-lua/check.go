@@ -32,8 +32,12 @@ flags a runbook reads but does not declare (scripts/lib/args.lua); plugin
 tables of the wrong shape. Then, for each file, the calls that can change
 the cluster (destructive ones marked), with their lines.
 
-A directory is searched for *.lua files (not *_test.lua). The plugins loaded
-(--plugin-path, ...) are known: their functions are globals. --json prints
+A test file (*_test.lua, run by kadmin-lua test) also has the test functions
+(test, fixture, run, expect, assert.same, fault, ...): their names are known
+and their calls are checked as the test runner reads them.
+
+A directory is searched for *.lua files, test files included. The plugins
+loaded (--plugin-path, ...) are known: their functions are globals. --json prints
 {"files": [{"file", "findings", "changes"}]}.
 Exit codes: 0 nothing found, 2 findings, 1 a file cannot be read.`,
 		Args: cobra.MinimumNArgs(1),
@@ -83,7 +87,7 @@ Exit codes: 0 nothing found, 2 findings, 1 a file cannot be read.`,
 }
 
 // checkFiles expands the arguments: files as given, directories to their
-// *.lua files (tests, *_test.lua, are run by kadmin-lua test).
+// *.lua files, test files (*_test.lua) among them.
 func checkFiles(args []string) ([]string, error) {
 	var out []string
 	for _, arg := range args {
@@ -100,7 +104,7 @@ func checkFiles(args []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(p, ".lua") && !strings.HasSuffix(p, "_test.lua") {
+			if !d.IsDir() && strings.HasSuffix(p, ".lua") {
 				found = append(found, p)
 			}
 			return nil

@@ -10,23 +10,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/meta"
 )
-
-func writeLua(t *testing.T, dir, name, src string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
-	return p
-}
 
 // gcc-style lines, exit 2 on findings, then the changes as notes; no
 // cluster is needed (unreachable brokers do not matter).
 func TestCheckCommandFindings(t *testing.T) {
-	dir := t.TempDir()
-	bad := writeLua(t, dir, "bad.lua", "lagg()\ndelete_topics(\"t\", {if_exist = true})\n")
-	good := writeLua(t, dir, "good.lua", "local rows = list_topics()\nreturn rows\n")
+	dir := testfiles.Tree(t, map[string]string{
+		"bad.lua":  "lagg()\ndelete_topics(\"t\", {if_exist = true})\n",
+		"good.lua": "local rows = list_topics()\nreturn rows\n",
+	})
+	bad, good := filepath.Join(dir, "bad.lua"), filepath.Join(dir, "good.lua")
 	c := newCLI(t)
 	c.env["KADMIN_BROKERS"] = closedPort(t)
 	require.Equal(t, ExitUsage, c.run("check", good, bad))
@@ -42,9 +37,11 @@ func TestCheckCommandFindings(t *testing.T) {
 }
 
 func TestCheckCommandJSON(t *testing.T) {
-	dir := t.TempDir()
-	bad := writeLua(t, dir, "bad.lua", "create_topics{{name = \"t\", partitions = 0}}\nlocal x = = 1\n")
-	ok := writeLua(t, dir, "ok.lua", "create_topics{\"t\"}\n")
+	dir := testfiles.Tree(t, map[string]string{
+		"bad.lua": "create_topics{{name = \"t\", partitions = 0}}\nlocal x = = 1\n",
+		"ok.lua":  "create_topics{\"t\"}\n",
+	})
+	bad, ok := filepath.Join(dir, "bad.lua"), filepath.Join(dir, "ok.lua")
 	c := newCLI(t)
 	require.Equal(t, ExitUsage, c.run("check", "--json", ok, bad))
 	var out struct {
@@ -74,7 +71,8 @@ func TestCheckCommandJSON(t *testing.T) {
 	assert.Equal(t, 2, out.Files[1].Findings[0].Line)
 }
 
-// A directory is its *.lua files, tests left out; what ships is clean.
+// A directory is its *.lua files, test files among them; what ships is
+// clean, the runbooks' tests (scripts/tests) included.
 func TestCheckCommandOnTheShippedRunbooks(t *testing.T) {
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("--plugin-path", "../../examples/plugins", "check", "../../scripts", "../../examples"))
@@ -84,11 +82,13 @@ func TestCheckCommandOnTheShippedRunbooks(t *testing.T) {
 		assert.Contains(t, line, ": note: ", "only notes: %s", line)
 	}
 
-	dir := t.TempDir()
-	writeLua(t, dir, "x_test.lua", "lagg()\n")
-	writeLua(t, dir, "lib/y.lua", "return {}\n")
+	dir := testfiles.Tree(t, map[string]string{
+		"x_test.lua": "test(\"x\", function() expect(lagg()):is(1) end)\n",
+		"lib/y.lua":  "return {}\n",
+	})
 	c = newCLI(t)
-	require.Equal(t, ExitOK, c.run("check", dir))
+	require.Equal(t, ExitUsage, c.run("check", dir))
+	assert.Equal(t, filepath.Join(dir, "x_test.lua")+":1:29: unknown global 'lagg' (did you mean 'lag'?)\n", c.stdout.String())
 }
 
 func TestCheckCommandMistakes(t *testing.T) {
@@ -113,9 +113,13 @@ func TestMetaCommandWritesTheDefinitions(t *testing.T) {
 	assert.Contains(t, string(defs), "function empty_topics(...) end", "the plugin's function")
 	_, err = os.ReadFile(filepath.Join(dir, meta.LuaRCFile))
 	require.NoError(t, err)
+	testDefs, err := os.ReadFile(filepath.Join(dir, meta.LuaLSTestFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(testDefs), "\nfunction test(name, fn, options) end\n", "the test functions")
 	std, err := os.ReadFile(rc)
 	require.NoError(t, err)
 	assert.Contains(t, string(std), `std = "kadmin"`)
+	assert.Contains(t, string(std), `files["/**/*_test.lua"] = {std = "+kadmin_test"}`)
 
 	c = newCLI(t)
 	require.Equal(t, ExitOK, c.run("meta", "--luacheck", "-"))

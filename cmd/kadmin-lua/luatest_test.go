@@ -11,24 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/fixture"
+	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
 )
-
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	return dir
-}
 
 // kadmin-lua test: a good suite exits 0, a bad one 1 with the failure and
 // the closing line; -run and --junit as Go's and CI's; nothing to run is a
 // usage error.
 func TestTestCommand(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"good_test.lua": `fixture{topics = {{name = "orders", partitions = 2}}}
 test("two partitions", function() expect(#describe_topics("orders")[1].partitions):is(2) end)`,
 		"bad_test.lua": `test("wrong count", function() expect(#list_topics()):is(5) end)
@@ -59,7 +49,7 @@ test("right count", function() expect(#list_topics()):is(0) end)`,
 
 // --fixture gives the files without a fixture theirs.
 func TestTestCommandFixtureFlag(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"f_test.lua": `test("the fixture's topic", function() expect(list_topics()[1].name):is("payments") end)`,
 		"prod.json":  `{"topics": [{"name": "payments", "partitions": 3}]}`,
 	})
@@ -70,7 +60,7 @@ func TestTestCommandFixtureFlag(t *testing.T) {
 // --dry-run holds in a test as in every run mode: nothing is changed,
 // nothing is written to the audit log, and a runbook's run is dry too.
 func TestTestCommandDryRun(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"d_test.lua": `fixture{topics = {{name = "orders", partitions = 2}}}
+	dir := testfiles.Tree(t, map[string]string{"d_test.lua": `fixture{topics = {{name = "orders", partitions = 2}}}
 test("dry", function()
   local r = create_topics{"new"}
   expect(r[1].dry_run):is(true)
@@ -129,7 +119,7 @@ return {topics = out, retention = cfg.value, source = cfg.source, lag = lag.tota
 
 // A malformed fixture is refused with its line, exit 2.
 func TestFixtureFlagRefusesABadFile(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"bad.json": "{\n \"brokers\": 2,\n \"topics\": [{\"name\": \"t\", \"replicas\": [[0, 9]]}]\n}"})
+	dir := testfiles.Tree(t, map[string]string{"bad.json": "{\n \"brokers\": 2,\n \"topics\": [{\"name\": \"t\", \"replicas\": [[0, 9]]}]\n}"})
 	c := newCLI(t)
 	assert.Equal(t, ExitUsage, c.run("--fixture", filepath.Join(dir, "bad.json"), "-e", "return 1"))
 	assert.Contains(t, c.stderr.String(), filepath.Join(dir, "bad.json")+`:3: topics #1 "t": replicas #1 (partition 0): broker 9 does not exist (brokers: 0, 1)`)
@@ -152,7 +142,7 @@ func TestRehearseChangesOnlyTheCopy(t *testing.T) {
 
 	// The runbook's exit code is rehearse's; a runbook reaching for
 	// another cluster is refused.
-	dir := writeFiles(t, map[string]string{"away.lua": `kafka.connect{brokers = "` + cl.addrs + `"}:list_topics()`})
+	dir := testfiles.Tree(t, map[string]string{"away.lua": `kafka.connect{brokers = "` + cl.addrs + `"}:list_topics()`})
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "rehearse", "add-partitions", "orders", "2"), c.stderr.String())
 	assert.Contains(t, c.stdout.String(), "No changes: Rehearsal changed nothing.")
 	assert.Equal(t, ExitScript, c.run("-b", cl.addrs, "rehearse", filepath.Join(dir, "away.lua")))

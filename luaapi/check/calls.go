@@ -31,6 +31,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		w.expr(e.Receiver)
 		if l := w.receiverLocal(e.Receiver); l != nil && l.client {
 			w.clientMethod(e)
+		} else if w.isExpectation(e.Receiver) {
+			w.expectation(e)
 		}
 	}
 	for i, a := range e.Args {
@@ -65,6 +67,9 @@ func (w *walker) callee(e *ast.FuncCallExpr) *callee {
 	if e.Func != nil {
 		return w.calleeOf(e.Func)
 	}
+	if w.isExpectation(e.Receiver) {
+		return testCallee(w.test["expectation"][e.Method], e.Method, true)
+	}
 	f := luaapi.Lookup(e.Method)
 	if f == nil || !f.IsAdmin() {
 		return nil
@@ -87,7 +92,7 @@ func (w *walker) calleeOf(e ast.Expr) *callee {
 	name := strings.Join(path, ".")
 	f := luaapi.Lookup(name)
 	if f == nil {
-		return nil
+		return testCallee(w.test.at(path), path[len(path)-1], false)
 	}
 	return &callee{fn: f, name: name, anchor: path[len(path)-1], sure: true}
 }
@@ -102,6 +107,9 @@ func (w *walker) receiverLocal(e ast.Expr) *local {
 	}
 	if strings.Join(w.builtinPath(e), ".") == "kafka.default" {
 		return &local{kind: lua.LTTable, client: true}
+	}
+	if w.isExpectation(e) { // expect(x).never
+		return &local{kind: lua.LTTable, expectation: true}
 	}
 	return nil
 }
@@ -122,9 +130,13 @@ func (w *walker) callResult(e *ast.FuncCallExpr) *local {
 // resultOf is what a call returns, when check follows it.
 func (w *walker) resultOf(e *ast.FuncCallExpr) *local {
 	if e.Func != nil {
-		switch strings.Join(w.builtinPath(e.Func), ".") {
+		switch path := strings.Join(w.builtinPath(e.Func), "."); path {
 		case "kafka.connect":
 			return &local{kind: lua.LTTable, client: true}
+		case "expect":
+			if w.test.global(path) {
+				return &local{kind: lua.LTTable, expectation: true}
+			}
 		case "require":
 			if len(e.Args) == 1 {
 				if s, ok := e.Args[0].(*ast.StringExpr); ok {

@@ -93,6 +93,9 @@ func (c *Checker) Check(name string, src []byte) *Report {
 		return r
 	}
 	w := newWalker(c, r, src)
+	if IsTestFile(name) {
+		w.test = testSurface()
+	}
 	w.file(chunk)
 	slices.SortStableFunc(r.Findings, func(a, b Finding) int { return cmpPos(a.Line, a.Col, b.Line, b.Col) })
 	slices.SortStableFunc(r.Changes, func(a, b Change) int { return cmpPos(a.Line, a.Col, b.Line, b.Col) })

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kadmin-lua/kadmin-lua/internal/starter"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/scripts"
 )
@@ -187,8 +188,9 @@ func TestCallFindingsAreWhatTheRuntimeRaises(t *testing.T) {
 	}
 }
 
-// No false finding on anything shipped: the runbooks and their library,
-// the example plugin, every declared function's example.
+// No false finding on anything shipped: the runbooks, their library and
+// their tests, the example plugin, what kadmin-lua new writes, every
+// declared function's example.
 func TestCheckFindsNothingInWhatShips(t *testing.T) {
 	rt := luaapi.New(luaapi.Options{PluginPath: []string{"../../examples/plugins"}})
 	defer rt.Close()
@@ -212,6 +214,22 @@ func TestCheckFindsNothingInWhatShips(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, examples)
 	for _, p := range examples {
+		src, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Empty(t, findings(c.Check(p, src)), p)
+	}
+	// The shipped runbooks' tests, and what kadmin-lua new writes: the
+	// runbook or plugin, its test, lib/args.lua.
+	tests, err := filepath.Glob("../../scripts/tests/*_test.lua")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(tests), 8)
+	dir := t.TempDir()
+	for _, kind := range starter.Kinds {
+		wrote, err := starter.Write(kind, "new-"+kind, dir, false)
+		require.NoError(t, err)
+		tests = append(tests, wrote...)
+	}
+	for _, p := range tests {
 		src, err := os.ReadFile(p)
 		require.NoError(t, err)
 		assert.Empty(t, findings(c.Check(p, src)), p)

@@ -15,9 +15,11 @@ import (
 type local struct {
 	kind   lua.LValueType // its Lua type when every assignment says the same
 	client bool           // a client object: kafka.connect{...}, kafka.default
-	path   []string       // it names a built-in (local k = require("kafka"): kafka)
-	args   *argsModule    // require("lib.args")
-	parsed *parsedArgs    // lib.args' parse{...} result
+	// expectation: what expect(got) returns, in a test file
+	expectation bool
+	path        []string    // it names a built-in (local k = require("kafka"): kafka)
+	args        *argsModule // require("lib.args")
+	parsed      *parsedArgs // lib.args' parse{...} result
 }
 
 // walker checks one file: the scopes of its locals, its statements and
@@ -36,6 +38,8 @@ type walker struct {
 	// table the chunk returns when it is a plugin's (plugin.go).
 	parsed   *parsedArgs
 	returned *value
+	// test is the test functions, in a test file (testfile.go); nil elsewhere.
+	test testNames
 }
 
 func newWalker(c *Checker, r *Report, src []byte) *walker {
@@ -220,9 +224,12 @@ func (w *walker) assign(target ast.Expr, l *local) {
 			if l == nil || !l.client {
 				loc.client = false
 			}
+			if l == nil || !l.expectation {
+				loc.expectation = false
+			}
 			return
 		}
-		if w.c.globals[t.Value] {
+		if w.c.globals[t.Value] && !w.test.global(t.Value) { // a test function is set raw: it may be replaced
 			w.find(lineOf(t, w.line), t.Value, "builtin", "cannot replace built-in %s (use a local of your own: local %s = ...)", t.Value, t.Value)
 		}
 	case *ast.AttrGetExpr:
@@ -286,7 +293,7 @@ func (w *walker) builtinPath(e ast.Expr) []string {
 		if l := w.lookup(e.Value); l != nil {
 			return l.path
 		}
-		if w.c.globals[e.Value] { // built-ins cannot be replaced: assigning one raises
+		if w.c.globals[e.Value] || w.test.global(e.Value) { // built-ins cannot be replaced: assigning one raises
 			return []string{e.Value}
 		}
 	case *ast.AttrGetExpr:
@@ -329,11 +336,13 @@ func (w *walker) expr(e ast.Expr) {
 // global checks a read of a name that is no local.
 func (w *walker) global(e *ast.IdentExpr) {
 	name := e.Value
-	if w.lookup(name) != nil || w.c.globals[name] || w.c.plugins[name] || w.setG[name] {
+	if w.lookup(name) != nil || w.c.globals[name] || w.c.plugins[name] || w.setG[name] || w.test.global(name) {
 		return
 	}
 	msg := fmt.Sprintf("unknown global '%s'", name)
-	if near := w.nearGlobal(name); near != "" {
+	if testSurface().global(name) {
+		msg += " (a test function: kadmin-lua test gives it to *_test.lua files only)"
+	} else if near := w.nearGlobal(name); near != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", near)
 	} else {
 		msg += " (it is nil: nothing sets it)"
@@ -352,6 +361,9 @@ func (w *walker) nearGlobal(name string) string {
 	}
 	for g := range w.setG {
 		cands = append(cands, g)
+	}
+	if w.test != nil {
+		cands = append(cands, w.test.keys("")...)
 	}
 	return luaapi.Suggest(name, cands)
 }
@@ -372,6 +384,9 @@ func (w *walker) field(e *ast.AttrGetExpr) {
 		return
 	}
 	fields, known, ok := w.c.surface.Fields(path...)
+	if owner := w.test.owner(path); owner != "" { // assert, in a test file
+		fields, known, ok = w.test.keys(owner), true, true
+	}
 	joined := strings.Join(path, ".")
 	if !ok || !known || w.setF[joined+"."+k.Value] || slices.Contains(fields, k.Value) {
 		return

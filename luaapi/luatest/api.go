@@ -95,25 +95,13 @@ func (t *testEnv) ownBroker(b string) bool {
 	return false
 }
 
-// install puts the test functions into the state's globals. They are set
-// raw: the built-in globals are sealed against scripts, not against the
-// tool.
+// install puts the test functions into the state's globals, from
+// Globals: the Go ones, and those assert.lua defines (its assert table,
+// expect and an expectation's methods), each called through its
+// declaration. They are set raw: the built-in globals are sealed against
+// scripts, not against the tool.
 func (t *testEnv) install() {
 	L := t.rt.L
-	g := L.G.Global
-	set := func(name string, fn lua.LGFunction) { g.RawSetString(name, L.NewFunction(fn)) }
-	set("test", t.luaTest)
-	set("fixture", t.luaFixture)
-	set("run", func(L *lua.LState) int { return t.luaRun(L, false) })
-	set("dry_run", func(L *lua.LState) int { return t.luaRun(L, true) })
-	set("fault", t.luaFault)
-	set("broker_down", func(L *lua.LState) int { return t.luaBroker(L, "broker_down") })
-	set("broker_up", func(L *lua.LState) int { return t.luaBroker(L, "broker_up") })
-	set("snapshot", t.luaSnapshot)
-	set("changes", t.luaChanges)
-	set("audit", t.luaAudit)
-	set("cluster", t.luaCluster)
-
 	fn, err := L.Load(strings.NewReader(assertLua), "assert.lua")
 	if err != nil {
 		panic(err) // embedded: a syntax error is a bug, caught by every test
@@ -123,10 +111,58 @@ func (t *testEnv) install() {
 	L.Call(1, 1)
 	lib := L.CheckTable(-1)
 	L.Pop(1)
-	am := lib.RawGetString("assert").(*lua.LTable)
-	am.RawSetString("dry_run_matches", L.NewFunction(t.luaDryRunMatches))
-	g.RawSetString("assert", am)
-	g.RawSetString("expect", lib.RawGetString("expect"))
+	// Where each owner's names go, and where assert.lua defines them.
+	into := map[string]*lua.LTable{"": L.G.Global}
+	from := map[string]*lua.LTable{"": lib}
+	for _, owner := range []string{"assert", "expectation"} {
+		tbl := lib.RawGetString(owner).(*lua.LTable)
+		into[owner], from[owner] = tbl, tbl
+	}
+	L.G.Global.RawSetString("assert", into["assert"])
+	for _, g := range Globals {
+		owner, key, _ := g.Owner()
+		if g.Is != "" || g.Name == "assert" {
+			continue // a table assert.lua made
+		}
+		var lfn *lua.LFunction
+		if g.impl == nil {
+			lfn = from[owner].RawGetString(key).(*lua.LFunction)
+		}
+		into[owner].RawSetString(key, L.NewFunction(t.declared(g, lfn)))
+	}
+}
+
+// declared is g's function, reading its arguments through g's declaration
+// first, as the dispatcher reads a built-in's: a call its declaration
+// refuses raises "name: argument: reason" and runs nothing. lfn is the Lua
+// function to call for one with no Go implementation.
+func (t *testEnv) declared(g Global, lfn *lua.LFunction) lua.LGFunction {
+	_, _, method := g.Owner()
+	return func(L *lua.LState) int {
+		top := L.GetTop()
+		if g.Declared() {
+			first := 1
+			if method {
+				first = 2 // self, the expectation
+			}
+			vals := make([]lua.LValue, 0, top)
+			for i := first; i <= top; i++ {
+				vals = append(vals, L.Get(i))
+			}
+			if err := luaapi.CheckCall(g.Func, vals); err != nil {
+				L.RaiseError("%s: %s", g.Name, luaapi.ArgMessage(err))
+			}
+		}
+		if g.impl != nil {
+			return g.impl(t, L)
+		}
+		L.Push(lfn)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, lua.MultRet)
+		return L.GetTop() - top
+	}
 }
 
 // raiseAtTest raises its message at the first line outside assert.lua:
@@ -184,12 +220,8 @@ func (t *testEnv) luaTest(L *lua.LState) int {
 				if !t.running() { // read once, when the file is loaded
 					reg.fixture, reg.fixtureErr = t.r.fixtureValue(v, t.file, reg.where)
 				}
-			case "timeout":
-				ms, ok := v.(lua.LNumber)
-				if !ok || ms <= 0 {
-					bad = "timeout must be a positive number of milliseconds"
-				}
-				reg.timeout = time.Duration(ms) * time.Millisecond
+			case "timeout": // an integer >= 1, as the declaration read it
+				reg.timeout = time.Duration(lua.LVAsNumber(v)) * time.Millisecond
 			default:
 				bad = fmt.Sprintf("unknown option %q (fixture, timeout)", lua.LVAsString(k))
 			}
@@ -260,7 +292,7 @@ func (r *runner) fixtureValue(v lua.LValue, testFile, where string) (*fixture.Fi
 // broker_down(id), broker_up(id)
 func (t *testEnv) luaBroker(L *lua.LState, fn string) int {
 	t.needTest(L, fn)
-	id := L.CheckInt(1)
+	id := int(lua.LVAsNumber(L.Get(1))) // a broker id, as the declaration read it
 	var err error
 	if fn == "broker_down" {
 		err = t.cluster.BrokerDown(int32(id))

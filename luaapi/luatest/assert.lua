@@ -263,4 +263,4 @@ local function expect(got)
   return setmetatable({got = got}, Expect)
 end
 
-return {assert = M, expect = expect, show = show, lua_assert = lua_assert}
+return {assert = M, expect = expect, expectation = Expect, show = show, lua_assert = lua_assert}

@@ -142,9 +142,7 @@ func (t *testEnv) luaSnapshot(L *lua.LState) int {
 	t.needTest(L, "snapshot")
 	o := snapshot.Options{}
 	if opts, ok := L.Get(1).(*lua.LTable); ok {
-		if n, ok := opts.RawGetString("records").(lua.LNumber); ok {
-			o.Records = int(n)
-		}
+		o.Records = int(lua.LVAsNumber(opts.RawGetString("records"))) // 0 when not given
 	}
 	cl, err := engine.New(t.config(false))
 	if err != nil {

@@ -1,6 +1,7 @@
 package luatest
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,31 @@ var (
 
 func normalizeName(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
 
+// maxLatencyMillis bounds a latency fault: ten minutes.
+const maxLatencyMillis = 600_000
+
+// apiKey is the Kafka request a fault names; fault's declaration and the
+// fault itself read the name with it.
+func apiKey(name string) (kmsg.Key, error) {
+	k, ok := apiKeys()[normalizeName(name)]
+	if !ok {
+		return 0, fmt.Errorf("unknown Kafka request %s (Kafka's names: CreateTopics, Metadata, OffsetCommit, ...)", name)
+	}
+	return kmsg.Key(k), nil
+}
+
+// kafkaError is the Kafka error a fault answers with.
+func kafkaError(name string) (*kerr.Error, error) {
+	e, ok := kafkaErrors()[strings.ToUpper(name)]
+	if !ok {
+		return nil, fmt.Errorf("unknown Kafka error %s (Kafka's names: NOT_CONTROLLER, REQUEST_TIMED_OUT, ...)", name)
+	}
+	return e, nil
+}
+
+func checkAPIName(name string) error   { _, err := apiKey(name); return err }
+func checkErrorName(name string) error { _, err := kafkaError(name); return err }
+
 func (t *testEnv) luaFault(L *lua.LState) int {
 	t.needTest(L, "fault")
 	opts := L.CheckTable(1)
@@ -56,40 +82,32 @@ func (t *testEnv) luaFault(L *lua.LState) int {
 		bad     string
 		times   = 1
 	)
+	// The declaration (Globals) has read every key and value: unknown keys,
+	// names and ranges are refused before this runs.
 	opts.ForEach(func(k, v lua.LValue) {
-		key := lua.LVAsString(k)
-		switch key {
+		switch lua.LVAsString(k) {
 		case "api":
-			name := lua.LVAsString(v)
-			apiKey, ok := apiKeys()[normalizeName(name)]
-			if !ok {
-				bad = "api: unknown Kafka request " + name + " (Kafka's names: CreateTopics, Metadata, OffsetCommit, ...)"
+			key, err := apiKey(lua.LVAsString(v))
+			if err != nil {
+				bad = "api: " + err.Error()
 				return
 			}
-			f.Keys = []kmsg.Key{kmsg.Key(apiKey)}
+			f.Keys = []kmsg.Key{key}
 		case "error":
-			e, ok := kafkaErrors()[strings.ToUpper(lua.LVAsString(v))]
-			if !ok {
-				bad = "error: unknown Kafka error " + lua.LVAsString(v) + " (Kafka's names: NOT_CONTROLLER, REQUEST_TIMED_OUT, ...)"
+			e, err := kafkaError(lua.LVAsString(v))
+			if err != nil {
+				bad = "error: " + err.Error()
 				return
 			}
 			f.Err = e
 		case "times":
-			switch {
-			case v == lua.LString("always"):
+			if v == lua.LString("always") {
 				times = -1
-			case v.Type() == lua.LTNumber && float64(v.(lua.LNumber)) >= 1:
-				times = int(v.(lua.LNumber))
-			default:
-				bad = `times must be a positive count or "always"`
+			} else {
+				times = int(lua.LVAsNumber(v))
 			}
 		case "latency_ms":
-			ms, ok := v.(lua.LNumber)
-			if !ok || ms <= 0 || ms > 600_000 {
-				bad = "latency_ms must be from 1 to 600000"
-				return
-			}
-			latency = time.Duration(ms) * time.Millisecond
+			latency = time.Duration(float64(lua.LVAsNumber(v)) * float64(time.Millisecond))
 		case "topic":
 			f.Topic = lua.LVAsString(v)
 		case "group":
@@ -97,14 +115,7 @@ func (t *testEnv) luaFault(L *lua.LState) int {
 		case "resource":
 			f.Resource = lua.LVAsString(v)
 		case "broker":
-			n, ok := v.(lua.LNumber)
-			if !ok {
-				bad = "broker must be a broker id"
-				return
-			}
-			f.Nodes = []int32{int32(n)}
-		default:
-			bad = "unknown option " + key + " (api, error, latency_ms, times, topic, group, resource, broker)"
+			f.Nodes = []int32{int32(lua.LVAsNumber(v))}
 		}
 	})
 	switch {

@@ -11,19 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// write puts files into a fresh directory and returns it.
-func write(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	return dir
-}
+	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
+)
 
 func runTests(t *testing.T, o Options) (*Summary, string) {
 	t.Helper()
@@ -54,7 +44,7 @@ return {topic = topic, before = before, after = count, changed = true}
 // A good suite passes: fixtures as tables, runbooks run by name, faults,
 // a broker down, assertions, snapshots and their changes.
 func TestAGoodSuitePasses(t *testing.T) {
-	dir := write(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"grow.lua": growRunbook,
 		"grow_test.lua": `
 fixture{brokers = 3, topics = {{name = "orders", partitions = 6, replication_factor = 3, configs = {["retention.ms"] = 86400000}}}}
@@ -141,7 +131,7 @@ end, {fixture = {topics = {{name = "t", records = 2}}, groups = {{name = "g", la
 // A bad suite fails each bad test with a message saying what was expected
 // and what came, at the test's line; the others still pass.
 func TestABadSuiteFailsWithClearMessages(t *testing.T) {
-	dir := write(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"bad_test.lua": `fixture{topics = {{name = "orders", partitions = 3}}}
 test("passes", function() expect(1):is(1) end)
 test("a table differs", function()
@@ -183,7 +173,7 @@ end, {timeout = 300})
 // A fixture that does not hold together fails its file at the fixture's
 // line; a file that does not load fails as a whole.
 func TestBadFixturesAndFilesAreNamed(t *testing.T) {
-	dir := write(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"a_test.lua": `
 fixture{brokers = 2, topics = {{name = "t", replicas = {{0, 5}}}}}
 test("x", function() end)`,
@@ -205,7 +195,7 @@ test("x", function() end)`,
 
 // A test reaches no cluster but its own unless the run allows it.
 func TestATestReachesNoOtherCluster(t *testing.T) {
-	dir := write(t, map[string]string{"c_test.lua": `
+	dir := testfiles.Tree(t, map[string]string{"c_test.lua": `
 test("another cluster is refused", function()
   local err = expect(function() kafka.connect{brokers = "prod-kafka:9092"} end):fails()
   expect(tostring(err)):matches("not this test's cluster")
@@ -220,7 +210,7 @@ end)`})
 
 // -run selects tests by name; --junit writes what CI reads.
 func TestRunPatternAndJUnit(t *testing.T) {
-	dir := write(t, map[string]string{"j_test.lua": `
+	dir := testfiles.Tree(t, map[string]string{"j_test.lua": `
 test("alpha passes", function() end)
 test("beta fails", function() error("boom") end)
 test("gamma skipped", function() error("never run") end)`})
@@ -239,7 +229,7 @@ test("gamma skipped", function() error("never run") end)`})
 
 // A dry run that says one thing while the run does another is caught.
 func TestDryRunThatLiesIsCaught(t *testing.T) {
-	dir := write(t, map[string]string{
+	dir := testfiles.Tree(t, map[string]string{
 		"liar.lua": `if kafka.dry_run() then
   kafka.log.info("nothing to do")
   return
@@ -254,7 +244,7 @@ create_topics{"surprise"}`,
 }
 
 func TestDiscoverFindsTestFiles(t *testing.T) {
-	dir := write(t, map[string]string{"a_test.lua": "", "sub/b_test.lua": "", "c.lua": "", ".hidden/d_test.lua": ""})
+	dir := testfiles.Tree(t, map[string]string{"a_test.lua": "", "sub/b_test.lua": "", "c.lua": "", ".hidden/d_test.lua": ""})
 	files, err := Discover([]string{dir})
 	require.NoError(t, err)
 	assert.Equal(t, []string{filepath.Join(dir, "a_test.lua"), filepath.Join(dir, "sub", "b_test.lua")}, files)

@@ -51,6 +51,7 @@ func lualsWorkspace(t *testing.T, scripts map[string]string) string {
 	dir := t.TempDir()
 	f := Generate(nil)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, LuaLSFile), []byte(f.LuaLS), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, LuaLSTestFile), []byte(f.LuaLSTest), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, LuaRCFile), []byte(f.LuaRC), 0o644))
 	for name, src := range scripts {
 		p := filepath.Join(dir, name)
@@ -135,16 +136,25 @@ c:delete_topics(42)
 c:lagg()
 `
 
-func TestLuaLSDefinitionsTypeCheckARunbook(t *testing.T) {
-	dir := lualsWorkspace(t, map[string]string{"clean.lua": cleanRunbook, "bad.lua": badRunbook})
+// badLines runs emmylua_check over a workspace of a clean script and a
+// bad one, holds the clean one and the definitions to no diagnostic, and
+// returns the bad one's diagnostic codes by line.
+func badLines(t *testing.T, clean, cleanSrc, bad, badSrc string) map[int][]string {
+	t.Helper()
+	dir := lualsWorkspace(t, map[string]string{clean: cleanSrc, bad: badSrc})
 	found := map[int][]string{}
 	for _, d := range emmyluaCheck(t, dir) {
-		assert.NotEqual(t, "clean.lua", d.File, "the clean runbook: %+v", d)
-		assert.NotEqual(t, LuaLSFile, d.File, "the definitions themselves: %+v", d)
-		if d.File == "bad.lua" {
+		assert.NotEqual(t, clean, d.File, "the clean script: %+v", d)
+		assert.NotContains(t, []string{LuaLSFile, LuaLSTestFile}, d.File, "the definitions themselves: %+v", d)
+		if d.File == bad {
 			found[d.Line] = append(found[d.Line], d.Code)
 		}
 	}
+	return found
+}
+
+func TestLuaLSDefinitionsTypeCheckARunbook(t *testing.T) {
+	found := badLines(t, "clean.lua", cleanRunbook, "bad.lua", badRunbook)
 	for line, code := range map[int]string{
 		1: "param-type-mismatch", // partitions = true
 		2: "undefined-global",    // lagg
@@ -157,11 +167,61 @@ func TestLuaLSDefinitionsTypeCheckARunbook(t *testing.T) {
 	}
 }
 
-// The shipped runbooks, their library and the example plugin use no
-// global and no client method the definitions lack.
+// A test file written as the test definitions say, and one with a mistake
+// on each line.
+const cleanTestFile = `fixture{brokers = 3, topics = {{name = "orders", partitions = 6}}}
+test("every test function", function()
+  local r = run("add-partitions", "orders", "12", {env = {TZ = "UTC"}})
+  expect(r.exit):is(0)
+  expect(r.rows).never:is_nil()
+  expect(#r.changes):is(r.changes[1] and 1 or 0)
+  local dry, real = assert.dry_run_matches("add-partitions", "orders", 14)
+  assert.equal(dry.exit, real.exit, "both ran")
+  assert.are.same({}, dry_run("add-partitions", "orders", "15").checks)
+  local f = fault{api = "Metadata", error = "NOT_CONTROLLER", times = 2}
+  f.remove()
+  broker_down(1)
+  broker_up(1)
+  local before = snapshot()
+  expect(changes(before, snapshot({records = 5}))):has_length(0)
+  expect(#audit()):is(0)
+  assert.matches("127", cluster().brokers[1])
+  expect(function() error("x") end):fails("x")
+  local failed = not pcall(error, "x")
+  assert(failed, "Lua's assert")
+end, {timeout = 5000})
+`
+
+const badTestFile = `tset("x", function() end)
+test(1, function() end)
+expect(1):iss(0)
+assert.sme(1, 1)
+fault{api = 1, error = "NOT_CONTROLLER"}
+run("x", true)
+local _, real = assert.dry_run_matches("x"); print(real.rowz)
+`
+
+func TestLuaLSTestDefinitionsTypeCheckATestFile(t *testing.T) {
+	found := badLines(t, "clean_test.lua", cleanTestFile, "bad_test.lua", badTestFile)
+	for line, code := range map[int]string{
+		1: "undefined-global",     // tset
+		2: "param-type-mismatch",  // a number for the test's name
+		3: "undefined-field",      // an expectation's iss
+		4: "undefined-field",      // assert.sme
+		5: "assign-type-mismatch", // api = 1, in the table of named arguments
+		6: "param-type-mismatch",  // a runbook argument true
+		7: "undefined-field",      // the second result is a run result too
+	} {
+		assert.Contains(t, found[line], code, "bad_test.lua:%d: %v", line, found)
+	}
+}
+
+// The shipped runbooks, their library and tests and the example plugin
+// use no global, no client method and no test function the definitions
+// lack.
 func TestLuaLSDefinitionsKnowEveryNameTheShippedRunbooksUse(t *testing.T) {
 	scripts := map[string]string{}
-	for _, glob := range []string{"../../scripts/*.lua", "../../scripts/lib/*.lua", "../../examples/plugins/*.lua"} {
+	for _, glob := range []string{"../../scripts/*.lua", "../../scripts/lib/*.lua", "../../scripts/tests/*.lua", "../../examples/plugins/*.lua"} {
 		files, err := filepath.Glob(glob)
 		require.NoError(t, err)
 		for _, f := range files {
@@ -178,6 +238,7 @@ func TestLuaLSDefinitionsKnowEveryNameTheShippedRunbooksUse(t *testing.T) {
 	// would be ours.
 	namedField := regexp.MustCompile("^Undefined field `[A-Za-z_]")
 	for _, d := range emmyluaCheck(t, dir) {
+		assert.NotEqual(t, LuaLSTestFile, d.File, "the test definitions themselves: %+v", d)
 		assert.NotEqual(t, 1, d.Severity, "an error: %+v", d)
 		assert.NotEqual(t, "undefined-global", d.Code, "%+v", d)
 		if d.Code == "undefined-field" {
@@ -204,6 +265,23 @@ func TestLuacheckPassesTheShippedRunbooks(t *testing.T) {
 	out, err := luacheck(t, "../../scripts", "../../examples")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "0 warnings / 0 errors")
+}
+
+// The test standard applies to *_test.lua files alone: there assert has
+// busted's fields and the test functions are globals; a misspelt one is
+// still reported, and a runbook has none of them.
+func TestLuacheckTestStandardInTestFilesOnly(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "clean_test.lua"), []byte(cleanTestFile), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad_test.lua"), []byte(badTestFile), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "runbook.lua"), []byte("test(\"x\", function() end)\n"), 0o644))
+	out, err := luacheck(t, dir)
+	require.Error(t, err, out)
+	assert.Regexp(t, `clean_test.lua +OK`, out)
+	assert.Contains(t, out, "bad_test.lua:1:1: (W113) accessing undefined variable 'tset'")
+	assert.Contains(t, out, "bad_test.lua:4:1: (W143) accessing undefined field 'sme' of global 'assert'")
+	assert.Contains(t, out, "runbook.lua:1:1: (W113) accessing undefined variable 'test'")
+	assert.Contains(t, out, "3 warnings")
 }
 
 func TestLuacheckStandardFindsMisspeltNames(t *testing.T) {

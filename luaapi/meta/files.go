@@ -9,12 +9,14 @@ import (
 // The file names `kadmin-lua meta --luals DIR` writes into DIR.
 const (
 	LuaLSFile = "kadmin.lua"
-	LuaRCFile = ".luarc.json"
+	// LuaLSTestFile defines the test functions of *_test.lua files.
+	LuaLSTestFile = "kadmin-test.lua"
+	LuaRCFile     = ".luarc.json"
 )
 
 // Files are the generated definitions, ready to write.
 type Files struct {
-	LuaLS, LuaRC, Luacheck string
+	LuaLS, LuaLSTest, LuaRC, Luacheck string
 }
 
 // Generate renders every file from the declarations, a fresh runtime and
@@ -33,7 +35,7 @@ func Generate(plugins []*luaapi.Plugin) Files {
 			extras = append(extras, m)
 		}
 	}
-	return Files{LuaLS: LuaLS(pfs, extras), LuaRC: luaRC(s), Luacheck: Luacheck(s, pfs)}
+	return Files{LuaLS: LuaLS(pfs, extras), LuaLSTest: LuaLSTest(), LuaRC: luaRC(s), Luacheck: Luacheck(s, pfs) + "\n" + luacheckTest()}
 }
 
 // luaRC is the language server's configuration for a folder of runbooks:

@@ -77,20 +77,22 @@ func LuaLS(plugins []PluginFunc, clientExtras []string) string {
 }
 
 // writeFunc writes one function's annotations and stub, as name (a global,
-// "Client:name" or a dotted library name).
-func writeFunc(b *strings.Builder, ty *typer, f *luaapi.Func, luaName, stub string) {
+// "Client:name" or a dotted library name). results names the values it
+// returns when there are several, each of its result's type.
+func writeFunc(b *strings.Builder, ty *typer, f *luaapi.Func, luaName, stub string, results ...string) {
 	b.WriteString(docComment(f, luaName))
 	var names []string
+	class := "kadmin." + strings.ReplaceAll(f.Name, ":", ".") // expectation:is is a method
 	optsClass := ""
 	if f.OptionsRecord() != nil {
 		if f.TableCall && len(f.Params) == 0 {
-			optsClass = ty.optionsClass(f, "kadmin."+f.Name+".args")
+			optsClass = ty.optionsClass(f, class+".args")
 		} else {
-			optsClass = ty.optionsClass(f, "kadmin."+f.Name+".options")
+			optsClass = ty.optionsClass(f, class+".options")
 		}
 	}
 	for i, p := range f.Params {
-		typ := ty.argType(p.Type, "kadmin."+f.Name+"."+p.Name)
+		typ := ty.argType(p.Type, class+"."+p.Name)
 		if p.Optional && optsClass != "" && !isAny(p.Type) {
 			// The options table may come in its place: lag{partial=true}.
 			typ = union(typ, optsClass)
@@ -118,7 +120,13 @@ func writeFunc(b *strings.Builder, ty *typer, f *luaapi.Func, luaName, stub stri
 			names = append(names, "options")
 		}
 	}
-	if ret := returnType(ty, f); ret != "" {
+	switch ret := returnType(ty, f); {
+	case ret == "":
+	case len(results) > 0:
+		for _, r := range results {
+			fmt.Fprintf(b, "---@return %s %s\n", ret, r)
+		}
+	default:
 		fmt.Fprintf(b, "---@return %s\n", ret)
 	}
 	fmt.Fprintf(b, "function %s(%s) end\n\n", stub, strings.Join(names, ", "))
@@ -168,6 +176,9 @@ func returnType(ty *typer, f *luaapi.Func) string {
 		return f.Returns
 	case "client":
 		return clientClass
+	}
+	if c, ok := ty.wordClasses[f.Returns]; ok {
+		return c // a test function's expectation
 	}
 	return "any"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/luatest"
 )
 
 // -update (or KADMIN_UPDATE_DOCS=1, as make docs sets for the other
@@ -26,7 +27,7 @@ const luacheckFile = "kadmin.luacheckrc"
 
 func committed() map[string]string {
 	f := Generate(nil)
-	return map[string]string{LuaLSFile: f.LuaLS, LuaRCFile: f.LuaRC, luacheckFile: f.Luacheck}
+	return map[string]string{LuaLSFile: f.LuaLS, LuaLSTestFile: f.LuaLSTest, LuaRCFile: f.LuaRC, luacheckFile: f.Luacheck}
 }
 
 func TestDefinitionsAreFresh(t *testing.T) {
@@ -86,3 +87,32 @@ func TestDefinitionsIncludePluginFunctions(t *testing.T) {
 	assert.Contains(t, f.LuaLS, "From plugin topic-tools.")
 	assert.Contains(t, f.Luacheck, "    empty_topics = {},")
 }
+
+// Every test function is in the test definitions and the test standard,
+// from the list the runner installs them from; none is in the runbooks'.
+func TestTestDefinitionsCoverEveryTestFunction(t *testing.T) {
+	f := Generate(nil)
+	for _, g := range luatest.Globals {
+		owner, key, method := g.Owner()
+		switch {
+		case g.Is != "":
+			assert.Contains(t, f.LuaLSTest, "\n"+ownerLocal(owner)+"."+key+" = nil\n", g.Name)
+		case owner == "" && g.Declared():
+			assert.Contains(t, f.LuaLSTest, "\nfunction "+g.Name+"(", g.Name)
+		case method:
+			assert.Contains(t, f.LuaLSTest, "\nfunction "+ownerLocal(owner)+":"+key+"(", g.Name)
+		case owner != "":
+			assert.Contains(t, f.LuaLSTest, "\nfunction "+ownerLocal(owner)+"."+key+"(", g.Name)
+		}
+		if !method && (owner == "" || globalNamed(owner) != nil) { // an expectation is no global
+			assert.Regexp(t, `\n +`+regexp.QuoteMeta(key)+` = \{`, f.Luacheck[strings.Index(f.Luacheck, "stds.kadmin_test"):], g.Name)
+		}
+		if owner == "" {
+			assert.NotContains(t, f.LuaLS, "\nfunction "+g.Name+"(", g.Name)
+		}
+	}
+	assert.Contains(t, f.LuaLSTest, "---@return kadmin.test.Expectation\nfunction expect(got) end")
+	assert.Contains(t, f.Luacheck, `files["/**/*_test.lua"] = {std = "+kadmin_test"}`)
+}
+
+func ownerLocal(owner string) string { _, local := ownerClass(owner); return local }

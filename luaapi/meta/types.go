@@ -33,6 +33,8 @@ type typer struct {
 	classes []*class
 	named   map[any]string    // a declared type already written -> its class
 	byName  map[string]*class // the classes by name: a function is written as a global and as a method
+	// wordClasses are the classes a Returns word names ("expectation").
+	wordClasses map[string]string
 }
 
 func newTyper() *typer { return &typer{named: map[any]string{}, byName: map[string]*class{}} }
