@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -84,17 +83,6 @@ type SASLConfig struct {
 	Kerberos *KerberosConfig // GSSAPI
 	AWS      *AWSConfig      // AWS_MSK_IAM
 }
-
-// Secret is a string that never prints: fmt, %v, JSON and errors all show
-// "***", so passwords cannot leak into output, logs or the audit log.
-type Secret string
-
-func (Secret) String() string                 { return "***" }
-func (Secret) GoString() string               { return `"***"` }
-func (Secret) MarshalJSON() ([]byte, error)   { return []byte(`"***"`), nil }
-func (s Secret) Reveal() string               { return string(s) }
-func (Secret) Format(f fmt.State, verb rune)  { _, _ = f.Write([]byte("***")) }
-func (s Secret) MarshalText() ([]byte, error) { return []byte("***"), nil }
 
 // HasCredentials reports whether the config logs in (SASL or a TLS client
 // certificate).

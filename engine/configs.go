@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -368,7 +369,7 @@ func (a ConfigAlteration) Check() *Error {
 	for _, ops := range []struct {
 		op   string
 		keys []string
-	}{{"set", sortedKeys(a.Set)}, {"delete", a.Delete}, {"append", sortedKeys(a.Append)}, {"subtract", sortedKeys(a.Subtract)}} {
+	}{{"set", vocab.SortedKeys(a.Set)}, {"delete", a.Delete}, {"append", vocab.SortedKeys(a.Append)}, {"subtract", vocab.SortedKeys(a.Subtract)}} {
 		for _, k := range ops.keys {
 			if err := add(ops.op, k); err != nil {
 				return err
@@ -428,18 +429,18 @@ func (a ConfigAlteration) request() kmsg.IncrementalAlterConfigsRequestResource 
 		rr.Configs = append(rr.Configs, rc)
 	}
 	rr.Configs = make([]kmsg.IncrementalAlterConfigsRequestResourceConfig, 0, len(a.Set)+len(a.Delete)+len(a.Append)+len(a.Subtract))
-	for _, k := range sortedKeys(a.Set) {
+	for _, k := range vocab.SortedKeys(a.Set) {
 		v := a.Set[k]
 		add(kmsg.IncrementalAlterConfigOpSet, k, &v)
 	}
 	for _, k := range a.Delete {
 		add(kmsg.IncrementalAlterConfigOpDelete, k, nil)
 	}
-	for _, k := range sortedKeys(a.Append) {
+	for _, k := range vocab.SortedKeys(a.Append) {
 		v := a.Append[k]
 		add(kmsg.IncrementalAlterConfigOpAppend, k, &v)
 	}
-	for _, k := range sortedKeys(a.Subtract) {
+	for _, k := range vocab.SortedKeys(a.Subtract) {
 		v := a.Subtract[k]
 		add(kmsg.IncrementalAlterConfigOpSubtract, k, &v)
 	}

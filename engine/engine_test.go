@@ -136,6 +136,15 @@ func TestAsErrorCodes(t *testing.T) {
 	assert.Equal(t, CodeNetwork, AsError(nerr, "").Code, "a dial's error still is")
 }
 
+// The vocabulary spells out the names of a refused login so that it imports
+// no Kafka package; they must be the names AsError gives.
+func TestAuthFailureCodesAreKafkaNames(t *testing.T) {
+	for _, ke := range []*kerr.Error{kerr.SaslAuthenticationFailed, kerr.IllegalSaslState, kerr.UnsupportedSaslMechanism} {
+		assert.True(t, AsError(ke, "").IsAuthFailure(), ErrorName(ke))
+	}
+	assert.False(t, AsError(kerr.TopicAuthorizationFailed, "").IsAuthFailure())
+}
+
 func TestTLSErrorsAreFinal(t *testing.T) {
 	for _, err := range []error{
 		fmt.Errorf("unable to dial: %w", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}),

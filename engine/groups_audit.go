@@ -55,7 +55,7 @@ func (c *Client) lookCommitted(group string, byKey map[TopicPartition]OffsetComm
 		var tps []TopicPartition
 		for _, r := range res {
 			if unknown[r.Key()] {
-				tps = append(tps, TopicPartition{r.Topic, r.Partition})
+				tps = append(tps, TopicPartition{Topic: r.Topic, Partition: r.Partition})
 			}
 		}
 		now, ferr := c.committedOf(ctx, group, tps)
@@ -63,7 +63,7 @@ func (c *Client) lookCommitted(group string, byKey map[TopicPartition]OffsetComm
 			return res, err, found
 		}
 		for _, n := range now {
-			tp := TopicPartition{n.Topic, n.Partition}
+			tp := TopicPartition{Topic: n.Topic, Partition: n.Partition}
 			i := slices.IndexFunc(res, func(r CommitResult) bool { return r.Topic == n.Topic && r.Partition == n.Partition })
 			old := slices.IndexFunc(before.Offsets, func(b PartitionOffset) bool { return b.Topic == n.Topic && b.Partition == n.Partition })
 			switch {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -296,7 +297,7 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		}
 		for _, part := range append(parts, sparse[t]...) {
 			p := PartitionLag{Topic: t, Partition: part, Committed: -1, Lag: -1, EndOffset: -1}
-			if o, ok := owners[TopicPartition{t, part}]; ok {
+			if o, ok := owners[TopicPartition{Topic: t, Partition: part}]; ok {
 				p.MemberID, p.ClientID = o.member, o.client
 			}
 			var err error
@@ -315,7 +316,7 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 				}
 			}
 			if err != nil {
-				p.Err = AsError(err, d.Group+": "+partitionKey(t, part))
+				p.Err = AsError(err, d.Group+": "+vocab.PartitionKey(t, part))
 				out = append(out, p)
 				continue
 			}

@@ -60,7 +60,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 	for _, g := range out {
 		for _, p := range g.Partitions {
 			if p.Err == nil && p.Lag > 0 {
-				tp := TopicPartition{p.Topic, p.Partition}
+				tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
 				want = append(want, RecordWant{tp, p.firstUnread()})
 				lagging[tp] = true
 			}
@@ -84,7 +84,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 		}
 		heads = make(map[TopicPartition]ListedOffset, len(listed))
 		for _, l := range listed {
-			heads[TopicPartition{l.Topic, l.Partition}] = l
+			heads[TopicPartition{Topic: l.Topic, Partition: l.Partition}] = l
 		}
 	}
 	retention, err := c.retention(ctx, out)
@@ -114,7 +114,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				p.LagMs, p.BehindHeadMs = &zero, &zero
 				continue
 			}
-			tp := TopicPartition{p.Topic, p.Partition}
+			tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
 			if ms, ok := stuck(g.Group, *p, at); ok {
 				p.StuckMs = &ms
 			}
@@ -186,7 +186,7 @@ func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLa
 		if p.Committed < 0 {
 			return 0, false
 		}
-		w, ok := store.stillWindow(id, group, TopicPartition{p.Topic, p.Partition}, p.Committed, nowMs)
+		w, ok := store.stillWindow(id, group, TopicPartition{Topic: p.Topic, Partition: p.Partition}, p.Committed, nowMs)
 		if !ok {
 			return 0, false
 		}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Notifications: kafka.notify POSTs alerts as JSON to a webhook, in one of
@@ -227,7 +229,7 @@ func (c *Client) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult, 
 // "name=value" sorted by name and joined with ",".
 func DefaultAlertKey(labels map[string]string) string {
 	parts := make([]string, 0, len(labels))
-	for _, k := range sortedKeys(labels) {
+	for _, k := range vocab.SortedKeys(labels) {
 		parts = append(parts, k+"="+labels[k])
 	}
 	return strings.Join(parts, ",")
@@ -250,7 +252,7 @@ func CheckAlert(a Alert, format string) error {
 // are for the words that fire (a resolution carries the labels its alert
 // opened with).
 func CheckStatusLabels(m map[string]map[string]string) error {
-	for _, word := range sortedKeys(m) {
+	for _, word := range vocab.SortedKeys(m) {
 		switch {
 		case !slices.Contains(NotifyStatuses, word):
 			return fmt.Errorf("%q is not a status (%s)", word, strings.Join(NotifyStatuses, ", "))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // webhookPost is one POST's body and the steps (alerts of the request, by index)
@@ -212,7 +214,7 @@ func slackLine(a outgoing) string {
 		b.WriteString("\n" + slackEscape(d))
 	}
 	var labels []string
-	for _, k := range sortedKeys(a.Labels) {
+	for _, k := range vocab.SortedKeys(a.Labels) {
 		if k != "alertname" {
 			// A backquote would end the code span early.
 			labels = append(labels, "`"+strings.ReplaceAll(slackEscape(k+"="+a.Labels[k]), "`", "'")+"`")

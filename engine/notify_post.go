@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Delivery: one POST of a notification, its retries, and the secrets of
@@ -22,9 +24,9 @@ import (
 // asked for longer, up to five seconds.
 func retryWait(ctx context.Context, attempt int, retryAfter time.Duration) bool {
 	if retryAfter <= 0 {
-		return backoff(ctx, attempt)
+		return vocab.Backoff(ctx, attempt)
 	}
-	return sleepCtx(ctx, min(retryAfter, 5*time.Second))
+	return vocab.SleepCtx(ctx, min(retryAfter, 5*time.Second))
 }
 
 // post sends body, retrying what may succeed later. It returns the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -78,7 +79,7 @@ type ReassignResult struct {
 	Err       *Error  `json:"error,omitempty"`
 }
 
-func (r ReassignResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
+func (r ReassignResult) Key() string     { return vocab.PartitionKey(r.Topic, r.Partition) }
 func (r ReassignResult) Failure() *Error { return r.Err }
 
 // AlterPartitionReassignments starts moving partitions to new replicas.
@@ -88,7 +89,7 @@ func (r ReassignResult) Failure() *Error { return r.Err }
 func (c *Client) AlterPartitionReassignments(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
 	for _, t := range targets {
 		if len(t.Replicas) == 0 {
-			return nil, Errorf(CodeInvalidArgument, partitionKey(t.Topic, t.Partition), "replicas must not be empty")
+			return nil, Errorf(CodeInvalidArgument, vocab.PartitionKey(t.Topic, t.Partition), "replicas must not be empty")
 		}
 	}
 	return c.reassign(ctx, "alter_partition_reassignments", targets)
@@ -106,7 +107,7 @@ func (c *Client) CancelPartitionReassignments(ctx context.Context, parts []Parti
 func (c *Client) reassign(ctx context.Context, op string, targets []PartitionTarget) ([]ReassignResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) TopicPartition { return TopicPartition{t.Topic, t.Partition} })
+	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) TopicPartition { return TopicPartition{Topic: t.Topic, Partition: t.Partition} })
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func (c *Client) sendReassign(ctx context.Context, keys []TopicPartition, by map
 		answers := map[TopicPartition]*Error{}
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				answers[TopicPartition{t.Topic, p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, partitionKey(t.Topic, p.Partition))
+				answers[TopicPartition{Topic: t.Topic, Partition: p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, vocab.PartitionKey(t.Topic, p.Partition))
 			}
 		}
 		return answers, nil
@@ -190,19 +191,19 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 		}
 		moving = map[TopicPartition]bool{}
 		for _, r := range list {
-			moving[TopicPartition{r.Topic, r.Partition}] = true
+			moving[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = true
 		}
 	}
 	out := []ReassignResult{}
 	for _, t := range targets {
 		r := ReassignResult{Topic: t.Topic, Partition: t.Partition, Replicas: t.Replicas}
-		key := partitionKey(t.Topic, t.Partition)
+		key := vocab.PartitionKey(t.Topic, t.Partition)
 		td, ok := m.Topics[t.Topic]
 		_, pok := td.Partitions[t.Partition]
 		switch {
 		case !ok || td.Err != nil || !pok:
 			r.Err = AsError(kerr.UnknownTopicOrPartition, key)
-		case cancelling && !moving[TopicPartition{t.Topic, t.Partition}]:
+		case cancelling && !moving[TopicPartition{Topic: t.Topic, Partition: t.Partition}]:
 			r.Err = AsError(kerr.NoReassignmentInProgress, key)
 		}
 		for _, b := range t.Replicas {
@@ -308,7 +309,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 	finished := func() []FinishedReassignment {
 		now := map[TopicPartition]bool{}
 		for _, r := range moving {
-			now[TopicPartition{r.Topic, r.Partition}] = true
+			now[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = true
 		}
 		out := []FinishedReassignment{}
 		for k, r := range seen {
@@ -334,7 +335,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		}
 		moving = list
 		for _, r := range list {
-			seen[TopicPartition{r.Topic, r.Partition}] = r
+			seen[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r
 		}
 		done := finished()
 		var copied *ReassignBytes
@@ -395,7 +396,7 @@ func (c *Client) awaitReplicas(ctx context.Context, done []FinishedReassignment)
 		if final {
 			return
 		}
-		if !backoff(ctx, attempt) {
+		if !vocab.Backoff(ctx, attempt) {
 			break
 		}
 	}
@@ -467,7 +468,7 @@ func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error 
 	}
 	var names []string
 	for _, r := range moving {
-		names = append(names, partitionKey(r.Topic, r.Partition))
+		names = append(names, vocab.PartitionKey(r.Topic, r.Partition))
 	}
 	e.Message = fmt.Sprintf("reassignments still in progress after the timeout: %s", strings.Join(names, ", "))
 	if len(names) == 0 {

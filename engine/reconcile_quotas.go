@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -93,7 +94,7 @@ func (c *Client) awaitQuotas(ctx context.Context, brokers []int32, want map[stri
 	pending := slices.Clone(brokers)
 	for attempt := 0; ; attempt++ {
 		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasQuotas(ctx, b, want) })
-		if len(pending) == 0 || !backoff(ctx, attempt) {
+		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
 			return pending
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Secrets are recognised by the name of the field that holds them, case
@@ -182,7 +184,7 @@ func redactURL(raw string, keepPath bool) string {
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
-		keys := sortedKeys(q)
+		keys := vocab.SortedKeys(q)
 		for i, k := range keys {
 			sep := "&"
 			if i == 0 {

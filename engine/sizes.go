@@ -106,7 +106,7 @@ func (c *Client) lookSizes(ctx context.Context, topics []string) (*sizeData, err
 			return nil, AsError(t.Err, name)
 		}
 		for p, pd := range t.Partitions {
-			tp := TopicPartition{name, p}
+			tp := TopicPartition{Topic: name, Partition: p}
 			d.leaders[tp] = pd.Leader
 			d.assigned[tp] = pd.Replicas
 			for _, r := range pd.Replicas {
@@ -131,7 +131,7 @@ func (c *Client) lookSizes(ctx context.Context, topics []string) (*sizeData, err
 			continue // an offline dir's replicas cannot be measured
 		}
 		for _, p := range dir.Partitions {
-			tp := TopicPartition{p.Topic, p.Partition}
+			tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
 			if _, ok := d.leaders[tp]; !ok && len(names) > 0 {
 				continue
 			}
@@ -207,7 +207,7 @@ func (c *Client) TopicSizes(ctx context.Context, o SizesOptions) ([]TopicSize, e
 		t.Partitions++
 	}
 	for _, r := range d.replicas {
-		t := by[keyOf(TopicPartition{r.Topic, r.Partition})]
+		t := by[keyOf(TopicPartition{Topic: r.Topic, Partition: r.Partition})]
 		if t == nil {
 			continue
 		}
@@ -501,7 +501,7 @@ func (c *Client) reassignBytes(ctx context.Context, moving []Reassignment) (Reas
 	current, future := map[at]int64{}, map[at]int64{}
 	for _, d := range dirs {
 		for _, p := range d.Partitions {
-			k := at{TopicPartition{p.Topic, p.Partition}, d.Broker}
+			k := at{TopicPartition{Topic: p.Topic, Partition: p.Partition}, d.Broker}
 			if p.IsFuture {
 				future[k] = p.Size
 			} else {
@@ -510,7 +510,7 @@ func (c *Client) reassignBytes(ctx context.Context, moving []Reassignment) (Reas
 		}
 	}
 	for _, r := range moving {
-		tp := TopicPartition{r.Topic, r.Partition}
+		tp := TopicPartition{Topic: r.Topic, Partition: r.Partition}
 		var source int64
 		for _, b := range r.Replicas {
 			if !slices.Contains(r.AddingReplicas, b) {

@@ -46,7 +46,7 @@ func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
 
 func TestStateFileSetsAsideWhatItCannotRead(t *testing.T) {
 	good := encodeState(map[string]*storedCluster{"c": {name: "n", groups: map[string]*storedGroup{
-		"g": {seenMs: 5, parts: map[TopicPartition]*storedPartition{{"t", 0}: {changedMs: 5, samples: []StateSample{{5, 1, 2, 1}}}}}}}}, nil)
+		"g": {seenMs: 5, parts: map[TopicPartition]*storedPartition{{Topic: "t", Partition: 0}: {changedMs: 5, samples: []StateSample{{5, 1, 2, 1}}}}}}}}, nil)
 	flipped := []byte(string(good))
 	flipped[len(flipped)/2] ^= 0x40
 	newer := []byte(strings.Replace(string(good), stateMagic+"\x02", stateMagic+"\x09", 1))

@@ -22,7 +22,7 @@ func recordOne(t *testing.T, s *StateStore, nowMs int64, group string, parts ...
 	w := map[TopicPartition]partitionWindow{}
 	err := s.record("cluster-a", "profile:a", nowMs, []groupSample{{group: group, parts: parts}}, func(_, pi int, pw partitionWindow) {
 		pw.samples = slices.Clone(pw.samples)
-		w[TopicPartition{parts[pi].Topic, parts[pi].Partition}] = pw
+		w[TopicPartition{Topic: parts[pi].Topic, Partition: parts[pi].Partition}] = pw
 	})
 	require.NoError(t, err)
 	return w
@@ -34,12 +34,12 @@ func TestStateStoreStartsAfreshWhenTheEndOffsetGoesBackOrTheClockDoes(t *testing
 	recordOne(t, s, 10_000, "g", lagRow("t", 0, 50, 100))
 	recordOne(t, s, 20_000, "g", lagRow("t", 0, 60, 100))
 	w := recordOne(t, s, 30_000, "g", lagRow("t", 0, 0, 5))
-	assert.Len(t, w[TopicPartition{"t", 0}].samples, 1)
-	assert.Contains(t, w[TopicPartition{"t", 0}].reset, "end offset went back from 100 to 5")
+	assert.Len(t, w[TopicPartition{Topic: "t", Partition: 0}].samples, 1)
+	assert.Contains(t, w[TopicPartition{Topic: "t", Partition: 0}].reset, "end offset went back from 100 to 5")
 
 	w = recordOne(t, s, 5_000, "g", lagRow("t", 0, 1, 5))
-	assert.Len(t, w[TopicPartition{"t", 0}].samples, 1)
-	assert.Equal(t, "the clock went backwards", w[TopicPartition{"t", 0}].reset)
+	assert.Len(t, w[TopicPartition{Topic: "t", Partition: 0}].samples, 1)
+	assert.Equal(t, "the clock went backwards", w[TopicPartition{Topic: "t", Partition: 0}].reset)
 	require.Len(t, warned, 1)
 	assert.Contains(t, warned[0], "clock went backwards")
 }

@@ -73,7 +73,7 @@ func TestStateStoreMinDistanceKeepsAFastLoopsWindowGrowing(t *testing.T) {
 		}
 		w = recordOne(t, s, at, "g", lagRow("t", 0, committed, 10))
 	}
-	pw := w[TopicPartition{"t", 0}]
+	pw := w[TopicPartition{Topic: "t", Partition: 0}]
 	assert.Equal(t, []int64{1_000, 2_200, 3_400, 4_600}, sampleTimes(pw.samples))
 	assert.Equal(t, int64(8), pw.samples[3].Lag, "the figures of the run at 5 s")
 	assert.Equal(t, int64(1_400), pw.changedMs, "the offset was first seen at 2 at 1.4 s")
@@ -87,7 +87,7 @@ func TestStateStoreRemembersThePauseBeyondTheWindow(t *testing.T) {
 	offsets := []int64{10, 10, 20, 20, 30, 30}
 	var pw partitionWindow
 	for i, o := range offsets {
-		pw = recordOne(t, s, 60_000*int64(i), "g", lagRow("t", 0, o, 100))[TopicPartition{"t", 0}]
+		pw = recordOne(t, s, 60_000*int64(i), "g", lagRow("t", 0, o, 100))[TopicPartition{Topic: "t", Partition: 0}]
 	}
 	assert.Len(t, pw.samples, 2)
 	assert.Equal(t, int64(4*60_000), pw.changedMs)
@@ -120,7 +120,7 @@ func TestStateFileReadsVersion1(t *testing.T) {
 
 	clusters, _, err := decodeState(b)
 	require.NoError(t, err)
-	st := clusters["c"].groups["g"].parts[TopicPartition{"t", 0}]
+	st := clusters["c"].groups["g"].parts[TopicPartition{Topic: "t", Partition: 0}]
 	assert.Equal(t, []StateSample{{5, 1, 2, 1}}, st.samples)
 	assert.Equal(t, int64(5), st.changedMs)
 	assert.Zero(t, st.pauseMs)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -340,13 +341,13 @@ func createTopicReq(s TopicSpec) kmsg.CreateTopicsRequestTopic {
 	}
 	if len(s.Assignment) > 0 {
 		t.NumPartitions, t.ReplicationFactor = -1, -1
-		for _, p := range sortedKeys(s.Assignment) {
+		for _, p := range vocab.SortedKeys(s.Assignment) {
 			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
 			a.Partition, a.Replicas = p, s.Assignment[p]
 			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
 		}
 	}
-	for _, k := range sortedKeys(s.Configs) {
+	for _, k := range vocab.SortedKeys(s.Configs) {
 		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
 		v := s.Configs[k]
 		cfg.Name, cfg.Value = k, &v

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // How Undo reverts each kind of change (see undo.go).
@@ -280,7 +282,7 @@ func (u *undoer) offsets(applied map[string]AuditItemOutcome, deleted bool) erro
 	}
 	var tps []TopicPartition
 	for _, b := range before.Offsets {
-		tps = append(tps, TopicPartition{b.Topic, b.Partition})
+		tps = append(tps, TopicPartition{Topic: b.Topic, Partition: b.Partition})
 	}
 	now, err := u.c.committedOf(u.ctx, group, tps)
 	if err != nil {
@@ -290,7 +292,7 @@ func (u *undoer) offsets(applied map[string]AuditItemOutcome, deleted bool) erro
 	var commits []OffsetCommit
 	var drop []TopicPartition
 	for i, b := range before.Offsets {
-		tp := TopicPartition{b.Topic, b.Partition}
+		tp := TopicPartition{Topic: b.Topic, Partition: b.Partition}
 		if _, ok := applied[tp.String()]; !ok {
 			continue
 		}
@@ -335,7 +337,7 @@ func (u *undoer) offsets(applied map[string]AuditItemOutcome, deleted bool) erro
 func offsetPlan(verb string, os []OffsetCommit) string {
 	var parts []string
 	for _, o := range os {
-		parts = append(parts, fmt.Sprintf("%s=%d", partitionKey(o.Topic, o.Partition), o.Offset))
+		parts = append(parts, fmt.Sprintf("%s=%d", vocab.PartitionKey(o.Topic, o.Partition), o.Offset))
 	}
 	return verb + " " + strings.Join(parts, ", ")
 }
@@ -390,7 +392,7 @@ func (u *undoer) reassignments(applied map[string]AuditItemOutcome) error {
 	}
 	var parts []PartitionTarget
 	for _, b := range before {
-		if _, ok := applied[partitionKey(b.Topic, b.Partition)]; ok {
+		if _, ok := applied[vocab.PartitionKey(b.Topic, b.Partition)]; ok {
 			parts = append(parts, PartitionTarget{Topic: b.Topic, Partition: b.Partition})
 		}
 	}
@@ -400,7 +402,7 @@ func (u *undoer) reassignments(applied map[string]AuditItemOutcome) error {
 		return nil
 	}
 	for i, p := range parts {
-		key := partitionKey(p.Topic, p.Partition)
+		key := vocab.PartitionKey(p.Topic, p.Partition)
 		b := before[slices.IndexFunc(before, func(b ReplicasBefore) bool { return b.Topic == p.Topic && b.Partition == p.Partition })]
 		target := args.Partitions[slices.IndexFunc(args.Partitions, func(t PartitionTarget) bool { return t.Topic == p.Topic && t.Partition == p.Partition })].Replicas
 		cur := now[i]
