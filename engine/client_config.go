@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // DefaultTimeout bounds every call unless Config.Timeout says otherwise.
@@ -30,7 +32,7 @@ type Config struct {
 	//
 	// Audit is where every mutation is written ahead: an intent line
 	// synced before the request, an outcome line after. nil writes none.
-	Audit *AuditLog
+	Audit *auditlog.Log
 	// DryRun: the client sends nothing that changes the cluster. mutate
 	// refuses every mutating request but a validate_only one with
 	// DRY_RUN. A call may raise it (WithDryRun) and never lower it.

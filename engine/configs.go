@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Config resource types, as the Lua API names them.
@@ -326,7 +328,7 @@ func (a AlteredConfigs) Failure() *Error { return a.Err }
 func (a ConfigAlteration) Ops() []string {
 	var out []string
 	show := func(k, v string) string {
-		if IsSecretKey(k) {
+		if redact.IsSecretKey(k) {
 			return k + "=***"
 		}
 		return k + "=" + v

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -112,7 +113,7 @@ type Alert struct {
 
 // NotifyRequest is one call's worth of alerts.
 type NotifyRequest struct {
-	URL          Secret // the webhook; its credentials never leave this request (RedactURL)
+	URL          Secret // the webhook; its credentials never leave this request (redact.URL)
 	Format       string // one of NotifyFormats
 	Alerts       []Alert
 	GeneratorURL string // Alertmanager's generatorURL: a link back to what raised the alert
@@ -165,7 +166,7 @@ type NotifyResult struct {
 	StatusCode int    `json:"status_code,omitempty"` // the last HTTP status received
 	Error      *Error `json:"error,omitempty"`       // why a delivery failed (CodeNotifyFailed): the first that did
 	DryRun     bool   `json:"dry_run,omitempty"`
-	URL        string `json:"url"` // the webhook, redacted (RedactURL)
+	URL        string `json:"url"` // the webhook, redacted (redact.URL)
 	// Alerts: each alert's outcome, in the request's order.
 	Alerts []AlertOutcome `json:"alerts"`
 	// Payloads are the bodies sent, or under dry-run those that would be;
@@ -341,7 +342,7 @@ func (n *Notifier) Notify(ctx context.Context, req NotifyRequest) (*NotifyResult
 	}
 	req.AfterRuns = max(req.AfterRuns, 1)
 	raw := req.URL.Reveal()
-	res := &NotifyResult{URL: RedactURL(webhookTarget(req)), DryRun: req.DryRun, Alerts: make([]AlertOutcome, len(req.Alerts))}
+	res := &NotifyResult{URL: redact.URL(webhookTarget(req)), DryRun: req.DryRun, Alerts: make([]AlertOutcome, len(req.Alerts))}
 	if r, ok := n.ledger.(readyLedger); ok && !req.DryRun {
 		if err := r.Ready(); err != nil {
 			return nil, err

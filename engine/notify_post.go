@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -55,7 +56,7 @@ func (n *Notifier) post(ctx context.Context, req NotifyRequest, body []byte, sec
 		times = strconv.Itoa(attempts) + " attempts"
 	}
 	return attempts, status, &Error{Code: CodeNotifyFailed, Retriable: last.retriable,
-		Message: fmt.Sprintf("POST %s: %s (%s)", RedactURL(webhookTarget(req)), sec.scrub(last.failure), times)}
+		Message: fmt.Sprintf("POST %s: %s (%s)", redact.URL(webhookTarget(req)), sec.scrub(last.failure), times)}
 }
 
 // tried is one attempt's outcome: failure is "" on a 2xx answer, else what
@@ -165,7 +166,7 @@ func (w *webhookSecrets) collect() {
 	}
 	raw := w.req.URL.Reveal()
 	for _, u := range []string{raw, webhookTarget(w.req)} {
-		if RedactURL(u) != u {
+		if redact.URL(u) != u {
 			add(u)
 		}
 	}
@@ -187,7 +188,7 @@ func (w *webhookSecrets) collect() {
 			}
 		}
 		for _, seg := range strings.Split(u.EscapedPath(), "/") {
-			if seg != "" && !plainPathWord(seg) {
+			if seg != "" && !redact.PlainPathWord(seg) {
 				add(seg)
 			}
 		}
@@ -199,7 +200,7 @@ func (w *webhookSecrets) collect() {
 func (w *webhookSecrets) scrub(s string) string {
 	w.once.Do(w.collect)
 	for _, sec := range w.strs {
-		s = strings.ReplaceAll(s, sec, Redacted)
+		s = strings.ReplaceAll(s, sec, redact.Redacted)
 	}
 	return s
 }

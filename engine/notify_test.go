@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
 
@@ -329,9 +330,9 @@ func TestRedactURL(t *testing.T) {
 		"https://u:p@am.example/api/v2/alerts?token=abc#frag":   "https://***@am.example/api/v2/alerts?token=***",
 		"https://discord.com/api/webhooks/123456789/abcDEF-xyz": "https://discord.com/api/webhooks/***/***",
 		"http://host": "http://host",
-		"not a url":   Redacted,
+		"not a url":   redact.Redacted,
 	} {
-		assert.Equal(t, want, RedactURL(in), in)
+		assert.Equal(t, want, redact.URL(in), in)
 	}
 }
 

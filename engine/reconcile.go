@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // Desired state as code (docs/reconcile.md): a Spec says which topics and
@@ -226,7 +228,7 @@ func (s Spec) Check() error {
 			errs = append(errs, fmt.Sprintf("%stopic %s: policy %s", at, t.Name, v))
 		}
 		for _, k := range slices.Sorted(maps.Keys(t.Configs)) {
-			if IsSecretKey(k) {
+			if redact.IsSecretKey(k) {
 				errs = append(errs, at+sensitiveConfigErr(KindTopic, t.Name, k))
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // The kinds beyond topics and ACLs (docs/reconcile.md): client quotas,
@@ -69,7 +71,7 @@ func (s Spec) checkKinds() []string {
 	for _, c := range s.Configs {
 		outside(c.Kind, c.Name, c.Name)
 		for _, k := range slices.Sorted(maps.Keys(c.Set)) {
-			if IsSecretKey(k) {
+			if redact.IsSecretKey(k) {
 				errs = append(errs, s.where(c.Kind, c.Name)+sensitiveConfigErr(c.Kind, c.Name, k))
 			}
 		}

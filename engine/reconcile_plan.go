@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // PlanFormat marks a plan file; Apply refuses a file without it. Format 1
@@ -164,7 +166,7 @@ func showConfig(k string, v *string) string {
 	switch {
 	case v == nil:
 		return "(default)"
-	case IsSecretKey(k):
+	case redact.IsSecretKey(k):
 		return "***"
 	}
 	return fmt.Sprintf("%q", *v)
@@ -273,13 +275,13 @@ func (c *Client) observe(ctx context.Context, withConfigs func(string) bool, wit
 // observedConfigs splits the configs set on a resource into the values a
 // plan records and the sensitive ones it records only as set: those
 // Kafka marks sensitive (it sends no value) and those whose name says
-// secret (IsSecretKey), whatever Kafka sends.
+// secret (redact.IsSecretKey), whatever Kafka sends.
 func observedConfigs(d DescribedConfigs) (map[string]string, []string) {
 	cfgs := map[string]string{}
 	var sensitive []string
 	for k, e := range d.Configs {
 		switch {
-		case e.Sensitive || IsSecretKey(k):
+		case e.Sensitive || redact.IsSecretKey(k):
 			sensitive = append(sensitive, k)
 		case e.Value != nil:
 			cfgs[k] = *e.Value

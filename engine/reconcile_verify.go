@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // A plan is what was reviewed (DESIGN.md, invariant 8): Apply sends what a
@@ -129,7 +131,7 @@ func (p Plan) verifyChange(ch Change) []string {
 		out = append(out, "a deletion in a plan made without --prune")
 	}
 	for _, c := range ch.Configs {
-		if IsSecretKey(c.Key) {
+		if redact.IsSecretKey(c.Key) {
 			out = append(out, fmt.Sprintf("configs[%q]: a sensitive config cannot be reconciled", c.Key))
 		}
 	}

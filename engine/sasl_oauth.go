@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -82,7 +83,7 @@ type OAuthConfig struct {
 func (o *OAuthConfig) Source() string {
 	switch {
 	case o.TokenEndpoint != "":
-		return "token endpoint " + RedactEndpoint(o.TokenEndpoint)
+		return "token endpoint " + redact.Endpoint(o.TokenEndpoint)
 	case o.TokenCommand != "":
 		return "token command"
 	case o.TokenFile != "":
@@ -106,14 +107,14 @@ func (o *OAuthConfig) check() error {
 	case n > 1:
 		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER has more than one token source (token, token file, token command, token endpoint): keep one")
 	case o.TokenEndpoint != "" && o.ClientID == "":
-		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s needs a client id", RedactEndpoint(o.TokenEndpoint))
+		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s needs a client id", redact.Endpoint(o.TokenEndpoint))
 	case len(o.UnsecuredClaims) > 0 && o.UnsecuredClaims["sub"] == "":
 		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER unsecured token needs a subject (unsecuredLoginStringClaim_sub)")
 	}
 	if o.TokenEndpoint != "" {
 		u, err := url.Parse(o.TokenEndpoint)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s is not an http(s) URL", RedactEndpoint(o.TokenEndpoint))
+			return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s is not an http(s) URL", redact.Endpoint(o.TokenEndpoint))
 		}
 	}
 	return nil
@@ -266,7 +267,7 @@ func tokenCommandEnv(names []string, lookup func(string) (string, bool)) (env, s
 const stderrSummaryMax = 200
 
 // summarizeStderr is what an error shows of a failed command's stderr: its
-// first non-empty line, credentials hidden (RedactText, with the values
+// first non-empty line, credentials hidden (redact.Text, with the values
 // of the variables it was given), cut at stderrSummaryMax bytes with the
 // number of lines left out said.
 func summarizeStderr(stderr string, secrets []string) string {
@@ -279,7 +280,7 @@ func summarizeStderr(stderr string, secrets []string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	first := RedactText(lines[0], secrets...)
+	first := redact.Text(lines[0], secrets...)
 	if len(first) > stderrSummaryMax {
 		cut := stderrSummaryMax
 		for cut > 0 && !utf8.RuneStart(first[cut]) {
@@ -340,32 +341,32 @@ func (o *OAuthConfig) clientCredentials(ctx context.Context) (string, time.Durat
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", RedactEndpoint(o.TokenEndpoint), ctx.Err())
+				return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", redact.Endpoint(o.TokenEndpoint), ctx.Err())
 			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
 			}
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.TokenEndpoint, strings.NewReader(form.Encode()))
 		if err != nil {
-			return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", RedactEndpoint(o.TokenEndpoint), err)
+			return "", 0, authErr("OAUTHBEARER", "token endpoint %s: %v", redact.Endpoint(o.TokenEndpoint), err)
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Accept", "application/json")
 		req.SetBasicAuth(url.QueryEscape(o.ClientID), url.QueryEscape(o.ClientSecret.Reveal()))
 		resp, err := hc.Do(req)
 		if err != nil {
-			lastErr = authErr("OAUTHBEARER", "token endpoint %s: %v", RedactEndpoint(o.TokenEndpoint), scrubURLErr(err))
+			lastErr = authErr("OAUTHBEARER", "token endpoint %s: %v", redact.Endpoint(o.TokenEndpoint), scrubURLErr(err))
 			continue
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		_ = resp.Body.Close()
 		if err != nil {
-			lastErr = authErr("OAUTHBEARER", "token endpoint %s: reading the answer: %v", RedactEndpoint(o.TokenEndpoint), err)
+			lastErr = authErr("OAUTHBEARER", "token endpoint %s: reading the answer: %v", redact.Endpoint(o.TokenEndpoint), err)
 			continue
 		}
 		var r tokenResponse
 		jerr := json.Unmarshal(body, &r)
 		if resp.StatusCode >= 500 {
-			lastErr = authErr("OAUTHBEARER", "token endpoint %s answered %s", RedactEndpoint(o.TokenEndpoint), resp.Status)
+			lastErr = authErr("OAUTHBEARER", "token endpoint %s answered %s", redact.Endpoint(o.TokenEndpoint), resp.Status)
 			continue
 		}
 		if resp.StatusCode != http.StatusOK {
@@ -376,10 +377,10 @@ func (o *OAuthConfig) clientCredentials(ctx context.Context) (string, time.Durat
 					detail += " (" + r.ErrorDesc + ")"
 				}
 			}
-			return "", 0, authErr("OAUTHBEARER", "token endpoint %s refused client %q: %s%s", RedactEndpoint(o.TokenEndpoint), o.ClientID, resp.Status, detail)
+			return "", 0, authErr("OAUTHBEARER", "token endpoint %s refused client %q: %s%s", redact.Endpoint(o.TokenEndpoint), o.ClientID, resp.Status, detail)
 		}
 		if jerr != nil || r.AccessToken == "" {
-			return "", 0, authErr("OAUTHBEARER", "token endpoint %s answered without an access_token", RedactEndpoint(o.TokenEndpoint))
+			return "", 0, authErr("OAUTHBEARER", "token endpoint %s answered without an access_token", redact.Endpoint(o.TokenEndpoint))
 		}
 		return r.AccessToken, r.lifetime(), nil
 	}

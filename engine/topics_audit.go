@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // What create_topics, delete_topics and create_partitions look at: the
@@ -217,7 +219,7 @@ func lookTopics[T any](ctx context.Context, c *Client, unknown map[string]bool, 
 		if ok && t.Err != nil && !isUnknownTopic(t.Err) {
 			// Not allowed to describe it (or another error): the look
 			// shows nothing either way.
-			found[n] = FoundUndetermined
+			found[n] = auditlog.FoundUndetermined
 			continue
 		}
 		found[n] = decide(&res[i], t, ok && t.Err == nil)
@@ -232,24 +234,24 @@ func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, 
 			func(r *CreatedTopic, t kadm.TopicDetail, there bool) string {
 				if !there {
 					r.Err = looked(r.Err, "the topic does not exist")
-					return FoundNotApplied
+					return auditlog.FoundNotApplied
 				}
 				if e := hiddenBefore(r.Name, before); e != nil {
 					r.Err = e
-					return FoundUndetermined
+					return auditlog.FoundUndetermined
 				}
 				ct, ours := createdByUs(r.Name, t, before, true)
 				switch {
 				case ours:
 					*r = ct
-					return FoundApplied
+					return auditlog.FoundApplied
 				case o.IfNotExists:
 					ct.Existed = true
 					*r = ct
 				default:
 					r.Err = existedBefore(r.Name, before)
 				}
-				return FoundNotApplied
+				return auditlog.FoundNotApplied
 			})
 	}
 }
@@ -263,7 +265,7 @@ func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, 
 				switch {
 				case b.Exists && (!there || (b.ID != "" && FormatTopicID(t.ID) != b.ID)):
 					r.Err = nil
-					return FoundApplied
+					return auditlog.FoundApplied
 				case !b.Exists && !there && o.IfExists:
 					r.Err, r.Missing = nil, true
 				case !b.Exists && !there:
@@ -271,7 +273,7 @@ func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, 
 				default:
 					r.Err = looked(r.Err, "the topic still exists")
 				}
-				return FoundNotApplied
+				return auditlog.FoundNotApplied
 			})
 	}
 }
@@ -289,13 +291,13 @@ func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Con
 				switch e := raisedByUs(r.Name, totals[r.Name], before); {
 				case n >= int(totals[r.Name]) && e == nil:
 					r.Err, r.Partitions = nil, int(totals[r.Name])
-					return FoundApplied
+					return auditlog.FoundApplied
 				case e != nil:
 					r.Err = e
 				default:
 					r.Err = looked(r.Err, fmt.Sprintf("the topic has %d partitions", n))
 				}
-				return FoundNotApplied
+				return auditlog.FoundNotApplied
 			})
 	}
 }

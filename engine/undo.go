@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // Undo reverts what an audit log says was changed, newest first, from the
@@ -54,11 +56,11 @@ type UndoStep struct {
 
 // SelectSince keeps the changes from since on: an intent id (that change
 // and every later one), or a time.
-func SelectSince(changes []AuditedChange, since string) ([]AuditedChange, error) {
+func SelectSince(changes []auditlog.Change, since string) ([]auditlog.Change, error) {
 	if since == "" {
 		return changes, nil
 	}
-	if i := slices.IndexFunc(changes, func(ch AuditedChange) bool { return ch.Intent.ID == since }); i >= 0 {
+	if i := slices.IndexFunc(changes, func(ch auditlog.Change) bool { return ch.Intent.ID == since }); i >= 0 {
 		return changes[i:], nil
 	}
 	var at time.Time
@@ -71,7 +73,7 @@ func SelectSince(changes []AuditedChange, since string) ([]AuditedChange, error)
 	if err != nil {
 		return nil, Errorf(CodeInvalidArgument, "", "--since %q is neither an id in the audit log nor a time (RFC 3339, e.g. 2026-11-30T10:00:00Z, or a date)", since)
 	}
-	var out []AuditedChange
+	var out []auditlog.Change
 	for _, ch := range changes {
 		if t, err := time.Parse(time.RFC3339Nano, ch.Intent.Time); err == nil && !t.Before(at) {
 			out = append(out, ch)
@@ -80,10 +82,10 @@ func SelectSince(changes []AuditedChange, since string) ([]AuditedChange, error)
 	return out, nil
 }
 
-// Undo reverts changes (as ReadAuditLog returns them, oldest first),
+// Undo reverts changes (as auditlog.Read returns them, oldest first),
 // newest first, and returns a step per resource. It fails as a whole only
 // when the cluster cannot be asked who it is.
-func (c *Client) Undo(ctx context.Context, changes []AuditedChange, o UndoOptions) ([]UndoStep, error) {
+func (c *Client) Undo(ctx context.Context, changes []auditlog.Change, o UndoOptions) ([]UndoStep, error) {
 	undone := undoneKeys(changes)
 	changes, err := SelectSince(changes, o.Since)
 	if err != nil {
@@ -116,7 +118,7 @@ func (c *Client) Undo(ctx context.Context, changes []AuditedChange, o UndoOption
 
 // undoneKeys maps each intent id to the item keys that later undo calls
 // (intents with undo_of) reverted, and by which intent.
-func undoneKeys(changes []AuditedChange) map[string]map[string]string {
+func undoneKeys(changes []auditlog.Change) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, ch := range changes {
 		if ch.Intent.UndoOf == "" || ch.Outcome == nil || ch.Untrusted != "" {
@@ -138,7 +140,7 @@ func undoneKeys(changes []AuditedChange) map[string]map[string]string {
 type undoer struct {
 	c      *Client
 	o      UndoOptions
-	ch     AuditedChange
+	ch     auditlog.Change
 	ctx    context.Context
 	undone map[string]string // item key -> the undo intent that reverted it
 	// sim is, in a dry run, the state the reverts so far would have left,
@@ -179,7 +181,7 @@ func (u *undoer) undo() {
 		u.step("", UndoRefused, "no outcome was recorded (the process ended before the call did): what it changed is unknown; look at the cluster")
 		return
 	}
-	applied := map[string]AuditItemOutcome{}
+	applied := map[string]auditlog.ItemOutcome{}
 	for _, it := range out.Items {
 		if by, ok := u.undone[it.Key]; ok && it.Applied() {
 			u.step(it.Key, UndoSkipped, "already undone by %s", by)
@@ -226,11 +228,11 @@ func (u *undoer) undo() {
 
 // dropMissing leaves out the topics or groups a delete with if_exists
 // found missing: nothing was deleted.
-func (u *undoer) dropMissing(applied map[string]AuditItemOutcome) {
+func (u *undoer) dropMissing(applied map[string]auditlog.ItemOutcome) {
 	var topics topicStates
 	var groups GroupsBefore
-	_ = decodeRaw(u.ch.Intent.Before, &topics)
-	_ = decodeRaw(u.ch.Intent.Before, &groups)
+	_ = auditlog.DecodeField(u.ch.Intent.Before, &topics)
+	_ = auditlog.DecodeField(u.ch.Intent.Before, &groups)
 	for _, k := range slices.Sorted(maps.Keys(applied)) {
 		if _, known := topics[k]; (known && !topics[k].Exists && topics[k].Hidden == "") || (u.ch.Intent.Op == "delete_groups" && !groups.existed(k)) {
 			u.step(k, UndoSkipped, "it did not exist: nothing was deleted")

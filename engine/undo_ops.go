@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -22,14 +24,14 @@ func showValue(v *string) string {
 
 // configs sets each touched config back to its value before when that was
 // set on the resource itself, and deletes it otherwise.
-func (u *undoer) configs(applied map[string]AuditItemOutcome) error {
+func (u *undoer) configs(applied map[string]auditlog.ItemOutcome) error {
 	var before []struct {
 		Type    string                     `json:"type"`
 		Name    string                     `json:"name"`
 		Configs map[string]json.RawMessage `json:"configs"`
 		Error   string                     `json:"error"`
 	}
-	if err := decodeRaw(u.ch.Intent.Before, &before); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Before, &before); err != nil {
 		return err
 	}
 	for _, b := range before {
@@ -39,7 +41,7 @@ func (u *undoer) configs(applied map[string]AuditItemOutcome) error {
 			continue
 		}
 		var after map[string]json.RawMessage
-		if err := decodeRaw(it.Detail, &after); err != nil {
+		if err := auditlog.DecodeField(it.Detail, &after); err != nil {
 			return err
 		}
 		if b.Error != "" || after == nil {
@@ -72,7 +74,7 @@ func (u *undoer) revertConfigs(r ConfigResource, beforeRaw, afterRaw map[string]
 		var old ConfigValue
 		var want *string
 		if raw := beforeRaw[k]; raw != nil && json.Unmarshal(raw, &old) != nil ||
-			json.Unmarshal(afterRaw[k], &want) != nil || (want != nil && *want == "***" && IsSecretKey(k)) {
+			json.Unmarshal(afterRaw[k], &want) != nil || (want != nil && *want == "***" && redact.IsSecretKey(k)) {
 			secret = append(secret, k) // redacted in the log: cannot be checked or restored
 			continue
 		}
@@ -117,11 +119,11 @@ func cmpErr(err error, e *Error) error {
 }
 
 // createdACLs deletes the ACLs a create_acls made (not those there before).
-func (u *undoer) createdACLs(applied map[string]AuditItemOutcome) error {
+func (u *undoer) createdACLs(applied map[string]auditlog.ItemOutcome) error {
 	var args struct {
 		ACLs []ACL `json:"acls"`
 	}
-	if err := decodeRaw(u.ch.Intent.Args, &args); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Args, &args); err != nil {
 		return err
 	}
 	var mine []ACL
@@ -131,7 +133,7 @@ func (u *undoer) createdACLs(applied map[string]AuditItemOutcome) error {
 			continue
 		}
 		var d CreatedACLDetail
-		if err := decodeRaw(it.Detail, &d); err != nil {
+		if err := auditlog.DecodeField(it.Detail, &d); err != nil {
 			return err
 		}
 		if d.Existed {
@@ -166,11 +168,11 @@ func (u *undoer) createdACLs(applied map[string]AuditItemOutcome) error {
 }
 
 // deletedACLs recreates the ACLs a delete_acls deleted.
-func (u *undoer) deletedACLs(applied map[string]AuditItemOutcome) error {
+func (u *undoer) deletedACLs(applied map[string]auditlog.ItemOutcome) error {
 	var gone []ACL
 	for _, k := range slices.Sorted(maps.Keys(applied)) {
 		var d DeletedACLsDetail
-		if err := decodeRaw(applied[k].Detail, &d); err != nil {
+		if err := auditlog.DecodeField(applied[k].Detail, &d); err != nil {
 			return err
 		}
 		gone = append(gone, d.Deleted...)
@@ -203,9 +205,9 @@ func (u *undoer) deletedACLs(applied map[string]AuditItemOutcome) error {
 
 // quotas sets each touched quota back, removing those the entity did not
 // have.
-func (u *undoer) quotas(applied map[string]AuditItemOutcome) error {
+func (u *undoer) quotas(applied map[string]auditlog.ItemOutcome) error {
 	var before []DescribedQuota
-	if err := decodeRaw(u.ch.Intent.Before, &before); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Before, &before); err != nil {
 		return err
 	}
 	for _, b := range before {
@@ -215,7 +217,7 @@ func (u *undoer) quotas(applied map[string]AuditItemOutcome) error {
 			continue
 		}
 		var after QuotasAfter
-		if err := decodeRaw(it.Detail, &after); err != nil {
+		if err := auditlog.DecodeField(it.Detail, &after); err != nil {
 			return err
 		}
 		now, err := u.c.quotasOf(u.ctx, []QuotaAlteration{{Entity: b.Entity}})
@@ -259,15 +261,15 @@ func (u *undoer) quotas(applied map[string]AuditItemOutcome) error {
 // offsets commits a group's offsets back (and deletes those it had none
 // for); the group must be empty, as for reset_offsets. deleted: the change
 // was delete_group_offsets, which left no offset.
-func (u *undoer) offsets(applied map[string]AuditItemOutcome, deleted bool) error {
+func (u *undoer) offsets(applied map[string]auditlog.ItemOutcome, deleted bool) error {
 	var before GroupOffsetsBefore
-	if err := decodeRaw(u.ch.Intent.Before, &before); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Before, &before); err != nil {
 		return err
 	}
 	var args struct {
 		Offsets []OffsetCommit `json:"offsets"`
 	}
-	if err := decodeRaw(u.ch.Intent.Args, &args); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Args, &args); err != nil {
 		return err
 	}
 	group := before.Group
@@ -344,7 +346,7 @@ func offsetPlan(verb string, os []OffsetCommit) string {
 
 // createdTopics deletes the topics a create_topics created, after
 // confirmation; a topic with another id now was recreated since.
-func (u *undoer) createdTopics(applied map[string]AuditItemOutcome) error {
+func (u *undoer) createdTopics(applied map[string]auditlog.ItemOutcome) error {
 	names := slices.Sorted(maps.Keys(applied))
 	exist, err := u.c.topicStates(u.ctx, names)
 	if err != nil {
@@ -353,7 +355,7 @@ func (u *undoer) createdTopics(applied map[string]AuditItemOutcome) error {
 	}
 	for _, n := range names {
 		var d CreatedTopicDetail
-		if err := decodeRaw(applied[n].Detail, &d); err != nil {
+		if err := auditlog.DecodeField(applied[n].Detail, &d); err != nil {
 			return err
 		}
 		now := exist[n]
@@ -379,15 +381,15 @@ func (u *undoer) createdTopics(applied map[string]AuditItemOutcome) error {
 }
 
 // reassignments moves partitions back to their replicas before.
-func (u *undoer) reassignments(applied map[string]AuditItemOutcome) error {
+func (u *undoer) reassignments(applied map[string]auditlog.ItemOutcome) error {
 	var before []ReplicasBefore
-	if err := decodeRaw(u.ch.Intent.Before, &before); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Before, &before); err != nil {
 		return err
 	}
 	var args struct {
 		Partitions []PartitionTarget `json:"partitions"`
 	}
-	if err := decodeRaw(u.ch.Intent.Args, &args); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Args, &args); err != nil {
 		return err
 	}
 	var parts []PartitionTarget

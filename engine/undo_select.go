@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // UndoSelection narrows what Undo reverts besides Since: whole changes by
@@ -30,12 +32,12 @@ func (s *UndoSelection) Empty() bool {
 
 // Check refuses an id that is not an intent in changes (a typo would
 // select nothing and say "nothing to undo").
-func (s *UndoSelection) Check(changes []AuditedChange) error {
+func (s *UndoSelection) Check(changes []auditlog.Change) error {
 	if s == nil {
 		return nil
 	}
 	for _, id := range s.IDs {
-		if !slices.ContainsFunc(changes, func(ch AuditedChange) bool { return ch.Intent.ID == id }) {
+		if !slices.ContainsFunc(changes, func(ch auditlog.Change) bool { return ch.Intent.ID == id }) {
 			return Errorf(CodeInvalidArgument, "", "--id %q is not an intent id in the audit log", id)
 		}
 	}
@@ -46,11 +48,11 @@ func (s *UndoSelection) Check(changes []AuditedChange) error {
 // narrowed to the selected resources and keys. changes is not modified.
 // An undo's own intent (undo_of) is left out: it is never reverted, and
 // Undo reads which items are undone already before selecting.
-func (s *UndoSelection) Select(changes []AuditedChange) []AuditedChange {
+func (s *UndoSelection) Select(changes []auditlog.Change) []auditlog.Change {
 	if s.Empty() {
 		return changes
 	}
-	var out []AuditedChange
+	var out []auditlog.Change
 	for _, ch := range changes {
 		if ch.Intent.UndoOf != "" {
 			continue // not reverted in any case: Undo says so only for --since
@@ -70,7 +72,7 @@ func (s *UndoSelection) Select(changes []AuditedChange) []AuditedChange {
 			}
 			continue
 		}
-		var items []AuditItemOutcome
+		var items []auditlog.ItemOutcome
 		for _, it := range ch.Outcome.Items {
 			if it, ok := s.item(ch, it); ok {
 				items = append(items, it)
@@ -89,7 +91,7 @@ func (s *UndoSelection) Select(changes []AuditedChange) []AuditedChange {
 
 // item is it narrowed to the selection, and whether anything of it is
 // selected.
-func (s *UndoSelection) item(ch AuditedChange, it AuditItemOutcome) (AuditItemOutcome, bool) {
+func (s *UndoSelection) item(ch auditlog.Change, it auditlog.ItemOutcome) (auditlog.ItemOutcome, bool) {
 	if len(s.Resources) > 0 && !slices.ContainsFunc(s.Resources, func(r string) bool { return itemTouches(ch, it.Key, r) }) {
 		return it, false
 	}
@@ -124,7 +126,7 @@ func (s *UndoSelection) item(ch AuditedChange, it AuditItemOutcome) (AuditItemOu
 
 // matchesUnknown: a change without outcome whose arguments mention the
 // selected resource (by name) and, with keys, is an alter_configs.
-func (s *UndoSelection) matchesUnknown(ch AuditedChange) bool {
+func (s *UndoSelection) matchesUnknown(ch auditlog.Change) bool {
 	if len(s.Keys) > 0 && ch.Intent.Op != "alter_configs" {
 		return false
 	}
@@ -147,7 +149,7 @@ func (s *UndoSelection) matchesUnknown(ch AuditedChange) bool {
 // on a profile's lines only when it names one of the seed brokers they
 // were written to. A change written without a profile is told by its
 // cluster id only. "" when ch is this undo's.
-func otherProfile(ch AuditedChange, profile string, brokers []string) string {
+func otherProfile(ch auditlog.Change, profile string, brokers []string) string {
 	p := ch.Intent.Profile
 	switch {
 	case p == "" || p == profile:
@@ -171,7 +173,7 @@ var partitionKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 
 // itemTouches reports whether the item key of change ch touches resource
 // r ("orders" or "topic:orders").
-func itemTouches(ch AuditedChange, key, r string) bool {
+func itemTouches(ch auditlog.Change, key, r string) bool {
 	typ, name := splitResource(r)
 	match := func(t, n string) bool { return n == name && (typ == "" || typ == t) }
 	if key == r {

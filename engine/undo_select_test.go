@@ -11,11 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
-func readChanges(t *testing.T, path string) []AuditedChange {
+func readChanges(t *testing.T, path string) []auditlog.Change {
 	t.Helper()
-	changes, problems, err := ReadAuditFile(path, AuditLogOptions{})
+	changes, problems, err := auditlog.ReadFile(path, auditlog.Options{})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	return changes
@@ -93,19 +95,19 @@ func TestUndoSelectConfigKeyAndID(t *testing.T) {
 }
 
 func TestUndoSelectionMatches(t *testing.T) {
-	ch := func(op, before string, keys ...string) AuditedChange {
-		out := &AuditRecord{}
+	ch := func(op, before string, keys ...string) auditlog.Change {
+		out := &auditlog.Record{}
 		for _, k := range keys {
-			out.Items = append(out.Items, AuditItemOutcome{Key: k, Outcome: OutcomeOK})
+			out.Items = append(out.Items, auditlog.ItemOutcome{Key: k, Outcome: auditlog.OutcomeOK})
 		}
-		return AuditedChange{Intent: AuditRecord{ID: op, Op: op, Before: []byte(before)}, Outcome: out}
+		return auditlog.Change{Intent: auditlog.Record{ID: op, Op: op, Before: []byte(before)}, Outcome: out}
 	}
-	changes := []AuditedChange{
+	changes := []auditlog.Change{
 		ch("alter_partition_reassignments", `[]`, "orders[0]", "orders[1]", "payments[0]"),
 		ch("commit_offsets", `{"group":"billing"}`, "orders[0]"),
 		ch("create_acls", `null`, "User:etl allow read on topic orders (literal) from *", "User:etl allow read on group billing (literal) from *"),
 		ch("alter_configs", `[]`, "broker:1", "topic:orders"),
-		AuditedChange{Intent: AuditRecord{ID: "undo", Op: "create_topics", UndoOf: "x"}, Outcome: &AuditRecord{Items: []AuditItemOutcome{{Key: "orders"}}}},
+		auditlog.Change{Intent: auditlog.Record{ID: "undo", Op: "create_topics", UndoOf: "x"}, Outcome: &auditlog.Record{Items: []auditlog.ItemOutcome{{Key: "orders"}}}},
 	}
 	keys := func(sel UndoSelection) []string {
 		var out []string
@@ -145,7 +147,7 @@ func requireNoFailure[T Item](t *testing.T, items []T) {
 func TestUndoActsOnItsOwnProfilesLines(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fleet.jsonl")
-	log, err := OpenAuditLog(path)
+	log, err := auditlog.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = log.Close() })
 	member := func(profile, retention string) (*Client, *kadm.Client) {

@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
 )
 
 // undoLog reads the audit log at path and undoes it with cl.
@@ -19,7 +22,7 @@ func undoLog(t *testing.T, cl *Client, path string, o UndoOptions) []UndoStep {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	changes, problems, err := ReadAuditLog(f, path)
+	changes, problems, err := auditlog.Read(f, path)
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	steps, err := cl.Undo(context.Background(), changes, o)
@@ -85,7 +88,7 @@ func TestUndoConfigs(t *testing.T) {
 
 	// Undo's own changes are in the log, marked; a second undo skips them
 	// and finds the originals already as before.
-	lines := readAudit(t, path)
+	lines := testaudit.Records(t, path)
 	assert.Len(t, lines, 8)
 	assert.Equal(t, lines[2].ID, lines[4].UndoOf, "newest first")
 	assert.Equal(t, lines[0].ID, lines[6].UndoOf)
@@ -265,10 +268,10 @@ func TestUndoReassignmentAndWhatCannotBeUndone(t *testing.T) {
 }
 
 func TestUndoSinceAndOtherClusters(t *testing.T) {
-	changes := []AuditedChange{
-		{Intent: AuditRecord{ID: "a", Time: "2026-11-30T10:00:00Z"}},
-		{Intent: AuditRecord{ID: "b", Time: "2026-11-30T11:00:00Z"}},
-		{Intent: AuditRecord{ID: "c", Time: "2026-11-30T12:00:00Z"}},
+	changes := []auditlog.Change{
+		{Intent: auditlog.Record{ID: "a", Time: "2026-11-30T10:00:00Z"}},
+		{Intent: auditlog.Record{ID: "b", Time: "2026-11-30T11:00:00Z"}},
+		{Intent: auditlog.Record{ID: "c", Time: "2026-11-30T12:00:00Z"}},
 	}
 	got, err := SelectSince(changes, "b")
 	require.NoError(t, err)
@@ -280,12 +283,12 @@ func TestUndoSinceAndOtherClusters(t *testing.T) {
 	require.Error(t, err)
 
 	cl, _, _ := newTestClient(t)
-	steps, err := cl.Undo(context.Background(), []AuditedChange{{Intent: AuditRecord{ID: "x", Op: "alter_configs", ClusterID: "elsewhere"}}}, UndoOptions{})
+	steps, err := cl.Undo(context.Background(), []auditlog.Change{{Intent: auditlog.Record{ID: "x", Op: "alter_configs", ClusterID: "elsewhere"}}}, UndoOptions{})
 	require.NoError(t, err)
 	require.Len(t, steps, 1)
 	assert.Equal(t, UndoRefused, steps[0].Action)
 	assert.True(t, strings.HasPrefix(steps[0].Message, "recorded on cluster elsewhere"))
-	steps, err = cl.Undo(context.Background(), []AuditedChange{{Intent: AuditRecord{ID: "y", Op: "create_topics", ClusterID: "kfake"}}}, UndoOptions{})
+	steps, err = cl.Undo(context.Background(), []auditlog.Change{{Intent: auditlog.Record{ID: "y", Op: "create_topics", ClusterID: "kfake"}}}, UndoOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, steps[0].Message, "no outcome was recorded")
 	assert.True(t, slices.ContainsFunc(steps, func(s UndoStep) bool { return s.Action == UndoRefused }))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // What Undo checks of an audited change before it acts on it: that the
@@ -25,7 +27,7 @@ func (u *undoer) refuseUnverified() bool {
 }
 
 // verifyChange says why ch cannot be trusted for undo, or nil.
-func verifyChange(ch AuditedChange) error {
+func verifyChange(ch auditlog.Change) error {
 	in, out := ch.Intent, ch.Outcome
 	switch {
 	case ch.Untrusted != "":
@@ -56,13 +58,13 @@ func verifyChange(ch AuditedChange) error {
 // verifyCreatedTopics: every outcome item is a topic the arguments name,
 // and a created topic's id is only on an item that applied, for a topic the
 // state before says did not exist.
-func verifyCreatedTopics(in, out AuditRecord) error {
+func verifyCreatedTopics(in, out auditlog.Record) error {
 	var args struct {
 		Specs []struct {
 			Name string `json:"name"`
 		} `json:"specs"`
 	}
-	if err := decodeRaw(in.Args, &args); err != nil {
+	if err := auditlog.DecodeField(in.Args, &args); err != nil {
 		return fmt.Errorf("its arguments: %v", err)
 	}
 	named := map[string]bool{}
@@ -70,7 +72,7 @@ func verifyCreatedTopics(in, out AuditRecord) error {
 		named[s.Name] = true
 	}
 	var before topicStates
-	if err := decodeRaw(in.Before, &before); err != nil {
+	if err := auditlog.DecodeField(in.Before, &before); err != nil {
 		return fmt.Errorf("its state before: %v", err)
 	}
 	for _, it := range out.Items {
@@ -78,7 +80,7 @@ func verifyCreatedTopics(in, out AuditRecord) error {
 			return fmt.Errorf("its outcome names topic %q, which its arguments do not create", it.Key)
 		}
 		var d CreatedTopicDetail
-		if err := decodeRaw(it.Detail, &d); err != nil {
+		if err := auditlog.DecodeField(it.Detail, &d); err != nil {
 			return fmt.Errorf("topic %q: detail: %v", it.Key, err)
 		}
 		if d.ID == "" || d.Existed {
@@ -96,11 +98,11 @@ func verifyCreatedTopics(in, out AuditRecord) error {
 
 // verifyAlteredConfigs: every outcome item is a resource the arguments
 // alter, and its detail has only configs that alteration touches.
-func verifyAlteredConfigs(in, out AuditRecord) error {
+func verifyAlteredConfigs(in, out auditlog.Record) error {
 	var args struct {
 		Alterations []ConfigAlteration `json:"alterations"`
 	}
-	if err := decodeRaw(in.Args, &args); err != nil {
+	if err := auditlog.DecodeField(in.Args, &args); err != nil {
 		return fmt.Errorf("its arguments: %v", err)
 	}
 	touched := map[string]map[string]bool{}
@@ -125,7 +127,7 @@ func verifyAlteredConfigs(in, out AuditRecord) error {
 			return fmt.Errorf("its outcome names %s, which its arguments do not alter", it.Key)
 		}
 		var after map[string]json.RawMessage
-		if err := decodeRaw(it.Detail, &after); err != nil {
+		if err := auditlog.DecodeField(it.Detail, &after); err != nil {
 			return fmt.Errorf("%s: detail: %v", it.Key, err)
 		}
 		for _, k := range slices.Sorted(maps.Keys(after)) {
@@ -137,9 +139,9 @@ func verifyAlteredConfigs(in, out AuditRecord) error {
 	return nil
 }
 
-// ProblemSteps are the problems ReadAuditLog found, as refused undo steps
+// ProblemSteps are the problems auditlog.Read found, as refused undo steps
 // (resource "line N"): a bad line does not stop undo, and is not hidden.
-func ProblemSteps(problems []AuditProblem) []UndoStep {
+func ProblemSteps(problems []auditlog.Problem) []UndoStep {
 	var steps []UndoStep
 	for _, p := range problems {
 		steps = append(steps, UndoStep{Resource: fmt.Sprintf("line %d", p.Line), Action: UndoRefused, Message: p.Reason})

@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
 )
 
 // victim creates a topic through adm, as someone else would, and returns
@@ -30,7 +33,7 @@ func victim(t *testing.T, adm *kadm.Client, name string) string {
 func undoForged(t *testing.T, cl *Client, lines ...string) []UndoStep {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "forged.jsonl")
-	writeLines(t, path, lines)
+	testaudit.WriteLines(t, path, lines)
 	return undoLog(t, cl, path, UndoOptions{Confirm: func(string) bool { return true }})
 }
 
@@ -114,11 +117,11 @@ func TestUndoRefusesEntriesAfterAChainBreak(t *testing.T) {
 	cl, c, _, path := auditedClient(t)
 	require.NoError(t, createTopic(cl, "kept"))
 	require.NoError(t, createTopic(cl, "edited"))
-	lines := fileLines(t, path)
+	lines := testaudit.Lines(t, path)
 	lines[2] = strings.Replace(lines[2], `"edited"`, `"edited2"`, 1)
-	writeLines(t, path, lines)
+	testaudit.WriteLines(t, path, lines)
 
-	changes, problems := readLog(t, path, AuditLogOptions{})
+	changes, problems := testaudit.Read(t, path, auditlog.Options{})
 	require.Len(t, problems, 1)
 	steps, err := cl.Undo(context.Background(), changes, UndoOptions{Confirm: func(string) bool { return true }})
 	require.NoError(t, err)

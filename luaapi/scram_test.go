@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 const scramSecret = "s3cret-Do-Not-Leak"
@@ -81,7 +82,7 @@ func TestSCRAMPasswordsNeverLeak(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	path := filepath.Join(t.TempDir(), "audit.log")
-	audit, err := engine.OpenAuditLog(path)
+	audit, err := auditlog.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = audit.Close() })
 	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})

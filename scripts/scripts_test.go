@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -35,7 +36,7 @@ type env struct {
 	c   *demo.Cluster
 	adm *kadm.Client
 	// audit, when set, is the audit log runs write (--audit-log).
-	audit *engine.AuditLog
+	audit *auditlog.Log
 	// state, when set, is the state store runs share (--state).
 	state *engine.StateStore
 	// timeout, when set, is each call's (--timeout); 10 s otherwise.
@@ -586,7 +587,7 @@ func TestSkipRecord(t *testing.T) {
 
 	// For real, two records, through the audit log.
 	audit := filepath.Join(t.TempDir(), "skip.jsonl")
-	log, err := engine.OpenAuditLog(audit)
+	log, err := auditlog.Open(audit)
 	require.NoError(t, err)
 	e.audit = log
 	r = e.ok(false, s, "billing", "payments", "1", "--count", "2")
@@ -598,7 +599,7 @@ func TestSkipRecord(t *testing.T) {
 	assert.Contains(t, r.stderr, "billing: moved payments[1] from 25 to 27 (2 records skipped)")
 
 	// undo puts the committed offset back.
-	changes, problems, err := engine.ReadAuditFile(audit, engine.AuditLogOptions{})
+	changes, problems, err := auditlog.ReadFile(audit, auditlog.Options{})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	require.Len(t, changes, 1)

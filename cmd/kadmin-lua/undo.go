@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
@@ -80,7 +81,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 	if err != nil {
 		return exitf(ExitUsage, "undo: %v", err)
 	}
-	changes, problems, err := engine.ReadAuditLogWith(f, path, a.auditOptions())
+	changes, problems, err := auditlog.ReadWith(f, path, a.auditOptions())
 	_ = f.Close()
 	if err != nil {
 		return err
@@ -132,8 +133,8 @@ const auditKeyEnv = "KADMIN_AUDIT_KEY"
 
 // auditOptions are the audit log's options from the environment. The key
 // is a secret: it is never printed.
-func (a *app) auditOptions() engine.AuditLogOptions {
-	return engine.AuditLogOptions{Key: engine.Secret(a.st.Env(auditKeyEnv))}
+func (a *app) auditOptions() auditlog.Options {
+	return auditlog.Options{Key: engine.Secret(a.st.Env(auditKeyEnv))}
 }
 
 // scriptEnv is the environment scripts and plugins read (kafka.env):

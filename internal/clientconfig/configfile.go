@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -203,7 +204,7 @@ func ParseConfigFile(path string, b []byte) (*ConfigFile, error) {
 	var cf ConfigFile
 	if err := dec.Decode(&cf); err != nil {
 		msg := err.Error()
-		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok && engine.IsSecretKey(strings.Trim(f, `"`)) {
+		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok && redact.IsSecretKey(strings.Trim(f, `"`)) {
 			what, key := "secrets", strings.Trim(f, `"`)
 			if key == "password" {
 				what = "passwords"

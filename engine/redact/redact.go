@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"net/url"
@@ -87,12 +87,12 @@ func splitWords(k string) []string {
 	return words
 }
 
-// Redact returns v with the values of secret-named keys replaced by "***",
+// Value returns v with the values of secret-named keys replaced by "***",
 // at any depth. It also hides the value of a {name=..., value=...} record
 // whose name is a secret key (configs given as a list) and of a record
 // marked sensitive=true (Kafka's own flag on config entries). v itself is
 // not modified.
-func Redact(v any) any {
+func Value(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
@@ -102,7 +102,7 @@ func Redact(v any) any {
 			case IsSecretKey(k), hideValue && k == "value" && val != nil:
 				out[k] = Redacted
 			default:
-				out[k] = Redact(val)
+				out[k] = Value(val)
 			}
 		}
 		return out
@@ -118,13 +118,13 @@ func Redact(v any) any {
 	case []any:
 		out := make([]any, len(v))
 		for i, val := range v {
-			out[i] = Redact(val)
+			out[i] = Value(val)
 		}
 		return out
 	case []map[string]any:
 		out := make([]map[string]any, len(v))
 		for i, val := range v {
-			out[i] = Redact(val).(map[string]any)
+			out[i] = Value(val).(map[string]any)
 		}
 		return out
 	}
@@ -148,7 +148,7 @@ func recordIsSecret(m map[string]any) bool {
 	return false
 }
 
-// RedactURL returns a URL fit for logs, errors and the audit log: its
+// URL returns a URL fit for logs, errors and the audit log: its
 // scheme, host and port, and its path with every segment that could be a
 // credential replaced by "***". Webhooks carry their secret in the URL:
 // user:pass@, a query (?token=, ?sig=: every query value is hidden), or
@@ -157,9 +157,9 @@ func recordIsSecret(m map[string]any) bool {
 // lower-case word ("api", "alerts", "services", "hooks", "v2"); anything
 // with digits, capitals or other characters is hidden. The fragment is
 // dropped. A string that does not parse as a URL is hidden whole.
-func RedactURL(raw string) string { return redactURL(raw, false) }
+func URL(raw string) string { return redactURL(raw, false) }
 
-// redactURL is RedactURL, or with keepPath RedactEndpoint.
+// redactURL is URL, or with keepPath Endpoint.
 func redactURL(raw string, keepPath bool) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -176,7 +176,7 @@ func redactURL(raw string, keepPath bool) string {
 			break
 		}
 		b.WriteByte('/')
-		if keepPath || plainPathWord(seg) || seg == "" {
+		if keepPath || PlainPathWord(seg) || seg == "" {
 			b.WriteString(seg)
 		} else {
 			b.WriteString(Redacted)
@@ -196,10 +196,10 @@ func redactURL(raw string, keepPath bool) string {
 	return b.String()
 }
 
-// plainPathWord: a path segment that names a place rather than holding a
+// PlainPathWord: a path segment that names a place rather than holding a
 // credential: lower-case letters, '-' and '_' (at most 24), or a version
 // such as v2.
-func plainPathWord(s string) bool {
+func PlainPathWord(s string) bool {
 	if len(s) == 0 || len(s) > 24 {
 		return false
 	}
@@ -219,15 +219,15 @@ func plainPathWord(s string) bool {
 	return true
 }
 
-// RedactEndpoint returns a URL that names where a client goes (a token
+// Endpoint returns a URL that names where a client goes (a token
 // endpoint) fit for messages: its userinfo becomes "***@", every query
 // value "***", the fragment is dropped; scheme, host and path stay, since
 // an endpoint's path names a place (/oauth2/token, /realms/x/...). A
-// webhook, whose path may be the secret, is RedactURL's. A string that does
+// webhook, whose path may be the secret, is URL's. A string that does
 // not parse as a URL with a host is hidden whole.
-func RedactEndpoint(raw string) string { return redactURL(raw, true) }
+func Endpoint(raw string) string { return redactURL(raw, true) }
 
-// Patterns RedactText hides: NAME=value and NAME: value with a secret
+// Patterns Text hides: NAME=value and NAME: value with a secret
 // NAME, an Authorization scheme's credential, a JWT, a URL.
 // (Compiled on first use: every process start paid for them.)
 var (
@@ -241,12 +241,12 @@ var (
 	urlRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s"'<>]+`) })
 )
 
-// RedactText hides what could be a credential in free text from another
+// Text hides what could be a credential in free text from another
 // program (a token command's stderr): the given secret values wherever
 // they appear, the value of NAME=value or NAME: value when NAME is a
 // secret key (IsSecretKey), an Authorization credential (Bearer ..., Basic
-// ...), a JWT, and the userinfo and query values of URLs (RedactEndpoint).
-func RedactText(s string, secrets ...string) string {
+// ...), a JWT, and the userinfo and query values of URLs (Endpoint).
+func Text(s string, secrets ...string) string {
 	for _, v := range secrets {
 		if len(v) >= 4 {
 			s = strings.ReplaceAll(s, v, Redacted)
@@ -256,7 +256,7 @@ func RedactText(s string, secrets ...string) string {
 		if p, err := url.Parse(u); err == nil && p.User == nil && p.RawQuery == "" {
 			return u
 		}
-		return RedactEndpoint(u)
+		return Endpoint(u)
 	})
 	s = jwtRE().ReplaceAllString(s, Redacted)
 	s = authSchemeRE().ReplaceAllString(s, "${1}${2}"+Redacted)

@@ -1,4 +1,4 @@
-package engine
+package auditlog
 
 import (
 	"errors"
@@ -7,9 +7,11 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// AuditLog is the write-ahead audit log (auditlog.go): an intent line
+// Log is the write-ahead audit log (record.go): an intent line
 // synced before each mutating request, an outcome line after.
 //
 // The file is the one its path names: before each intent line the log
@@ -18,42 +20,42 @@ import (
 // line goes there. Removed (`rm`: the open file has no name left): the
 // call fails with AUDIT_LOG and nothing is sent; a log nobody can read
 // back records nothing.
-type AuditLog struct {
+type Log struct {
 	mu   sync.Mutex
 	path string
 	f    *os.File
 	now  func() time.Time
-	opts AuditLogOptions
+	opts Options
 	// The end of the file as this log left it: when the file still has
 	// size bytes, tail is what the next line chains to (else it is read).
 	size int64
 	tail chainTail
 }
 
-// OpenAuditLog opens (creating 0600, appending) the audit log at path,
+// Open opens (creating 0600, appending) the audit log at path,
 // with an unkeyed hash chain. It refuses a symbolic link, anything but a
 // regular file, a file that group or others may write and one another user
 // owns (they could forge lines undo would act on).
-func OpenAuditLog(path string) (*AuditLog, error) {
-	return OpenAuditLogWith(path, AuditLogOptions{})
+func Open(path string) (*Log, error) {
+	return OpenWith(path, Options{})
 }
 
-// OpenAuditLogWith is OpenAuditLog with options: a key for the hash chain.
+// OpenWith is Open with options: a key for the hash chain.
 // It refuses to append to a keyed log without its key (with none, or with
 // another), here and again before each line: another process may append
 // in between.
-func OpenAuditLogWith(path string, o AuditLogOptions) (*AuditLog, error) {
+func OpenWith(path string, o Options) (*Log, error) {
 	if err := o.check(); err != nil {
-		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, path, "opening audit log: %v", err)
 	}
 	f, err := openAuditFile(path)
 	if err != nil {
-		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, path, "opening audit log: %v", err)
 	}
-	a := &AuditLog{path: path, f: f, now: time.Now, opts: o, size: -1}
+	a := &Log{path: path, f: f, now: time.Now, opts: o, size: -1}
 	if _, err := a.chainTail(); err != nil {
 		_ = f.Close()
-		return nil, Errorf(CodeInvalidArgument, path, "opening audit log: %v", err)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, path, "opening audit log: %v", err)
 	}
 	return a, nil
 }
@@ -61,7 +63,7 @@ func OpenAuditLogWith(path string, o AuditLogOptions) (*AuditLog, error) {
 // chainTail is what the next line chains to: read from the end of the
 // file unless this log wrote that end. A keyed chain is continued only
 // with its key: not without one, not with another.
-func (a *AuditLog) chainTail() (chainTail, error) {
+func (a *Log) chainTail() (chainTail, error) {
 	fi, err := a.f.Stat()
 	if err != nil {
 		return chainTail{}, err
@@ -83,7 +85,7 @@ func (a *AuditLog) chainTail() (chainTail, error) {
 	return a.tail, nil
 }
 
-// openAuditFile opens path for appending under OpenAuditLog's rules, and
+// openAuditFile opens path for appending under Open's rules, and
 // checks them again on the open file (the path may change in between).
 func openAuditFile(path string) (*os.File, error) {
 	fi, err := os.Lstat(path)
@@ -132,7 +134,7 @@ func auditFileOK(path string, fi fs.FileInfo) error {
 // followPath makes sure the next intent line goes to the file a.path
 // names: moved away, it opens the path again; removed, it fails. Called
 // with a.mu held. One lstat and one fstat.
-func (a *AuditLog) followPath() error {
+func (a *Log) followPath() error {
 	open, err := a.f.Stat()
 	if err != nil {
 		return err
@@ -157,7 +159,7 @@ func (a *AuditLog) followPath() error {
 }
 
 // Close closes the file.
-func (a *AuditLog) Close() error {
+func (a *Log) Close() error {
 	if a == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package engine
+package auditlog
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"hash"
 	"io"
 	"os"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The audit log's hash chain (docs/cli.md, "Tamper evidence"). Every line
@@ -32,25 +34,25 @@ const (
 	ChainHMAC   = "hmac-sha256" // keyed: a line cannot be made without the key
 )
 
-// AuditLogOptions configure how an audit log is written and read.
-type AuditLogOptions struct {
+// Options configure how an audit log is written and read.
+type Options struct {
 	// Key keys the hash chain with HMAC-SHA256 (at least 16 bytes). The
 	// reader with a key trusts only what an HMAC covers; every writer of a
 	// log must use the same key.
-	Key Secret
+	Key vocab.Secret
 }
 
-// MinAuditKey is the shortest key accepted.
-const MinAuditKey = 16
+// MinKey is the shortest key accepted.
+const MinKey = 16
 
-func (o AuditLogOptions) check() error {
-	if o.Key != "" && len(o.Key) < MinAuditKey {
-		return fmt.Errorf("the audit log key is %d bytes; it must have at least %d (e.g. openssl rand -hex 32)", len(o.Key), MinAuditKey)
+func (o Options) check() error {
+	if o.Key != "" && len(o.Key) < MinKey {
+		return fmt.Errorf("the audit log key is %d bytes; it must have at least %d (e.g. openssl rand -hex 32)", len(o.Key), MinKey)
 	}
 	return nil
 }
 
-func (o AuditLogOptions) alg() string {
+func (o Options) alg() string {
 	if o.Key != "" {
 		return ChainHMAC
 	}
@@ -58,14 +60,14 @@ func (o AuditLogOptions) alg() string {
 }
 
 // hasher returns the hash of a chain line: HMAC under the key, else SHA-256.
-func (o AuditLogOptions) hasher(alg string) hash.Hash {
+func (o Options) hasher(alg string) hash.Hash {
 	if alg == ChainHMAC {
 		return hmac.New(sha256.New, []byte(o.Key.Reveal()))
 	}
 	return sha256.New()
 }
 
-func (o AuditLogOptions) sum(alg string, b []byte) string {
+func (o Options) sum(alg string, b []byte) string {
 	h := o.hasher(alg)
 	h.Write(b)
 	return hex.EncodeToString(h.Sum(nil))
@@ -78,8 +80,11 @@ const (
 	sealLen = len(hashPrefix) + hashLen + 1
 )
 
-// seal ends the marshalled record b (which ends in `}`) with its hash.
-func (o AuditLogOptions) seal(alg string, b []byte) ([]byte, string) {
+// Seal ends the marshalled record b (which ends in `}`) with its hash
+// under alg (ChainSHA256, or ChainHMAC with o's key), as the writer does
+// before appending it; it returns the line and the hash. Tests forge lines
+// with it.
+func (o Options) Seal(alg string, b []byte) ([]byte, string) {
 	sum := o.sum(alg, b)
 	out := make([]byte, 0, len(b)+sealLen)
 	out = append(out, b[:len(b)-1]...)
@@ -130,7 +135,7 @@ type chainTail struct {
 // readTail reads the end of f (size bytes) for the chain: the last line,
 // and the one before when the last was cut short by a crash (a line
 // without its hash says nothing of the chain's key).
-func (o AuditLogOptions) readTail(f *os.File, size int64) (chainTail, error) {
+func (o Options) readTail(f *os.File, size int64) (chainTail, error) {
 	var t chainTail
 	if size == 0 {
 		return t, nil
@@ -192,7 +197,7 @@ func lastLine(f *os.File, end int64) ([]byte, int64, error) {
 // lineChain is a sealed line's chain algorithm, and whether it is keyed
 // with another key than o's: its HMAC does not verify with o.Key (or the
 // line was edited). Without a key that cannot be told.
-func (o AuditLogOptions) lineChain(line []byte, sum string, body []byte) (alg string, otherKey bool) {
+func (o Options) lineChain(line []byte, sum string, body []byte) (alg string, otherKey bool) {
 	if !bytes.Contains(line[max(0, len(line)-300):], []byte(`"chain":"`+ChainHMAC+`"`)) {
 		return ChainSHA256, false
 	}
@@ -222,7 +227,7 @@ func (l lineLinks) matches(alg, prev string) bool {
 // lineHasher digests a line as it is read, for a line too long to keep.
 type lineHasher struct{ sha, mac hash.Hash }
 
-func (o AuditLogOptions) newLineHasher() *lineHasher {
+func (o Options) newLineHasher() *lineHasher {
 	h := &lineHasher{sha: sha256.New()}
 	if o.Key != "" {
 		h.mac = o.hasher(ChainHMAC)

@@ -1,13 +1,13 @@
 //go:build !unix
 
-package engine
+package auditlog
 
 import (
 	"io/fs"
 	"os"
 )
 
-// Without O_NOFOLLOW, OpenAuditLog's lstat (and the check of the open file)
+// Without O_NOFOLLOW, Open's lstat (and the check of the open file)
 // refuse symbolic links.
 const oNoFollow = 0
 
