@@ -49,7 +49,7 @@ func (c Config) Principal() string {
 		}
 	}
 	if c.TLS != nil && (c.TLS.CertFile != "" || c.TLS.KeyStore != nil) {
-		if tc, err := c.TLS.build(); err == nil && len(tc.Certificates) > 0 && len(tc.Certificates[0].Certificate) > 0 {
+		if tc, err := c.TLS.Build(); err == nil && len(tc.Certificates) > 0 && len(tc.Certificates[0].Certificate) > 0 {
 			if cert, err := x509.ParseCertificate(tc.Certificates[0].Certificate[0]); err == nil {
 				return "User:" + cert.Subject.String()
 			}

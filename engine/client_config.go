@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // DefaultTimeout bounds every call unless Config.Timeout says otherwise.
@@ -14,11 +15,11 @@ const DefaultTimeout = 30 * time.Second
 
 // Config says how to reach and log in to a cluster.
 type Config struct {
-	Brokers  []string      // seed brokers, host:port
-	ClientID string        // defaults to "kadmin-lua"
-	Timeout  time.Duration // per call; DefaultTimeout when zero
-	TLS      *TLSConfig    // nil: plaintext
-	SASL     *SASLConfig   // nil: no authentication
+	Brokers  []string          // seed brokers, host:port
+	ClientID string            // defaults to "kadmin-lua"
+	Timeout  time.Duration     // per call; DefaultTimeout when zero
+	TLS      *login.TLSConfig  // nil: plaintext
+	SASL     *login.SASLConfig // nil: no authentication
 	// Verbose, when set, receives one line per connection attempt and per
 	// request sent or answered (names, sizes, times; never contents).
 	Verbose io.Writer
@@ -55,35 +56,6 @@ type Config struct {
 	// decompresses, whatever memory the process may use
 	// (decompress.go); zero values take the defaults.
 	Decompress DecompressLimits
-}
-
-// TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.
-// Brokers are verified against CAFile and TrustStore (both when both are
-// set; the system roots when neither is); the client certificate is
-// CertFile/KeyFile (PEM) or KeyStore (JKS or PKCS12), not both.
-type TLSConfig struct {
-	CAFile             string
-	CertFile, KeyFile  string
-	ServerName         string
-	InsecureSkipVerify bool
-	TrustStore         *KeyStore // Java trust store of CA certificates
-	KeyStore           *KeyStore // Java key store holding the client key and its chain
-}
-
-// SASLConfig logs in with one of SASLMechanisms. PLAIN and SCRAM use
-// Username and Password; OAUTHBEARER, GSSAPI and AWS_MSK_IAM read their own
-// settings (sasl_oauth.go, sasl_kerberos.go, sasl_aws.go).
-type SASLConfig struct {
-	Mechanism string // one of SASLMechanisms
-	Username  string
-	Password  Secret
-	// PasswordFunc, when Password is empty, is asked once, lazily, on the
-	// first login (e.g. an interactive prompt).
-	PasswordFunc func() (string, error)
-
-	OAuth    *OAuthConfig    // OAUTHBEARER
-	Kerberos *KerberosConfig // GSSAPI
-	AWS      *AWSConfig      // AWS_MSK_IAM
 }
 
 // HasCredentials reports whether the config logs in (SASL or a TLS client
@@ -140,14 +112,14 @@ func (c Config) kgoOpts() ([]kgo.Opt, error) {
 		kgo.RetryTimeout(c.timeout()),
 	}
 	if c.TLS != nil {
-		tc, err := c.TLS.build()
+		tc, err := c.TLS.Build()
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, kgo.DialTLSConfig(tc))
 	}
 	if c.SASL != nil {
-		m, err := c.SASL.mechanism()
+		m, err := c.SASL.Build()
 		if err != nil {
 			return nil, err
 		}

@@ -19,6 +19,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // The engine is a Go library of its own: these tests use it without Lua.
@@ -107,7 +109,7 @@ func TestEngineUnreachableBrokerIsNetworkOrTimeout(t *testing.T) {
 
 func TestSecretNeverPrints(t *testing.T) {
 	s := Secret("hunter2")
-	cfg := SASLConfig{Mechanism: "PLAIN", Username: "u", Password: s}
+	cfg := login.SASLConfig{Mechanism: "PLAIN", Username: "u", Password: s}
 	for _, out := range []string{s.String(), fmtAll(cfg), fmtAll(&cfg)} {
 		assert.NotContains(t, out, "hunter2")
 	}

@@ -1,4 +1,4 @@
-package engine
+package login
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/kerberos"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -49,25 +50,25 @@ func (k *KerberosConfig) service() string {
 // reported before any broker is dialed.
 func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 	if k.Krb5Conf == "" {
-		return nil, Errorf(CodeInvalidArgument, "", "SASL GSSAPI needs a krb5.conf (set KRB5_CONFIG, or krb5_conf in the profile)")
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL GSSAPI needs a krb5.conf (set KRB5_CONFIG, or krb5_conf in the profile)")
 	}
 	conf, err := loadKrb5Conf(k.Krb5Conf)
 	if err != nil {
-		return nil, Errorf(CodeInvalidArgument, k.Krb5Conf, "SASL GSSAPI: reading krb5.conf: %v", err)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, k.Krb5Conf, "SASL GSSAPI: reading krb5.conf: %v", err)
 	}
 	settings := []func(*krbclient.Settings){krbclient.DisablePAFXFAST(true)}
 	svc := k.service()
 	if k.Keytab != "" {
 		if k.Principal == "" {
-			return nil, Errorf(CodeInvalidArgument, k.Keytab, "SASL GSSAPI with a keytab needs a principal (principal= in Krb5LoginModule)")
+			return nil, vocab.Errorf(vocab.CodeInvalidArgument, k.Keytab, "SASL GSSAPI with a keytab needs a principal (principal= in Krb5LoginModule)")
 		}
 		kt, err := loadKeytab(k.Keytab)
 		if err != nil {
-			return nil, Errorf(CodeInvalidArgument, k.Keytab, "SASL GSSAPI: reading keytab: %v", err)
+			return nil, vocab.Errorf(vocab.CodeInvalidArgument, k.Keytab, "SASL GSSAPI: reading keytab: %v", err)
 		}
 		user, realm := splitPrincipal(k.Principal, conf.LibDefaults.DefaultRealm)
 		if realm == "" {
-			return nil, Errorf(CodeInvalidArgument, k.Krb5Conf, "SASL GSSAPI: principal %s has no realm and krb5.conf has no default_realm", k.Principal)
+			return nil, vocab.Errorf(vocab.CodeInvalidArgument, k.Krb5Conf, "SASL GSSAPI: principal %s has no realm and krb5.conf has no default_realm", k.Principal)
 		}
 		var once sync.Once
 		var cl *krbclient.Client
@@ -80,13 +81,13 @@ func (k *KerberosConfig) mechanism() (sasl.Mechanism, error) {
 		})), nil
 	}
 	if k.CCache == "" {
-		return nil, Errorf(CodeInvalidArgument, "", "SASL GSSAPI needs a keytab or a credential cache (KRB5CCNAME, or run kinit)")
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL GSSAPI needs a keytab or a credential cache (KRB5CCNAME, or run kinit)")
 	}
 	// A cache that cannot be read is a setting to fix, as a missing keytab
 	// is; one holding another principal or no usable ticket is a wrong
 	// credential, refused as a login is (AUTH, naming GSSAPI).
 	if _, err := readCCache(k.CCache); err != nil {
-		return nil, Errorf(CodeInvalidArgument, k.CCache, "GSSAPI: reading credential cache %s: %v (run kinit, or use a keytab)", k.CCache, err)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, k.CCache, "GSSAPI: reading credential cache %s: %v (run kinit, or use a keytab)", k.CCache, err)
 	}
 	if _, err := k.loadCCache(conf, settings); err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (g *gssapiMech) Authenticate(ctx context.Context, addr string) (sasl.Sessio
 	}
 	s, first, err := g.inner.Authenticate(ctx, addr)
 	if err != nil {
-		if e := (*Error)(nil); errors.As(err, &e) {
+		if e := (*vocab.Error)(nil); errors.As(err, &e) {
 			return nil, nil, err // the login's own error (authErr)
 		}
 		host, _, _ := net.SplitHostPort(addr)
@@ -152,6 +153,12 @@ func (s gssapiSession) Challenge(resp []byte) (bool, []byte, error) {
 		return false, nil, authErr("GSSAPI", "the broker's reply does not verify: %v", err)
 	}
 	return done, out, nil
+}
+
+// ServiceHost is serviceHost through the system's resolver: the host a
+// GSSAPI login to a broker at host asks a ticket for (kafka/<host>).
+func ServiceHost(ctx context.Context, host string) string {
+	return serviceHost(ctx, net.DefaultResolver, host)
 }
 
 // serviceHost is the host of the broker's service principal for a broker
@@ -217,7 +224,7 @@ func readCCache(name string) (*credentials.CCache, error) {
 	return cc, nil
 }
 
-func (k *KerberosConfig) loadCCache(conf *krbconfig.Config, settings []func(*krbclient.Settings)) (*krbclient.Client, *Error) {
+func (k *KerberosConfig) loadCCache(conf *krbconfig.Config, settings []func(*krbclient.Settings)) (*krbclient.Client, *vocab.Error) {
 	cc, err := readCCache(k.CCache)
 	if err != nil {
 		return nil, authErr("GSSAPI", "reading credential cache %s: %v (run kinit, or use a keytab)", k.CCache, err)

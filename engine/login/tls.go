@@ -1,4 +1,4 @@
-package engine
+package login
 
 import (
 	"bytes"
@@ -15,8 +15,22 @@ import (
 	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	"software.sslmate.com/src/go-pkcs12"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
+
+// TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.
+// Brokers are verified against CAFile and TrustStore (both when both are
+// set; the system roots when neither is); the client certificate is
+// CertFile/KeyFile (PEM) or KeyStore (JKS or PKCS12), not both.
+type TLSConfig struct {
+	CAFile             string
+	CertFile, KeyFile  string
+	ServerName         string
+	InsecureSkipVerify bool
+	TrustStore         *KeyStore // Java trust store of CA certificates
+	KeyStore           *KeyStore // Java key store holding the client key and its chain
+}
 
 // KeyStore is a Java key store file, as client.properties names them with
 // ssl.truststore.* and ssl.keystore.*.
@@ -25,26 +39,30 @@ type KeyStore struct {
 	// Type is JKS, PKCS12 or PEM; "" means: recognized from the file's
 	// first bytes (what Java does for JKS and PKCS12 since Java 9).
 	Type     string
-	Password Secret // the store's password (ssl.*store.password)
+	Password vocab.Secret // the store's password (ssl.*store.password)
 	// KeyPassword opens the private key entry of a JKS key store when it
 	// differs from Password (ssl.key.password).
-	KeyPassword Secret
+	KeyPassword vocab.Secret
 }
 
 // StoreTypes are the key store types TLSConfig reads.
 var StoreTypes = []string{"JKS", "PKCS12", "PEM"}
 
-func (t *TLSConfig) build() (*tls.Config, error) {
+// Build is the crypto/tls configuration t describes: the trusted roots
+// (CAFile, TrustStore, or the system's), the client certificate (PEM files
+// or a key store) and the server name; a file that cannot be read is
+// refused here, before anything is dialed.
+func (t *TLSConfig) Build() (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // opt-in flag
 	if t.CAFile != "" || t.TrustStore != nil {
 		pool := x509.NewCertPool()
 		if t.CAFile != "" {
 			pem, err := boundedfile.Read(t.CAFile, boundedfile.Credentials)
 			if err != nil {
-				return nil, Errorf(CodeInvalidArgument, t.CAFile, "reading TLS CA file: %v", err)
+				return nil, vocab.Errorf(vocab.CodeInvalidArgument, t.CAFile, "reading TLS CA file: %v", err)
 			}
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, Errorf(CodeInvalidArgument, t.CAFile, "no PEM certificates in TLS CA file")
+				return nil, vocab.Errorf(vocab.CodeInvalidArgument, t.CAFile, "no PEM certificates in TLS CA file")
 			}
 		}
 		if t.TrustStore != nil {
@@ -60,7 +78,7 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 	}
 	switch {
 	case t.KeyStore != nil && (t.CertFile != "" || t.KeyFile != ""):
-		return nil, Errorf(CodeInvalidArgument, t.KeyStore.File, "a TLS client certificate comes from a key store or from cert and key files, not both")
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, t.KeyStore.File, "a TLS client certificate comes from a key store or from cert and key files, not both")
 	case t.KeyStore != nil:
 		cert, err := t.KeyStore.clientCert()
 		if err != nil {
@@ -69,11 +87,11 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 		tc.Certificates = []tls.Certificate{cert}
 	case t.CertFile != "" || t.KeyFile != "":
 		if t.CertFile == "" || t.KeyFile == "" {
-			return nil, Errorf(CodeInvalidArgument, "", "TLS client certificate needs both a cert file and a key file")
+			return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "TLS client certificate needs both a cert file and a key file")
 		}
 		cert, err := loadKeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
-			return nil, Errorf(CodeInvalidArgument, t.CertFile, "loading TLS client certificate: %v", err)
+			return nil, vocab.Errorf(vocab.CodeInvalidArgument, t.CertFile, "loading TLS client certificate: %v", err)
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}
@@ -95,7 +113,7 @@ func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
 
 // storeErr is a key store problem; it names the file, never a password.
 func (s *KeyStore) storeErr(format string, args ...any) error {
-	return Errorf(CodeInvalidArgument, s.File, format, args...)
+	return vocab.Errorf(vocab.CodeInvalidArgument, s.File, format, args...)
 }
 
 // read returns the file and its type, checked against what the file holds.
@@ -254,7 +272,7 @@ func (s *KeyStore) clientCert() (tls.Certificate, error) {
 
 // loadJKS reads a JKS store. Its password guards the store's integrity: a
 // trust store read without one is read as Java reads it, unchecked.
-func loadJKS(b []byte, password Secret, trust bool) (keystore.KeyStore, error) {
+func loadJKS(b []byte, password vocab.Secret, trust bool) (keystore.KeyStore, error) {
 	ks := keystore.New()
 	err := ks.Load(bytes.NewReader(b), []byte(password.Reveal()))
 	if err != nil && err.Error() == "got invalid digest" {
@@ -266,7 +284,7 @@ func loadJKS(b []byte, password Secret, trust bool) (keystore.KeyStore, error) {
 	return ks, err
 }
 
-func passwords(first, second Secret) []string {
+func passwords(first, second vocab.Secret) []string {
 	out := []string{first.Reveal()}
 	if second != "" && second != first {
 		out = append(out, second.Reveal())

@@ -1,4 +1,4 @@
-package engine
+package login
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	awssasl "github.com/twmb/franz-go/pkg/sasl/aws"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/awscreds"
+	"github.com/kadmin-lua/kadmin-lua/engine/login/awscreds"
 )
 
 // AWSConfig logs in to Amazon MSK with AWS_MSK_IAM. Credentials come from
-// the AWS default chain (engine/awscreds: environment, web identity, shared
+// the AWS default chain (login/awscreds: environment, web identity, shared
 // config and credentials files with their profiles, SSO, container and
 // instance metadata), resolved at the first login and refreshed before they
 // expire; every login signs with the current ones.

@@ -1,4 +1,4 @@
-package engine
+package login
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -53,7 +54,7 @@ import (
 // makes the client log in again on each connection with the fresh token
 // (KIP-368).
 type OAuthConfig struct {
-	Token        Secret
+	Token        vocab.Secret
 	TokenFile    string
 	TokenCommand string
 	// TokenCommandEnv names the variables of the process's environment
@@ -65,7 +66,7 @@ type OAuthConfig struct {
 	LookupEnv     func(name string) (string, bool)
 	TokenEndpoint string
 	ClientID      string
-	ClientSecret  Secret
+	ClientSecret  vocab.Secret
 	Scope         string
 
 	UnsecuredClaims   map[string]string
@@ -103,18 +104,18 @@ func (o *OAuthConfig) check() error {
 	}
 	switch {
 	case n == 0:
-		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER has no token: set a token (KADMIN_SASL_OAUTH_TOKEN), a token file, a token command or a token endpoint")
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL OAUTHBEARER has no token: set a token (KADMIN_SASL_OAUTH_TOKEN), a token file, a token command or a token endpoint")
 	case n > 1:
-		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER has more than one token source (token, token file, token command, token endpoint): keep one")
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL OAUTHBEARER has more than one token source (token, token file, token command, token endpoint): keep one")
 	case o.TokenEndpoint != "" && o.ClientID == "":
-		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s needs a client id", redact.Endpoint(o.TokenEndpoint))
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s needs a client id", redact.Endpoint(o.TokenEndpoint))
 	case len(o.UnsecuredClaims) > 0 && o.UnsecuredClaims["sub"] == "":
-		return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER unsecured token needs a subject (unsecuredLoginStringClaim_sub)")
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL OAUTHBEARER unsecured token needs a subject (unsecuredLoginStringClaim_sub)")
 	}
 	if o.TokenEndpoint != "" {
 		u, err := url.Parse(o.TokenEndpoint)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return Errorf(CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s is not an http(s) URL", redact.Endpoint(o.TokenEndpoint))
+			return vocab.Errorf(vocab.CodeInvalidArgument, "", "SASL OAUTHBEARER token endpoint %s is not an http(s) URL", redact.Endpoint(o.TokenEndpoint))
 		}
 	}
 	return nil
@@ -180,7 +181,7 @@ func (ts *tokenSource) get(ctx context.Context) (string, error) {
 	if tok == "" {
 		return "", authErr("OAUTHBEARER", "the %s gave an empty token", o.Source())
 	}
-	if exp, ok := jwtExpiry(tok); ok && lifetime == 0 {
+	if exp, ok := JWTExpiry(tok); ok && lifetime == 0 {
 		lifetime = exp.Sub(now)
 	}
 	factor := o.RefreshFactor
@@ -397,9 +398,9 @@ func scrubURLErr(err error) error {
 	return err
 }
 
-// jwtExpiry reads a JWT's exp claim without checking its signature (the
+// JWTExpiry reads a JWT's exp claim without checking its signature (the
 // broker does that); ok is false when tok is not a JWT with exp.
-func jwtExpiry(tok string) (time.Time, bool) {
+func JWTExpiry(tok string) (time.Time, bool) {
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
 		return time.Time{}, false
