@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/placement"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Reassignment is one partition being reassigned: its replicas (the union
@@ -226,17 +228,17 @@ type PlanOptions struct {
 
 // PlanReassignmentOn reads the topics' current assignment (and the brokers
 // and racks when not given) and plans a balanced reassignment.
-func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (ReassignmentPlan, error) {
+func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (placement.Plan, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	if len(o.Topics) == 0 {
-		return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
+		return placement.Plan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
 	}
 	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(o.Topics))))
 	if err != nil {
-		return ReassignmentPlan{}, err
+		return placement.Plan{}, err
 	}
-	in := PlanInput{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
+	in := placement.Layout{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
 	for _, t := range slices.Compact(slices.Sorted(slices.Values(o.Topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
@@ -244,7 +246,7 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 			if err == nil {
 				err = kerr.UnknownTopicOrPartition
 			}
-			return ReassignmentPlan{}, AsError(err, t)
+			return placement.Plan{}, AsError(err, t)
 		}
 		in.Current[t] = map[int32][]int32{}
 		for p, pd := range td.Partitions {
@@ -257,7 +259,7 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 	}
 	for _, b := range in.Brokers {
 		if !slices.Contains(known, b) {
-			return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "broker %d is not in the cluster (brokers: %v)", b, known)
+			return placement.Plan{}, Errorf(CodeInvalidArgument, "", "broker %d is not in the cluster (brokers: %v)", b, known)
 		}
 	}
 	if in.Racks == nil {
@@ -268,7 +270,7 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 			}
 		}
 	}
-	return PlanReassignment(in)
+	return placement.Balance(in)
 }
 
 // WaitOptions modify WaitReassignments.

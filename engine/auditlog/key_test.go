@@ -11,6 +11,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
+	"github.com/kadmin-lua/kadmin-lua/internal/testerr"
 )
 
 // A keyed log is appended to only with its key: not with none, not with
@@ -26,7 +27,7 @@ func TestAuditLogRefusesAnAppendUnderAnotherKey(t *testing.T) {
 	for _, o := range []auditlog.Options{{Key: otherKey}, {}} {
 		_, err := auditlog.OpenWith(path, o)
 		require.Error(t, err)
-		assert.Equal(t, vocab.CodeInvalidArgument, code(err))
+		assert.Equal(t, vocab.CodeInvalidArgument, testerr.Code(err))
 		assert.Contains(t, err.Error(), path+" is keyed")
 		assert.NotContains(t, err.Error(), string(testaudit.Key))
 		assert.NotContains(t, err.Error(), string(otherKey))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
+	"github.com/kadmin-lua/kadmin-lua/internal/testerr"
 )
 
 func TestAuditLogIsCreated0600(t *testing.T) {
@@ -33,7 +34,7 @@ func TestOpenAuditLogRefusesFilesOthersCanWrite(t *testing.T) {
 		require.NoError(t, os.Chmod(path, mode)) // not subject to the umask
 		_, err := auditlog.Open(path)
 		require.Error(t, err, "mode %04o", mode)
-		assert.Equal(t, vocab.CodeInvalidArgument, code(err))
+		assert.Equal(t, vocab.CodeInvalidArgument, testerr.Code(err))
 		assert.Contains(t, err.Error(), path)
 		assert.Contains(t, err.Error(), "may be written by group or others")
 	}
@@ -57,7 +58,7 @@ func TestOpenAuditLogRefusesSymlinksAndNonFiles(t *testing.T) {
 	require.NoError(t, os.Symlink(target, link))
 	_, err := auditlog.Open(link)
 	require.Error(t, err)
-	assert.Equal(t, vocab.CodeInvalidArgument, code(err))
+	assert.Equal(t, vocab.CodeInvalidArgument, testerr.Code(err))
 	assert.Contains(t, err.Error(), link+" is a symbolic link")
 
 	dangling := filepath.Join(dir, "dangling.jsonl")

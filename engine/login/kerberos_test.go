@@ -2,16 +2,16 @@ package login
 
 import (
 	"context"
-	"errors"
 	"net"
-	"testing"
-
 	"os"
 	"path/filepath"
+	"testing"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
+	"github.com/kadmin-lua/kadmin-lua/internal/testerr"
 )
 
 // fakeResolver answers reverse lookups from names and forward ones from
@@ -92,15 +92,7 @@ func TestKerberosFilesAreCheckedBeforeDialing(t *testing.T) {
 			_, err := (&SASLConfig{Mechanism: "GSSAPI", Kerberos: &tc.k}).Build()
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Equal(t, vocab.CodeInvalidArgument, asError(t, err).Code)
+			assert.Equal(t, vocab.CodeInvalidArgument, testerr.As(t, err).Code)
 		})
 	}
-}
-
-// asError is err as the *vocab.Error login returns.
-func asError(t *testing.T, err error) *vocab.Error {
-	t.Helper()
-	var e *vocab.Error
-	require.True(t, errors.As(err, &e), "%T %v", err, err)
-	return e
 }

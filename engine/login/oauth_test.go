@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
+	"github.com/kadmin-lua/kadmin-lua/internal/testerr"
 )
 
 func TestOAuthTokenSources(t *testing.T) {
@@ -58,7 +60,7 @@ func TestOAuthTokenSources(t *testing.T) {
 		ts := &tokenSource{cfg: &OAuthConfig{TokenCommand: `echo "vault: permission denied" >&2; exit 3`}, now: clock}
 		_, err := ts.get(ctx)
 		require.Error(t, err)
-		assert.Equal(t, vocab.CodeAuth, asError(t, err).Code)
+		assert.Equal(t, vocab.CodeAuth, testerr.As(t, err).Code)
 		assert.Contains(t, err.Error(), "OAUTHBEARER: token command failed (exit status 3): vault: permission denied")
 	})
 	t.Run("file read at every login", func(t *testing.T) {
@@ -99,7 +101,7 @@ func TestOAuthTokenSources(t *testing.T) {
 			_, err := (&SASLConfig{Mechanism: "OAUTHBEARER", OAuth: cfg}).Build()
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), want)
-			assert.Equal(t, vocab.CodeInvalidArgument, asError(t, err).Code)
+			assert.Equal(t, vocab.CodeInvalidArgument, testerr.As(t, err).Code)
 		}
 	})
 }
@@ -145,8 +147,8 @@ func TestOAuthTokenCommandEnvironmentAndErrors(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				_, _, err := runTokenCommand(ctx, tc.stderr+"; exit 2", []string{"VAULT_TOKEN"}, nil)
 				require.Error(t, err)
-				assert.Equal(t, vocab.CodeAuth, asError(t, err).Code)
-				assert.Equal(t, "OAUTHBEARER: token command failed (exit status 2): "+tc.want, asError(t, err).Message)
+				assert.Equal(t, vocab.CodeAuth, testerr.As(t, err).Code)
+				assert.Equal(t, "OAUTHBEARER: token command failed (exit status 2): "+tc.want, testerr.As(t, err).Message)
 				for _, h := range tc.hidden {
 					assert.NotContains(t, err.Error(), h)
 				}
@@ -186,7 +188,7 @@ func TestOAuthTokenFileMustBeRegular(t *testing.T) {
 		ts := &tokenSource{cfg: &OAuthConfig{TokenFile: path}, now: time.Now}
 		_, err := ts.get(context.Background())
 		require.Error(t, err)
-		assert.Equal(t, vocab.CodeAuth, asError(t, err).Code)
+		assert.Equal(t, vocab.CodeAuth, testerr.As(t, err).Code)
 		assert.Contains(t, err.Error(), "reading token file: read "+path+": is ")
 		assert.Contains(t, err.Error(), "not a regular file")
 	}

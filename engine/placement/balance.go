@@ -1,4 +1,8 @@
-package engine
+// Package placement plans where replicas go: pure functions over a layout
+// (the current assignment, the brokers, their racks), no cluster access.
+// The admin core reads the layout and applies the plan
+// (engine.PlanReassignmentOn, alter_partition_reassignments).
+package placement
 
 import (
 	"cmp"
@@ -6,10 +10,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// Reassignment planning: pure logic, no cluster access.
-//
 // The planner keeps the replication factor of every partition and computes
 // a target assignment over the given brokers that
 //   - balances replicas: every broker ends with floor(R/N) or ceil(R/N) of
@@ -25,8 +29,8 @@ import (
 //
 // Moves counts replicas placed on a broker that did not hold them.
 
-// PlanPartition is one partition's current and target replicas.
-type PlanPartition struct {
+// Partition is one partition's current and target replicas.
+type Partition struct {
 	Topic     string  `json:"topic"`
 	Partition int32   `json:"partition"`
 	Current   []int32 `json:"current"`
@@ -34,17 +38,17 @@ type PlanPartition struct {
 	Moves     int     `json:"moves"` // replicas added to a broker that did not hold them
 }
 
-// ReassignmentPlan is the result of PlanReassignment: only partitions whose
+// Plan is the result of Balance: only partitions whose
 // replicas or preferred leader change are listed.
-type ReassignmentPlan struct {
-	Moves         int             `json:"moves"`          // replicas that move (data copied)
-	LeaderChanges int             `json:"leader_changes"` // partitions whose preferred leader changes
-	Partitions    []PlanPartition `json:"partitions"`
+type Plan struct {
+	Moves         int         `json:"moves"`          // replicas that move (data copied)
+	LeaderChanges int         `json:"leader_changes"` // partitions whose preferred leader changes
+	Partitions    []Partition `json:"partitions"`
 }
 
-// PlanInput is what the planner needs: the current assignment, the brokers
+// Layout is what the planner needs: the current assignment, the brokers
 // to spread over, and (optionally) each broker's rack.
-type PlanInput struct {
+type Layout struct {
 	Current map[string]map[int32][]int32 // topic -> partition -> replicas
 	Brokers []int32
 	Racks   map[int32]string // broker -> rack; a broker without one is its own rack
@@ -58,14 +62,14 @@ type planPart struct {
 	target  []int32
 }
 
-// PlanReassignment computes a balanced, rack-aware assignment with the
+// Balance computes a balanced, rack-aware assignment with the
 // fewest replica moves.
-func PlanReassignment(in PlanInput) (ReassignmentPlan, error) {
+func Balance(in Layout) (Plan, error) {
 	brokers := slices.Clone(in.Brokers)
 	slices.Sort(brokers)
 	brokers = slices.Compact(brokers)
 	if len(brokers) == 0 {
-		return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "no brokers to assign to")
+		return Plan{}, vocab.Errorf(vocab.CodeInvalidArgument, "", "no brokers to assign to")
 	}
 	p := &planner{brokers: brokers, rack: map[int32]string{}}
 	racks := map[string]bool{}
@@ -86,7 +90,7 @@ func PlanReassignment(in PlanInput) (ReassignmentPlan, error) {
 				continue
 			}
 			if len(cur) > len(brokers) {
-				return ReassignmentPlan{}, &Error{Code: "INVALID_REPLICATION_FACTOR", Resource: fmt.Sprintf("%s[%d]", t, part),
+				return Plan{}, &vocab.Error{Code: "INVALID_REPLICATION_FACTOR", Resource: fmt.Sprintf("%s[%d]", t, part),
 					Message: fmt.Sprintf("replication factor %d is larger than the %d brokers given", len(cur), len(brokers))}
 			}
 			p.parts = append(p.parts, &planPart{topic: t, part: part, current: slices.Clone(cur), rf: len(cur)})
@@ -96,7 +100,7 @@ func PlanReassignment(in PlanInput) (ReassignmentPlan, error) {
 	p.assign()
 	p.chooseLeaders()
 
-	out := ReassignmentPlan{Partitions: []PlanPartition{}}
+	out := Plan{Partitions: []Partition{}}
 	for _, pp := range p.parts {
 		if slices.Equal(pp.current, pp.target) {
 			continue
@@ -111,7 +115,7 @@ func PlanReassignment(in PlanInput) (ReassignmentPlan, error) {
 		if pp.current[0] != pp.target[0] {
 			out.LeaderChanges++
 		}
-		out.Partitions = append(out.Partitions, PlanPartition{Topic: pp.topic, Partition: pp.part,
+		out.Partitions = append(out.Partitions, Partition{Topic: pp.topic, Partition: pp.part,
 			Current: pp.current, Target: pp.target, Moves: moves})
 	}
 	return out, nil
@@ -348,7 +352,7 @@ func (g *flowGraph) minCostFlow(src, sink, want int) {
 }
 
 // String renders a plan for dry-run output and logs.
-func (pp PlanPartition) String() string {
+func (pp Partition) String() string {
 	return fmt.Sprintf("%s[%d]: %s -> %s", pp.Topic, pp.Partition, brokerList(pp.Current), brokerList(pp.Target))
 }
 

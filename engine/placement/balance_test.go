@@ -1,4 +1,4 @@
-package engine
+package placement
 
 import (
 	"fmt"
@@ -8,10 +8,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
+	"github.com/kadmin-lua/kadmin-lua/internal/testerr"
 )
 
 // apply returns the assignment after the plan.
-func apply(cur map[string]map[int32][]int32, plan ReassignmentPlan) map[string]map[int32][]int32 {
+func apply(cur map[string]map[int32][]int32, plan Plan) map[string]map[int32][]int32 {
 	out := map[string]map[int32][]int32{}
 	for t, ps := range cur {
 		out[t] = map[int32][]int32{}
@@ -79,7 +82,7 @@ func skewed(topic string, parts int, reps ...int32) map[int32][]int32 {
 func TestPlanBalancesSkewedTopic(t *testing.T) {
 	cur := map[string]map[int32][]int32{"orders": skewed("orders", 6, 1, 2)}
 	brokers := []int32{1, 2, 3}
-	plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers})
+	plan, err := Balance(Layout{Current: cur, Brokers: brokers})
 	require.NoError(t, err)
 	after := apply(cur, plan)
 	assertValid(t, cur, after, brokers)
@@ -93,7 +96,7 @@ func TestPlanBalancesSkewedTopic(t *testing.T) {
 
 func TestPlanAlreadyBalancedChangesNothing(t *testing.T) {
 	cur := map[string]map[int32][]int32{"t": {0: {1, 2}, 1: {2, 3}, 2: {3, 1}}}
-	plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: []int32{1, 2, 3}})
+	plan, err := Balance(Layout{Current: cur, Brokers: []int32{1, 2, 3}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, plan.Moves)
 	assert.Equal(t, 0, plan.LeaderChanges)
@@ -108,7 +111,7 @@ func TestPlanMinimalMovesWhenAddingABroker(t *testing.T) {
 		cur["t"][p] = []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
 	}
 	brokers := []int32{1, 2, 3, 4}
-	plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers})
+	plan, err := Balance(Layout{Current: cur, Brokers: brokers})
 	require.NoError(t, err)
 	after := apply(cur, plan)
 	assertValid(t, cur, after, brokers)
@@ -127,7 +130,7 @@ func TestPlanRemovingABroker(t *testing.T) {
 		cur["t"][p] = []int32{p%4 + 1, (p+1)%4 + 1}
 	}
 	brokers := []int32{1, 2, 3}
-	plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers})
+	plan, err := Balance(Layout{Current: cur, Brokers: brokers})
 	require.NoError(t, err)
 	after := apply(cur, plan)
 	assertValid(t, cur, after, brokers)
@@ -147,7 +150,7 @@ func TestPlanRackAware(t *testing.T) {
 	cur := map[string]map[int32][]int32{"t": {0: {1, 2}, 1: {2, 1}, 2: {1, 2}, 3: {2, 1}}}
 	brokers := []int32{1, 2, 3, 4}
 	racks := map[int32]string{1: "a", 2: "a", 3: "b", 4: "b"}
-	plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers, Racks: racks})
+	plan, err := Balance(Layout{Current: cur, Brokers: brokers, Racks: racks})
 	require.NoError(t, err)
 	after := apply(cur, plan)
 	assertValid(t, cur, after, brokers)
@@ -164,7 +167,7 @@ func TestPlanRackLimitWhenFewerRacksThanRF(t *testing.T) {
 	cur := map[string]map[int32][]int32{"t": {0: {1, 2, 3}, 1: {1, 2, 3}}}
 	brokers := []int32{1, 2, 3, 4}
 	racks := map[int32]string{1: "a", 2: "a", 3: "a", 4: "b"}
-	plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers, Racks: racks})
+	plan, err := Balance(Layout{Current: cur, Brokers: brokers, Racks: racks})
 	require.NoError(t, err)
 	after := apply(cur, plan)
 	assertValid(t, cur, after, brokers)
@@ -176,21 +179,21 @@ func TestPlanRackLimitWhenFewerRacksThanRF(t *testing.T) {
 
 func TestPlanReplicationFactorAboveBrokers(t *testing.T) {
 	cur := map[string]map[int32][]int32{"t": {0: {1, 2, 3}}}
-	_, err := PlanReassignment(PlanInput{Current: cur, Brokers: []int32{1, 2}})
+	_, err := Balance(Layout{Current: cur, Brokers: []int32{1, 2}})
 	require.Error(t, err)
-	e := AsError(err, "")
+	e := testerr.As(t, err)
 	assert.Equal(t, "INVALID_REPLICATION_FACTOR", e.Code)
 	assert.Equal(t, "t[0]", e.Resource)
-	_, err = PlanReassignment(PlanInput{Current: cur})
-	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
+	_, err = Balance(Layout{Current: cur})
+	assert.Equal(t, vocab.CodeInvalidArgument, testerr.As(t, err).Code)
 }
 
 func TestPlanManyTopicsDeterministic(t *testing.T) {
 	cur := map[string]map[int32][]int32{"a": skewed("a", 5, 1, 2, 3), "b": skewed("b", 7, 3, 1, 2), "c": skewed("c", 1, 2, 3, 1)}
 	brokers := []int32{1, 2, 3, 4, 5}
-	first, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers})
+	first, err := Balance(Layout{Current: cur, Brokers: brokers})
 	require.NoError(t, err)
-	second, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers})
+	second, err := Balance(Layout{Current: cur, Brokers: brokers})
 	require.NoError(t, err)
 	assert.Equal(t, first, second)
 	after := apply(cur, first)
@@ -230,9 +233,9 @@ func TestPlanRandomClustersStayValidAndBalanced(t *testing.T) {
 		case 1:
 			brokers = brokers[1:]
 		}
-		plan, err := PlanReassignment(PlanInput{Current: cur, Brokers: brokers})
+		plan, err := Balance(Layout{Current: cur, Brokers: brokers})
 		if err != nil {
-			require.Equal(t, "INVALID_REPLICATION_FACTOR", AsError(err, "").Code)
+			require.Equal(t, "INVALID_REPLICATION_FACTOR", testerr.As(t, err).Code)
 			continue
 		}
 		after := apply(cur, plan)
@@ -244,7 +247,7 @@ func TestPlanRandomClustersStayValidAndBalanced(t *testing.T) {
 			assertBalanced(t, l, fmt.Sprintf("case %d leaders", i))
 		}
 		// A plan applied again is already balanced: nothing more moves.
-		again, err := PlanReassignment(PlanInput{Current: after, Brokers: brokers})
+		again, err := Balance(Layout{Current: after, Brokers: brokers})
 		require.NoError(t, err)
 		assert.Equal(t, 0, again.Moves, "case %d: replanning moves replicas", i)
 	}
