@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 )
 
 // Client is a connection to one cluster. It is safe for concurrent use.
@@ -30,7 +32,7 @@ type Client struct {
 	closeOnce sync.Once
 
 	notifyOnce sync.Once // notifier: made on first use (notify.go)
-	notifier   *Notifier
+	notifier   *alerts.Notifier
 
 	probers probers // probe's producer and consumer, kept between probes (probe.go)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
@@ -44,7 +45,7 @@ type Config struct {
 	// interval, and once when it resolves (notify.go). The state store
 	// (--state) implements it: nil takes State's (state_notices.go), or
 	// without a State an in-memory ledger for the client's life.
-	Notices NoticeLedger
+	Notices alerts.Ledger
 
 	// State is the store lag_status keeps its samples in between calls
 	// and runs (--state FILE; in memory without it), shared by every

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 )
 
 // The state file's format: a magic line, a format version, the payload,
@@ -37,7 +39,7 @@ const (
 
 var errStateCorrupt = errors.New("corrupt")
 
-func encodeState(clusters map[string]*storedCluster, notices map[string]Notice) []byte {
+func encodeState(clusters map[string]*storedCluster, notices map[string]alerts.Notice) []byte {
 	// Sized once (up to 10 bytes a sample, 20 a partition): growing a 30 MB
 	// buffer by doubling was a tenth of lag_status's time for 300,000
 	// partitions.
@@ -219,7 +221,7 @@ func (r *stateReader) str(what string) string {
 
 // decodeState reads a file written by encodeState. An error says why the
 // file is not one: not a state file, a newer version, or corrupt.
-func decodeState(data []byte) (map[string]*storedCluster, map[string]Notice, error) {
+func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Notice, error) {
 	if !bytes.HasPrefix(data, []byte(stateMagic)) {
 		return nil, nil, errors.New("not a kadmin-lua state file")
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -148,7 +149,7 @@ func (s *StateStore) load(underLock bool) {
 func (s *StateStore) decodeFile(data []byte, err error) {
 	if err == nil {
 		var clusters map[string]*storedCluster
-		var notices map[string]Notice
+		var notices map[string]alerts.Notice
 		if clusters, notices, err = decodeState(data); err == nil {
 			s.clusters, s.notices = clusters, notices
 			s.file.readErr = nil

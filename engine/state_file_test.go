@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 )
 
 func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
@@ -25,7 +27,7 @@ func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
 	require.NoError(t, err)
 	recordOne(t, s, 1_000, "g", lagRow("orders", 0, 5, 9), lagRow("orders", 1, -1, 3))
 	recordOne(t, s, 61_000, "g", lagRow("orders", 0, 7, 12), lagRow("orders", 1, -1, 4))
-	require.NoError(t, s.Notices("profile:a").SaveNotice("lag:g", Notice{Status: "firing", OpenedMs: 1, SentMs: 2}))
+	require.NoError(t, s.Notices("profile:a").SaveNotice("lag:g", alerts.Notice{Status: "firing", OpenedMs: 1, SentMs: 2}))
 	require.NoError(t, s.Save())
 	s.Close()
 	fi, err := os.Stat(path)
@@ -39,7 +41,7 @@ func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
 	assert.Equal(t, []StateSample{{1_000, -1, 3, 3}, {61_000, -1, 4, 4}}, again.Window("cluster-a", "g", "orders", 1))
 	n, ok := again.Notices("profile:a").LastNotice("lag:g")
 	assert.True(t, ok)
-	assert.Equal(t, Notice{Status: "firing", OpenedMs: 1, SentMs: 2}, n)
+	assert.Equal(t, alerts.Notice{Status: "firing", OpenedMs: 1, SentMs: 2}, n)
 	err = again.record("cluster-z", "profile:a", 70_000, nil, nil)
 	assert.Error(t, err, "the name is kept in the file")
 }
@@ -317,7 +319,7 @@ func TestStateWriteBehind(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, s.Window("c1", "g", "t", 0), 1)
 	require.NoError(t, s.RecordLag("c1", "", now.Add(time.Minute), []GroupLag{{Group: "g", Partitions: []PartitionLag{lagRow("t", 0, 6, 9)}}}))
-	require.NoError(t, s.Notices("prod").SaveNotice("k", Notice{Status: "firing", OpenedMs: 1, SentMs: 2}))
+	require.NoError(t, s.Notices("prod").SaveNotice("k", alerts.Notice{Status: "firing", OpenedMs: 1, SentMs: 2}))
 	require.NoError(t, s.Save())
 	s.Close()
 

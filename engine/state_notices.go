@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 )
 
 // The store keeps what kafka.notify last sent for each alert key, so that
@@ -14,8 +16,8 @@ import (
 // the cluster, known before it is reached), so that a fleet's members
 // sharing one file keep their alerts apart.
 
-// Notices is the store's NoticeLedger for the cluster a run calls name.
-func (s *StateStore) Notices(name string) NoticeLedger {
+// Notices is the store's alerts.Ledger for the cluster a run calls name.
+func (s *StateStore) Notices(name string) alerts.Ledger {
 	return storeLedger{s: s, prefix: name + "\x00"}
 }
 
@@ -24,7 +26,7 @@ type storeLedger struct {
 	prefix string
 }
 
-func (l storeLedger) LastNotice(key string) (Notice, bool) {
+func (l storeLedger) LastNotice(key string) (alerts.Notice, bool) {
 	l.s.lock()
 	defer l.s.mu.Unlock()
 	n, ok := l.s.notices[l.prefix+key]
@@ -38,13 +40,13 @@ func (l storeLedger) Ready() error {
 	return l.s.lockFile() // and reads the file under it
 }
 
-func (l storeLedger) SaveNotice(key string, n Notice) error {
+func (l storeLedger) SaveNotice(key string, n alerts.Notice) error {
 	if err := l.s.lockChange(); err != nil {
 		return err
 	}
 	defer l.s.mu.Unlock()
 	if l.s.notices == nil {
-		l.s.notices = map[string]Notice{}
+		l.s.notices = map[string]alerts.Notice{}
 	}
 	l.s.notices[l.prefix+key] = n
 	l.s.version++
@@ -53,7 +55,7 @@ func (l storeLedger) SaveNotice(key string, n Notice) error {
 
 // expireNoticesLocked drops notices neither sent nor seen pending since cut.
 func (s *StateStore) expireNoticesLocked(cut int64) {
-	maps.DeleteFunc(s.notices, func(_ string, n Notice) bool { return n.lastSeenMs() < cut })
+	maps.DeleteFunc(s.notices, func(_ string, n alerts.Notice) bool { return n.LastSeenMs() < cut })
 }
 
 // notices := uvarint(n) { string(name NUL key) string(status) varint(opened) varint(sent) } [extras]
@@ -65,7 +67,7 @@ func (s *StateStore) expireNoticesLocked(cut int64) {
 // have none (every notice's labels unknown), and a store with no notices
 // writes none, so an older kadmin-lua still reads it. labels 0 is nil: not
 // known, which is not the same as none.
-func encodeNotices(b []byte, notices map[string]Notice) []byte {
+func encodeNotices(b []byte, notices map[string]alerts.Notice) []byte {
 	b = binary.AppendUvarint(b, uint64(len(notices)))
 	if len(notices) == 0 {
 		return b
@@ -101,19 +103,19 @@ func encodeNotices(b []byte, notices map[string]Notice) []byte {
 	return b
 }
 
-func decodeNotices(r *stateReader) map[string]Notice {
+func decodeNotices(r *stateReader) map[string]alerts.Notice {
 	n := r.count("notice count", 4)
 	if n == 0 {
 		return nil
 	}
-	out := make(map[string]Notice, n)
+	out := make(map[string]alerts.Notice, n)
 	keys := make([]string, 0, n)
 	for range n {
 		k := r.str("notice key")
 		if r.err == nil && !strings.Contains(k, "\x00") {
 			r.fail("notice key")
 		}
-		out[k] = Notice{Status: r.str("notice status"), OpenedMs: r.varint("notice time"), SentMs: r.varint("notice sent time")}
+		out[k] = alerts.Notice{Status: r.str("notice status"), OpenedMs: r.varint("notice time"), SentMs: r.varint("notice sent time")}
 		keys = append(keys, k)
 	}
 	if r.err != nil || len(r.b) == 0 {

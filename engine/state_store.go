@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 )
 
 // The state store is kadmin-lua's memory between runs (--state FILE): per
@@ -104,7 +106,7 @@ type StateStore struct {
 	mu       sync.Mutex
 	opts     StateOptions
 	clusters map[string]*storedCluster // by cluster id
-	notices  map[string]Notice         // kafka.notify's, by cluster name and key (state_notices.go)
+	notices  map[string]alerts.Notice  // kafka.notify's, by cluster name and key (state_notices.go)
 	file     *stateFile                // nil: memory only
 	// loading is closed once the file is read and decoded, which the
 	// first use starts (loadOnce); warnOnce says once that a file that

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
@@ -103,8 +104,8 @@ func TestCheckLagResolvesAnAlertOpenedByTheVersionBefore(t *testing.T) {
 	e, am := alertEnv(t, false)
 	opened := time.Now().Add(-time.Hour)
 	name := strings.Join(slices.Sorted(slices.Values(e.c.Addrs)), ",")
-	require.NoError(t, e.state.Notices(name).SaveNotice(engine.NoticeKey(am.URL, "check-lag/orders-processor"),
-		engine.Notice{Status: "ERR", OpenedMs: opened.UnixMilli(), SentMs: opened.UnixMilli()}))
+	require.NoError(t, e.state.Notices(name).SaveNotice(alerts.NoticeKey(am.URL, "check-lag/orders-processor"),
+		alerts.Notice{Status: "ERR", OpenedMs: opened.UnixMilli(), SentMs: opened.UnixMilli()}))
 	critical := map[string]string{"alertname": "KafkaConsumerGroupLag", "group": "orders-processor", "severity": "critical"}
 	am.Send(t, critical, opened, opened.Add(8*time.Hour)) // what the previous version sent
 	require.Equal(t, []map[string]string{critical}, am.Firing())

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 )
 
 // stateWorld is a cluster with a topic of 100 records and a group that
@@ -170,6 +171,6 @@ func holdStateFile(t *testing.T, path string) *engine.StateStore {
 	t.Helper()
 	s, err := engine.OpenStateFile(path, engine.StateOptions{})
 	require.NoError(t, err)
-	require.NoError(t, s.Notices("holder").SaveNotice("k", engine.Notice{Status: "firing"}))
+	require.NoError(t, s.Notices("holder").SaveNotice("k", alerts.Notice{Status: "firing"}))
 	return s
 }

@@ -1,4 +1,4 @@
-package engine
+package alerts
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ type webhookPost struct {
 // slackBlocksMax alerts and slackTextMax bytes of text, so that nothing is
 // cut. A step's sends (a resolution and the opening that replaces it) go
 // in one POST, so they are delivered, or not, together.
-func formatPosts(req *NotifyRequest, steps []step, now int64) ([]webhookPost, error) {
+func formatPosts(req *Request, steps []step, now int64) ([]webhookPost, error) {
 	var out []webhookPost
 	var alerts []outgoing
 	var idx []int
@@ -43,7 +43,7 @@ func formatPosts(req *NotifyRequest, steps []step, now int64) ([]webhookPost, er
 			continue
 		}
 		limit, size := MaxAlertsPerPost, 0
-		if req.Format == NotifySlack {
+		if req.Format == FormatSlack {
 			limit = slackBlocksMax
 			for _, o := range s.sends {
 				size += len(slackLine(o)) + len("\n\n")
@@ -65,19 +65,19 @@ func formatPosts(req *NotifyRequest, steps []step, now int64) ([]webhookPost, er
 }
 
 // formatBody is a POST's body for alerts, in req's format.
-func formatBody(req *NotifyRequest, alerts []outgoing, now int64) ([]byte, error) {
+func formatBody(req *Request, alerts []outgoing, now int64) ([]byte, error) {
 	var v any
 	switch req.Format {
-	case NotifyAlertmanager:
+	case FormatAlertmanager:
 		v = alertmanagerBody(alerts, req.GeneratorURL)
-	case NotifySlack:
+	case FormatSlack:
 		v = slackBody(alerts, req.SlackBlocks)
 	default:
 		v = jsonBody(alerts, now)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, Errorf(CodeInvalidArgument, "", "the notification cannot be encoded: %v", err)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "the notification cannot be encoded: %v", err)
 	}
 	return b, nil
 }
@@ -128,9 +128,9 @@ type jsonDoc struct {
 }
 
 func jsonBody(alerts []outgoing, now int64) jsonDoc {
-	doc := jsonDoc{Version: "1", Source: "kadmin-lua", Status: statusResolved, SentAt: rfc3339(now), Alerts: make([]jsonAlert, len(alerts))}
+	doc := jsonDoc{Version: "1", Source: "kadmin-lua", Status: StatusResolved, SentAt: rfc3339(now), Alerts: make([]jsonAlert, len(alerts))}
 	for i, a := range alerts {
-		ja := jsonAlert{Key: a.Key, Status: statusResolved, State: a.Status, Reason: a.reason,
+		ja := jsonAlert{Key: a.Key, Status: StatusResolved, State: a.Status, Reason: a.reason,
 			Labels: emptyIfNil(a.Labels), Annotations: emptyIfNil(a.Annotations), StartsAt: rfc3339(a.startsMs)}
 		if a.firing {
 			ja.Status, doc.Status = "firing", "firing"

@@ -1,4 +1,4 @@
-package engine
+package alerts
 
 import (
 	"maps"
@@ -19,31 +19,31 @@ type Notice struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Pending is a status seen by PendingRuns calls in a row, from
 	// PendingMs on, and not sent yet: it is sent once it has held for
-	// NotifyRequest.AfterRuns calls ("resolved" or a firing word).
+	// Request.AfterRuns calls ("resolved" or a firing word).
 	Pending     string `json:"pending,omitempty"`
 	PendingRuns int    `json:"pending_runs,omitempty"`
 	PendingMs   int64  `json:"pending_ms,omitempty"`
 }
 
-// lastSeenMs is the notice's newest time: a notice untouched for the
+// LastSeenMs is the notice's newest time: a notice untouched for the
 // state store's ExpireAfter is dropped.
-func (n Notice) lastSeenMs() int64 { return max(n.SentMs, n.PendingMs) }
+func (n Notice) LastSeenMs() int64 { return max(n.SentMs, n.PendingMs) }
 
-// NoticeLedger remembers notices between runs; the state store implements it.
-type NoticeLedger interface {
+// Ledger remembers notices between runs; the state store implements it.
+type Ledger interface {
 	LastNotice(key string) (Notice, bool)
 	SaveNotice(key string, n Notice) error
 }
 
-// readyLedger is a NoticeLedger that is made ready before anything is
+// readyLedger is a Ledger that is made ready before anything is
 // sent (the state store takes its file's lock): a notice it could not
 // record is not sent, or the next run would send it again.
 type readyLedger interface {
-	NoticeLedger
+	Ledger
 	Ready() error
 }
 
-// MemoryLedger is a NoticeLedger that lives as long as the value: the
+// MemoryLedger is a Ledger that lives as long as the value: the
 // ledger of a client whose Config.Notices is nil, so a loop process (or
 // one run) de-duplicates its notifications, and a new process starts
 // afresh. It is safe for concurrent use.

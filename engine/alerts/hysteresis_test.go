@@ -1,4 +1,4 @@
-package engine
+package alerts
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // With AfterRuns 3, a flapping alert sends nothing; a status is sent once
@@ -16,10 +18,10 @@ import (
 // comes back before then clears the count.
 func TestNotifyAfterRunsHoldsFlapping(t *testing.T) {
 	n, clock, am := amNotifier(t, NewMemoryLedger())
-	send := func(status string) AlertOutcome {
+	send := func(status string) Outcome {
 		t.Helper()
 		*clock = clock.Add(time.Minute)
-		res, err := n.Notify(context.Background(), NotifyRequest{URL: Secret(am.URL), Format: NotifyAlertmanager, AfterRuns: 3,
+		res, err := n.Notify(context.Background(), Request{URL: vocab.Secret(am.URL), Format: FormatAlertmanager, AfterRuns: 3,
 			StatusLabels: severityByStatus, Alerts: []Alert{{Key: "lag/p0", Status: status, Labels: labels("alertname", "Lag", "partition", "0")}}})
 		require.NoError(t, err)
 		require.Len(t, res.Alerts, 1)
@@ -27,14 +29,14 @@ func TestNotifyAfterRunsHoldsFlapping(t *testing.T) {
 	}
 	// The flapping partition of issue 27: 12 notifications in 9 minutes.
 	for i := range 6 {
-		assert.Equal(t, AlertOutcome{Key: "lag/p0", Status: "WARN", Reason: ReasonPending, Runs: 1}, send("WARN"), "flap %d", i)
+		assert.Equal(t, Outcome{Key: "lag/p0", Status: "WARN", Reason: ReasonPending, Runs: 1}, send("WARN"), "flap %d", i)
 		assert.Equal(t, ReasonUnchanged, send("OK").Reason)
 	}
 	assert.Zero(t, am.Posts(), "nothing sent while flapping")
 
 	assert.Equal(t, 1, send("WARN").Runs)
 	assert.Equal(t, 2, send("WARN").Runs)
-	assert.Equal(t, AlertOutcome{Key: "lag/p0", Status: "WARN", Reason: ReasonOpened, Sent: true}, send("WARN"), "opens at the 3rd WARN in a row")
+	assert.Equal(t, Outcome{Key: "lag/p0", Status: "WARN", Reason: ReasonOpened, Sent: true}, send("WARN"), "opens at the 3rd WARN in a row")
 	warning := labels("alertname", "Lag", "partition", "0", "severity", "warning")
 	assert.Equal(t, []map[string]string{warning}, am.Firing())
 	a := am.Alert(warning)
@@ -65,7 +67,7 @@ func TestNotifyRepeatsAnOpenAlertWhileAChangeIsPending(t *testing.T) {
 	send := func(after time.Duration, status string) string {
 		t.Helper()
 		*clock = clock.Add(after)
-		res, err := n.Notify(context.Background(), NotifyRequest{URL: Secret(am.URL), Format: NotifyAlertmanager, AfterRuns: 2,
+		res, err := n.Notify(context.Background(), Request{URL: vocab.Secret(am.URL), Format: FormatAlertmanager, AfterRuns: 2,
 			RepeatInterval: time.Hour, StatusLabels: severityByStatus, Alerts: []Alert{{Key: "k", Status: status, Labels: labels("alertname", "Lag")}}})
 		require.NoError(t, err)
 		return res.Reason
@@ -89,7 +91,7 @@ func TestNotifySplitsManyAlertsIntoPosts(t *testing.T) {
 		}
 		return out
 	}
-	res, err := n.Notify(context.Background(), NotifyRequest{URL: Secret(am.URL), Format: NotifyAlertmanager, Alerts: many(2500)})
+	res, err := n.Notify(context.Background(), Request{URL: vocab.Secret(am.URL), Format: FormatAlertmanager, Alerts: many(2500)})
 	require.NoError(t, err)
 	assert.True(t, res.Sent)
 	assert.Equal(t, 3, res.Posts)
@@ -100,7 +102,7 @@ func TestNotifySplitsManyAlertsIntoPosts(t *testing.T) {
 	}
 
 	h := newHook(t)
-	res, err = n.Notify(context.Background(), NotifyRequest{URL: Secret(h.URL), Format: NotifySlack, SlackBlocks: true, Alerts: many(120)})
+	res, err = n.Notify(context.Background(), Request{URL: vocab.Secret(h.URL), Format: FormatSlack, SlackBlocks: true, Alerts: many(120)})
 	require.NoError(t, err)
 	assert.Equal(t, 3, res.Posts)
 	seen := 0
@@ -125,7 +127,7 @@ func TestNotifySplitPostsFailIndependently(t *testing.T) {
 	for i := range alerts {
 		alerts[i] = Alert{Key: fmt.Sprint(i), Labels: labels("alertname", "Lag")}
 	}
-	res, err := n.Notify(context.Background(), NotifyRequest{URL: Secret(h.URL), Format: NotifyJSON, Alerts: alerts, Attempts: 2})
+	res, err := n.Notify(context.Background(), Request{URL: vocab.Secret(h.URL), Format: FormatJSON, Alerts: alerts, Attempts: 2})
 	require.NoError(t, err)
 	assert.True(t, res.Sent, "the first POST went through")
 	assert.Equal(t, ReasonFailed, res.Reason)
@@ -137,7 +139,7 @@ func TestNotifySplitPostsFailIndependently(t *testing.T) {
 	_, found := ledger.LastNotice(NoticeKey(h.URL, "1000"))
 	assert.False(t, found)
 
-	res, err = n.Notify(context.Background(), NotifyRequest{URL: Secret(h.URL), Format: NotifyJSON, Alerts: alerts})
+	res, err = n.Notify(context.Background(), Request{URL: vocab.Secret(h.URL), Format: FormatJSON, Alerts: alerts})
 	require.NoError(t, err)
 	assert.Equal(t, ReasonOpened, res.Reason)
 	assert.Equal(t, 2, res.Posts, "only the 1,500 not delivered")

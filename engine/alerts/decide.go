@@ -1,4 +1,4 @@
-package engine
+package alerts
 
 import (
 	"maps"
@@ -39,7 +39,7 @@ type outgoing struct {
 
 // firingLabels are the labels an alert fires with under status word: its
 // own, and its status's over them.
-func (req *NotifyRequest) firingLabels(a Alert, word string) map[string]string {
+func (req *Request) firingLabels(a Alert, word string) map[string]string {
 	out := maps.Clone(a.Labels)
 	if out == nil {
 		out = map[string]string{}
@@ -52,7 +52,7 @@ func (req *NotifyRequest) firingLabels(a Alert, word string) map[string]string {
 // recorded before labels were (an earlier kadmin-lua) was sent with the
 // labels the caller gave: those it gives now, with the status labels of
 // the word it opened with.
-func (req *NotifyRequest) openedLabels(a Alert, prev Notice) map[string]string {
+func (req *Request) openedLabels(a Alert, prev Notice) map[string]string {
 	if prev.Labels != nil {
 		return prev.Labels
 	}
@@ -78,23 +78,23 @@ func sameIdentity(a, b map[string]string) bool {
 
 // decide compares an alert (Status and Key filled in) with what was last
 // sent for it.
-func decide(req *NotifyRequest, a Alert, prev Notice, found bool, now int64) step {
+func decide(req *Request, a Alert, prev Notice, found bool, now int64) step {
 	target := a.Status
 	if resolves(target) {
-		target = statusResolved
+		target = StatusResolved
 	}
-	open := found && prev.Status != statusResolved
-	current := statusResolved
+	open := found && prev.Status != StatusResolved
+	current := StatusResolved
 	var opened, fires map[string]string
 	if open {
 		current, opened = prev.Status, req.openedLabels(a, prev)
 	}
-	if target != statusResolved {
+	if target != StatusResolved {
 		fires = req.firingLabels(a, target)
 	}
 	s := step{reason: ReasonUnchanged}
 	resolution := func() outgoing {
-		r := Alert{Key: a.Key, Status: statusResolved, Labels: opened, Annotations: a.Annotations}
+		r := Alert{Key: a.Key, Status: StatusResolved, Labels: opened, Annotations: a.Annotations}
 		// startsAt after endsAt is refused by Alertmanager: a clock that
 		// went back since the alert opened.
 		return outgoing{Alert: r, reason: ReasonResolved, startsMs: min(prev.OpenedMs, now), endsMs: now}
@@ -140,7 +140,7 @@ func decide(req *NotifyRequest, a Alert, prev Notice, found bool, now int64) ste
 		s.reason, s.runs, s.save = ReasonPending, runs, true
 		s.next = prev
 		if !found {
-			s.next.Status = statusResolved
+			s.next.Status = StatusResolved
 		}
 		s.next.Pending, s.next.PendingRuns, s.next.PendingMs = target, runs, since
 		if open && repeatDue(prev.SentMs, now, req.RepeatInterval) {
@@ -153,10 +153,10 @@ func decide(req *NotifyRequest, a Alert, prev Notice, found bool, now int64) ste
 		return s
 	}
 	s.save = true
-	if target == statusResolved {
+	if target == StatusResolved {
 		s.reason = ReasonResolved
 		s.sends = []outgoing{resolution()}
-		s.next = Notice{Status: statusResolved, OpenedMs: now, SentMs: now}
+		s.next = Notice{Status: StatusResolved, OpenedMs: now, SentMs: now}
 		return s
 	}
 	s.reason = ReasonOpened

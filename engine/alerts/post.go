@@ -1,4 +1,4 @@
-package engine
+package alerts
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func retryWait(ctx context.Context, attempt int, retryAfter time.Duration) bool 
 
 // post sends body, retrying what may succeed later. It returns the
 // attempts made, the last HTTP status and, when no attempt succeeded, why.
-func (n *Notifier) post(ctx context.Context, req NotifyRequest, body []byte, sec *webhookSecrets) (attempts, status int, _ *Error) {
+func (n *Notifier) post(ctx context.Context, req Request, body []byte, sec *webhookSecrets) (attempts, status int, _ *vocab.Error) {
 	var last tried
 	for attempts < req.Attempts {
 		if attempts > 0 && !n.wait(ctx, attempts-1, last.retryAfter) {
@@ -49,13 +49,13 @@ func (n *Notifier) post(ctx context.Context, req NotifyRequest, body []byte, sec
 		}
 	}
 	if ctx.Err() != nil {
-		return attempts, status, &Error{Code: CodeCanceled, Message: "canceled while sending the notification"}
+		return attempts, status, &vocab.Error{Code: vocab.CodeCanceled, Message: "canceled while sending the notification"}
 	}
 	times := "1 attempt"
 	if attempts != 1 {
 		times = strconv.Itoa(attempts) + " attempts"
 	}
-	return attempts, status, &Error{Code: CodeNotifyFailed, Retriable: last.retriable,
+	return attempts, status, &vocab.Error{Code: CodeNotifyFailed, Retriable: last.retriable,
 		Message: fmt.Sprintf("POST %s: %s (%s)", redact.URL(webhookTarget(req)), sec.scrub(last.failure), times)}
 }
 
@@ -69,7 +69,7 @@ type tried struct {
 }
 
 // attempt POSTs once.
-func (n *Notifier) attempt(ctx context.Context, req NotifyRequest, body []byte) tried {
+func (n *Notifier) attempt(ctx context.Context, req Request, body []byte) tried {
 	actx, cancel := context.WithTimeout(ctx, req.Timeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, webhookTarget(req), bytes.NewReader(body))
@@ -115,9 +115,9 @@ func (n *Notifier) attempt(ctx context.Context, req NotifyRequest, body []byte) 
 
 // webhookTarget is where the POST goes: an Alertmanager URL given without
 // a path gets /api/v2/alerts.
-func webhookTarget(req NotifyRequest) string {
+func webhookTarget(req Request) string {
 	raw := req.URL.Reveal()
-	if req.Format != NotifyAlertmanager {
+	if req.Format != FormatAlertmanager {
 		return raw
 	}
 	u, err := url.Parse(raw)
@@ -149,11 +149,11 @@ func oneLine(s string, n int) string {
 // answer may quote what it was sent).
 type webhookSecrets struct {
 	once sync.Once
-	req  NotifyRequest
+	req  Request
 	strs []string
 }
 
-func newWebhookSecrets(req NotifyRequest) *webhookSecrets { return &webhookSecrets{req: req} }
+func newWebhookSecrets(req Request) *webhookSecrets { return &webhookSecrets{req: req} }
 
 func (w *webhookSecrets) collect() {
 	add := func(s string) {
