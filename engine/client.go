@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // Client is a connection to one cluster. It is safe for concurrent use.
@@ -23,7 +24,7 @@ type Client struct {
 	// groupAPIs is what ApiVersions said about group types (groups.go).
 	groupAPIs atomic.Int32
 	// localState holds lag_status's samples when Config.State is nil.
-	localState     *StateStore
+	localState     *state.Store
 	localStateOnce sync.Once
 	// caps is what one broker's ApiVersions said the cluster can do
 	// (needs.go), asked once.

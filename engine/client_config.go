@@ -9,6 +9,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/login"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // DefaultTimeout bounds every call unless Config.Timeout says otherwise.
@@ -43,7 +44,7 @@ type Config struct {
 	// Notices is where kafka.notify remembers what it last sent for each
 	// alert, so that an open alert is sent once, again after its repeat
 	// interval, and once when it resolves (notify.go). The state store
-	// (--state) implements it: nil takes State's (state_notices.go), or
+	// (--state) implements it: nil takes State's (engine/state), or
 	// without a State an in-memory ledger for the client's life.
 	Notices alerts.Ledger
 
@@ -51,7 +52,7 @@ type Config struct {
 	// and runs (--state FILE; in memory without it), shared by every
 	// client of the process: each cluster's samples are kept apart by
 	// cluster id. nil: the client keeps its own, in memory.
-	State *StateStore
+	State *state.Store
 
 	// Decompress bounds what reading records (peek, lag in time)
 	// decompresses, whatever memory the process may use

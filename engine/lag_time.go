@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // Lag in time: how far behind a group is, in the records' own time. For
@@ -175,7 +177,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLag, nowMs int64) (int64, bool) {
 	none := func(string, PartitionLag, int64) (int64, bool) { return 0, false }
 	store := c.State()
-	if store.empty() {
+	if store.Empty() {
 		return none
 	}
 	id, err := c.auditClusterID(ctx)
@@ -186,12 +188,12 @@ func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLa
 		if p.Committed < 0 {
 			return 0, false
 		}
-		w, ok := store.stillWindow(id, group, TopicPartition{Topic: p.Topic, Partition: p.Partition}, p.Committed, nowMs)
+		w, ok := store.StillWindow(id, group, TopicPartition{Topic: p.Topic, Partition: p.Partition}, p.Committed, nowMs)
 		if !ok {
 			return 0, false
 		}
-		w.samples = append(w.samples, StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
-		j := judge{windowMs: store.opts.Window.Milliseconds(), nowMs: nowMs}
+		w.Samples = append(w.Samples, state.Sample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
+		j := judge{windowMs: store.Options().Window.Milliseconds(), nowMs: nowMs}
 		v := j.partition(p, w)
 		if v.StuckMs == nil {
 			return 0, false

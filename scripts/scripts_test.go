@@ -25,6 +25,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
@@ -38,7 +39,7 @@ type env struct {
 	// audit, when set, is the audit log runs write (--audit-log).
 	audit *auditlog.Log
 	// state, when set, is the state store runs share (--state).
-	state *engine.StateStore
+	state *state.Store
 	// timeout, when set, is each call's (--timeout); 10 s otherwise.
 	timeout time.Duration
 	// decompress, when set, bounds what runs decompress (the defaults
@@ -442,7 +443,7 @@ func TestCheckLag(t *testing.T) {
 // what changed.
 func TestCheckLagAlerts(t *testing.T) {
 	e := newEnv(t)
-	e.state = engine.NewStateStore(engine.StateOptions{})
+	e.state = state.New(state.Options{})
 	hook := testnet.NewWebhook(t)
 	t.Setenv("KADMIN_ALERT_URL", hook.URL+"/api/v2/alerts")
 	const s = "check-lag.lua"

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -25,7 +25,7 @@ func TestNotifyResolvesAlertsOpenedBeforeLabelsWereRecorded(t *testing.T) {
 	old, err := os.ReadFile("testdata/state-notices-before-labels")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, old, 0o600))
-	store, err := engine.OpenStateFile(path, engine.StateOptions{})
+	store, err := state.OpenFile(path, state.Options{})
 	require.NoError(t, err)
 	defer store.Close()
 	const hook = "http://alertmanager:9093" // the URL the old run sent to

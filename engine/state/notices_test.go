@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // read.
 func TestStateFileKeepsNoticeLabelsAndPending(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
-	s, err := OpenStateFile(path, StateOptions{})
+	s, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	want := map[string]alerts.Notice{
 		"open":    {Status: "ERR", OpenedMs: 1, SentMs: 2, Labels: alertLabels("alertname", "A", "severity", "critical")},
@@ -32,7 +32,7 @@ func TestStateFileKeepsNoticeLabelsAndPending(t *testing.T) {
 	}
 	require.NoError(t, s.Save())
 	s.Close()
-	again, err := OpenStateFile(path, StateOptions{})
+	again, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer again.Close()
 	for k, v := range want {
@@ -57,7 +57,7 @@ func alertLabels(kv ...string) map[string]string {
 func TestNotifySendsNothingWhileTheStateFileIsLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	other := savedOneSample(t, path)
-	store, err := OpenStateFile(path, StateOptions{LockWait: 100 * time.Millisecond})
+	store, err := OpenFile(path, Options{LockWait: 100 * time.Millisecond})
 	require.NoError(t, err)
 	defer store.Close()
 	h := testnet.NewWebhook(t)

@@ -1,17 +1,16 @@
-package engine
+package state
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The lock file is kadmin-lua's own: a symbolic link or a hard link put
@@ -29,13 +28,13 @@ func TestStateFileLockNeverFollowsALink(t *testing.T) {
 			} else {
 				require.NoError(t, os.Link(victim, path+".lock"))
 			}
-			s, err := OpenStateFile(path, StateOptions{})
+			s, err := OpenFile(path, Options{})
 			require.NoError(t, err)
 			defer s.Close()
-			err = s.record("cluster-a", "profile:a", 1_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 1, 2)}}}, nil)
-			var e *Error
+			err = s.record("cluster-a", "profile:a", 1_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 1, 2)}}}, nil)
+			var e *vocab.Error
 			require.ErrorAs(t, err, &e)
-			assert.Equal(t, CodeStateFile, e.Code)
+			assert.Equal(t, vocab.CodeStateFile, e.Code)
 			assert.Contains(t, e.Message, path+".lock is a ")
 			assert.Contains(t, e.Message, "kadmin-lua makes its own lock file")
 			kept, err := os.ReadFile(victim)
@@ -60,7 +59,7 @@ func TestStateFileKeepsASymlinkedPathALink(t *testing.T) {
 			link := filepath.Join(links, "state")
 			require.NoError(t, os.Symlink(target, link))
 
-			s, err := OpenStateFile(link, StateOptions{})
+			s, err := OpenFile(link, Options{})
 			require.NoError(t, err)
 			recordOne(t, s, 100_000, "g", lagRow("t", 1, 1, 2))
 			require.NoError(t, s.Save())
@@ -69,7 +68,7 @@ func TestStateFileKeepsASymlinkedPathALink(t *testing.T) {
 			fi, err := os.Lstat(link)
 			require.NoError(t, err)
 			assert.NotZero(t, fi.Mode()&os.ModeSymlink, "still a link")
-			again, err := OpenStateFile(target, StateOptions{})
+			again, err := OpenFile(target, Options{})
 			require.NoError(t, err)
 			defer again.Close()
 			assert.Len(t, again.Window("cluster-a", "g", "t", 1), 1, "written to the link's target")
@@ -86,7 +85,7 @@ func TestStateFileUnusedCostsNothing(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, make([]byte, 8<<20), 0o600))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := OpenStateFile(path, StateOptions{})
+	s, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	require.NoError(t, s.Save())
 	s.Close()
@@ -101,10 +100,10 @@ func TestStateFileLargerThanTheBoundIsSetAsideUnread(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	f, err := os.Create(path)
 	require.NoError(t, err)
-	require.NoError(t, f.Truncate(DefaultStateMaxFile+1)) // sparse: no disk used
+	require.NoError(t, f.Truncate(DefaultMaxFile+1)) // sparse: no disk used
 	require.NoError(t, f.Close())
 	var warned []string
-	s, err := OpenStateFile(path, StateOptions{Warn: func(m string) { warned = append(warned, m) }})
+	s, err := OpenFile(path, Options{Warn: func(m string) { warned = append(warned, m) }})
 	require.NoError(t, err)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -116,7 +115,7 @@ func TestStateFileLargerThanTheBoundIsSetAsideUnread(t *testing.T) {
 	assert.Contains(t, warned[0], "set aside as "+path+".corrupt-")
 	require.NoError(t, s.Save())
 	s.Close()
-	again, err := OpenStateFile(path, StateOptions{})
+	again, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer again.Close()
 	assert.Equal(t, 1, again.Partitions())
@@ -127,10 +126,10 @@ func TestStateFileLargerThanTheBoundIsSetAsideUnread(t *testing.T) {
 func TestStateFileWritesWithinTheBound(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	var warned []string
-	s, err := OpenStateFile(path, StateOptions{MaxFileBytes: 4096, Warn: func(m string) { warned = append(warned, m) }})
+	s, err := OpenFile(path, Options{MaxFileBytes: 4096, Warn: func(m string) { warned = append(warned, m) }})
 	require.NoError(t, err)
 	for g := range 40 {
-		parts := make([]PartitionLag, 20)
+		parts := make([]row, 20)
 		for p := range parts {
 			parts[p] = lagRow("topic", int32(p), 1000, 2000)
 		}
@@ -143,68 +142,9 @@ func TestStateFileWritesWithinTheBound(t *testing.T) {
 	assert.LessOrEqual(t, fi.Size(), int64(4096))
 	require.NotEmpty(t, warned)
 	assert.Contains(t, warned[len(warned)-1], "the state file would be larger than 4 KiB: dropped the ")
-	again, err := OpenStateFile(path, StateOptions{MaxFileBytes: 4096})
+	again, err := OpenFile(path, Options{MaxFileBytes: 4096})
 	require.NoError(t, err)
 	defer again.Close()
 	assert.NotNil(t, again.Window("cluster-a", "group-39", "topic", 0), "the newest groups are kept")
 	assert.Nil(t, again.Window("cluster-a", "group-0", "topic", 0))
-}
-
-// Two runs that overlap on one state file keep every sample: the second
-// waits for the first's lock before it samples, so its sample is the
-// newer. (It sampled first and waited to record: the first run's newer
-// sample then read as a clock gone backwards, and the windows restarted.)
-func TestStateFileOverlappingRunsKeepEverySample(t *testing.T) {
-	cl, c, adm := newTestClient(t)
-	ctx := context.Background()
-	kc := oneTopic(t, c, adm, "t")
-	produceN(t, kc, "t", 100)
-	commitAt(t, adm, "g", "t", map[int32]int64{0: 50})
-	path := filepath.Join(t.TempDir(), "state")
-
-	var mu sync.Mutex
-	clock := time.UnixMilli(1_700_000_000_000)
-	setClock := func(d time.Duration) { mu.Lock(); clock = time.UnixMilli(1_700_000_000_000).Add(d); mu.Unlock() }
-	opts := LagStatusOptions{Lag: LagOptions{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }}}
-
-	loop, err := OpenStateFile(path, StateOptions{})
-	require.NoError(t, err)
-	cl.cfg.State = loop
-	_, err = cl.LagStatus(ctx, []string{"g"}, opts) // a loop's first run: it holds the lock from now on
-	require.NoError(t, err)
-
-	other, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 5 * time.Second})
-	require.NoError(t, err)
-	defer other.Close()
-	cron, err := OpenStateFile(path, StateOptions{LockWait: 30 * time.Second})
-	require.NoError(t, err)
-	defer cron.Close()
-	other.cfg.State = cron
-
-	contended := make(chan struct{})
-	lockContended = func() { close(contended) }
-	defer func() { lockContended = nil }()
-	setClock(3 * time.Second)
-	var cronRes []GroupLagStatus
-	var cronErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cronRes, cronErr = other.LagStatus(ctx, []string{"g"}, opts)
-	}()
-	<-contended // the cron run waits for the loop's lock
-	setClock(5 * time.Second)
-	_, err = cl.LagStatus(ctx, []string{"g"}, opts) // the loop's next run
-	require.NoError(t, err)
-	require.NoError(t, loop.Save())
-	setClock(6 * time.Second)
-	loop.Close()
-	<-done
-	require.NoError(t, cronErr)
-	p := cronRes[0].Worst[0]
-	assert.Empty(t, p.Reset, "no window started afresh")
-	assert.Equal(t, 3, p.Samples, "the loop's two samples and the cron run's")
-	id, err := other.ClusterID(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, []int64{1_700_000_000_000, 1_700_000_005_000, 1_700_000_006_000}, sampleTimes(cron.Window(id, "g", "t", 0)))
 }

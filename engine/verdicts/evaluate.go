@@ -1,8 +1,9 @@
-package engine
-
-// Burrow's lag evaluator (github.com/linkedin/Burrow,
+// Package verdicts is Burrow's lag evaluator (github.com/linkedin/Burrow,
 // core/internal/evaluator/caching.go, calculatePartitionStatus) as a pure
-// function over one partition's window of samples. Its rules, in its order:
+// function over one partition's window of samples, and the group verdict
+// folded from its partitions'. lag_status (engine) feeds it the windows the
+// state store (engine/state) keeps between runs; it reads no cluster and
+// no file. Its rules, in its order:
 //
 //  1. the current lag is within the allowed lag: OK;
 //  2. the time since the last commit exceeds the window's span, and the
@@ -22,6 +23,7 @@ package engine
 // documented there too. The one rule that differs is STOP on observations
 // (no live member commits): there the reference is not the window's span
 // but how long the offset has been seen to stand still between moves.
+package verdicts
 
 // Partition statuses (Burrow's) and group statuses.
 const (

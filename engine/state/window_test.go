@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"encoding/binary"
@@ -8,9 +8,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-func sampleTimes(w []StateSample) []int64 {
+func sampleTimes(w []Sample) []int64 {
 	out := make([]int64, len(w))
 	for i, s := range w {
 		out[i] = s.TimeMs
@@ -23,19 +25,19 @@ func sampleTimes(w []StateSample) []int64 {
 // from cron, a minute apart, the run before and this one (it used to be
 // the last ten runs: 50 minutes from */5).
 func TestStateStoreKeepsTheWindowInTime(t *testing.T) {
-	s := NewStateStore(StateOptions{})
+	s := New(Options{})
 	for i := range int64(11) {
 		recordOne(t, s, 10_000*i, "g", lagRow("orders", 0, 100*i, 1000+100*i))
 	}
 	assert.Equal(t, []int64{50_000, 60_000, 70_000, 80_000, 90_000, 100_000}, sampleTimes(s.Window("cluster-a", "g", "orders", 0)))
 
-	cron := NewStateStore(StateOptions{})
+	cron := New(Options{})
 	for i := range int64(5) {
 		recordOne(t, cron, 60_000*i, "g", lagRow("orders", 0, 100*i, 1000+100*i))
 	}
 	assert.Equal(t, []int64{180_000, 240_000}, sampleTimes(cron.Window("cluster-a", "g", "orders", 0)))
 
-	long := NewStateStore(StateOptions{Window: 10 * time.Minute})
+	long := New(Options{Window: 10 * time.Minute})
 	for i := range int64(15) {
 		recordOne(t, long, 60_000*i, "g", lagRow("orders", 0, 100*i, 1000+100*i))
 	}
@@ -45,7 +47,7 @@ func TestStateStoreKeepsTheWindowInTime(t *testing.T) {
 // A loop faster than MaxSamples allows over the window keeps its span and
 // thins it: samples Window/(MaxSamples-2) apart.
 func TestStateStoreThinsAFastLoopsWindow(t *testing.T) {
-	s := NewStateStore(StateOptions{MaxSamples: 6})
+	s := New(Options{MaxSamples: 6})
 	for i := range int64(101) {
 		recordOne(t, s, 1_000*i, "g", lagRow("t", 0, i, 200))
 	}
@@ -64,8 +66,8 @@ func TestStateStoreThinsAFastLoopsWindow(t *testing.T) {
 // offset was first seen at its value, and how long the one before stood
 // still, are kept whatever was merged.
 func TestStateStoreMinDistanceKeepsAFastLoopsWindowGrowing(t *testing.T) {
-	s := NewStateStore(StateOptions{MinDistance: time.Second})
-	var w map[TopicPartition]partitionWindow
+	s := New(Options{MinDistance: time.Second})
+	var w map[vocab.TopicPartition]PartitionWindow
 	for at := int64(1_000); at <= 5_000; at += 400 {
 		committed := int64(1)
 		if at >= 1_400 {
@@ -73,25 +75,25 @@ func TestStateStoreMinDistanceKeepsAFastLoopsWindowGrowing(t *testing.T) {
 		}
 		w = recordOne(t, s, at, "g", lagRow("t", 0, committed, 10))
 	}
-	pw := w[TopicPartition{Topic: "t", Partition: 0}]
-	assert.Equal(t, []int64{1_000, 2_200, 3_400, 4_600}, sampleTimes(pw.samples))
-	assert.Equal(t, int64(8), pw.samples[3].Lag, "the figures of the run at 5 s")
-	assert.Equal(t, int64(1_400), pw.changedMs, "the offset was first seen at 2 at 1.4 s")
-	assert.Equal(t, int64(400), pw.pauseMs, "it had been seen at 1 from 1 s")
+	pw := w[vocab.TopicPartition{Topic: "t", Partition: 0}]
+	assert.Equal(t, []int64{1_000, 2_200, 3_400, 4_600}, sampleTimes(pw.Samples))
+	assert.Equal(t, int64(8), pw.Samples[3].Lag, "the figures of the run at 5 s")
+	assert.Equal(t, int64(1_400), pw.ChangedMs, "the offset was first seen at 2 at 1.4 s")
+	assert.Equal(t, int64(400), pw.PauseMs, "it had been seen at 1 from 1 s")
 }
 
 // The pause is kept beyond the window: from cron the window holds two
 // samples, and the store still knows the consumer moves every other run.
 func TestStateStoreRemembersThePauseBeyondTheWindow(t *testing.T) {
-	s := NewStateStore(StateOptions{})
+	s := New(Options{})
 	offsets := []int64{10, 10, 20, 20, 30, 30}
-	var pw partitionWindow
+	var pw PartitionWindow
 	for i, o := range offsets {
-		pw = recordOne(t, s, 60_000*int64(i), "g", lagRow("t", 0, o, 100))[TopicPartition{Topic: "t", Partition: 0}]
+		pw = recordOne(t, s, 60_000*int64(i), "g", lagRow("t", 0, o, 100))[vocab.TopicPartition{Topic: "t", Partition: 0}]
 	}
-	assert.Len(t, pw.samples, 2)
-	assert.Equal(t, int64(4*60_000), pw.changedMs)
-	assert.Equal(t, int64(2*60_000), pw.pauseMs)
+	assert.Len(t, pw.Samples, 2)
+	assert.Equal(t, int64(4*60_000), pw.ChangedMs)
+	assert.Equal(t, int64(2*60_000), pw.PauseMs)
 }
 
 // A version 1 file (no pause) is read; the next save writes version 2.
@@ -120,8 +122,8 @@ func TestStateFileReadsVersion1(t *testing.T) {
 
 	clusters, _, err := decodeState(b)
 	require.NoError(t, err)
-	st := clusters["c"].groups["g"].parts[TopicPartition{Topic: "t", Partition: 0}]
-	assert.Equal(t, []StateSample{{5, 1, 2, 1}}, st.samples)
+	st := clusters["c"].groups["g"].parts[vocab.TopicPartition{Topic: "t", Partition: 0}]
+	assert.Equal(t, []Sample{{5, 1, 2, 1}}, st.samples)
 	assert.Equal(t, int64(5), st.changedMs)
 	assert.Zero(t, st.pauseMs)
 	again := encodeState(clusters, nil)

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"slices"
@@ -7,22 +7,42 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-func lagRow(topic string, p int32, committed, end int64) PartitionLag {
+// row is one partition as lag read it: what engine's PartitionLag gives
+// the store.
+type row struct {
+	topic               string
+	partition           int32
+	committed, end, lag int64
+}
+
+func readRow(r *row) Reading {
+	return Reading{TP: vocab.TopicPartition{Topic: r.topic, Partition: r.partition},
+		Committed: r.committed, End: r.end, Lag: r.lag, Known: r.end >= 0}
+}
+
+// record is Record of rows.
+func (s *Store) record(clusterID, name string, nowMs int64, seen []Group[row], visit func(gi, pi int, w PartitionWindow)) error {
+	return Record(s, clusterID, name, nowMs, seen, readRow, visit)
+}
+
+func lagRow(topic string, p int32, committed, end int64) row {
 	lag := end - committed
 	if committed < 0 {
 		lag = end
 	}
-	return PartitionLag{Topic: topic, Partition: p, Committed: committed, EndOffset: end, Lag: lag}
+	return row{topic: topic, partition: p, committed: committed, end: end, lag: lag}
 }
 
-func recordOne(t *testing.T, s *StateStore, nowMs int64, group string, parts ...PartitionLag) map[TopicPartition]partitionWindow {
+func recordOne(t *testing.T, s *Store, nowMs int64, group string, parts ...row) map[vocab.TopicPartition]PartitionWindow {
 	t.Helper()
-	w := map[TopicPartition]partitionWindow{}
-	err := s.record("cluster-a", "profile:a", nowMs, []groupSample{{group: group, parts: parts}}, func(_, pi int, pw partitionWindow) {
-		pw.samples = slices.Clone(pw.samples)
-		w[TopicPartition{Topic: parts[pi].Topic, Partition: parts[pi].Partition}] = pw
+	w := map[vocab.TopicPartition]PartitionWindow{}
+	err := s.record("cluster-a", "profile:a", nowMs, []Group[row]{{Name: group, Parts: parts}}, func(_, pi int, pw PartitionWindow) {
+		pw.Samples = slices.Clone(pw.Samples)
+		w[vocab.TopicPartition{Topic: parts[pi].topic, Partition: parts[pi].partition}] = pw
 	})
 	require.NoError(t, err)
 	return w
@@ -30,23 +50,23 @@ func recordOne(t *testing.T, s *StateStore, nowMs int64, group string, parts ...
 
 func TestStateStoreStartsAfreshWhenTheEndOffsetGoesBackOrTheClockDoes(t *testing.T) {
 	var warned []string
-	s := NewStateStore(StateOptions{Warn: func(m string) { warned = append(warned, m) }})
+	s := New(Options{Warn: func(m string) { warned = append(warned, m) }})
 	recordOne(t, s, 10_000, "g", lagRow("t", 0, 50, 100))
 	recordOne(t, s, 20_000, "g", lagRow("t", 0, 60, 100))
 	w := recordOne(t, s, 30_000, "g", lagRow("t", 0, 0, 5))
-	assert.Len(t, w[TopicPartition{Topic: "t", Partition: 0}].samples, 1)
-	assert.Contains(t, w[TopicPartition{Topic: "t", Partition: 0}].reset, "end offset went back from 100 to 5")
+	assert.Len(t, w[vocab.TopicPartition{Topic: "t", Partition: 0}].Samples, 1)
+	assert.Contains(t, w[vocab.TopicPartition{Topic: "t", Partition: 0}].Reset, "end offset went back from 100 to 5")
 
 	w = recordOne(t, s, 5_000, "g", lagRow("t", 0, 1, 5))
-	assert.Len(t, w[TopicPartition{Topic: "t", Partition: 0}].samples, 1)
-	assert.Equal(t, "the clock went backwards", w[TopicPartition{Topic: "t", Partition: 0}].reset)
+	assert.Len(t, w[vocab.TopicPartition{Topic: "t", Partition: 0}].Samples, 1)
+	assert.Equal(t, "the clock went backwards", w[vocab.TopicPartition{Topic: "t", Partition: 0}].Reset)
 	require.Len(t, warned, 1)
 	assert.Contains(t, warned[0], "clock went backwards")
 }
 
 func TestStateStoreDropsPartitionsGroupsAndExpiredEntries(t *testing.T) {
 	var warned []string
-	s := NewStateStore(StateOptions{ExpireAfter: time.Hour, MaxEntries: 4, Warn: func(m string) { warned = append(warned, m) }})
+	s := New(Options{ExpireAfter: time.Hour, MaxEntries: 4, Warn: func(m string) { warned = append(warned, m) }})
 	recordOne(t, s, 1_000, "old", lagRow("t", 0, 1, 2), lagRow("t", 1, 1, 2))
 	recordOne(t, s, 2_000, "g", lagRow("t", 0, 1, 2), lagRow("t", 1, 1, 2))
 	// The partition count changed: t[1] is no longer the group's.
@@ -64,19 +84,19 @@ func TestStateStoreDropsPartitionsGroupsAndExpiredEntries(t *testing.T) {
 	// A group unseen for ExpireAfter goes; a group gone from the cluster at once.
 	recordOne(t, s, 3_000+time.Hour.Milliseconds()+1, "new", lagRow("t", 0, 1, 2))
 	assert.Nil(t, s.Window("cluster-a", "g", "t", 0))
-	err := s.record("cluster-a", "profile:a", 3_000+time.Hour.Milliseconds()+2, []groupSample{{group: "new", gone: true}}, nil)
+	err := s.record("cluster-a", "profile:a", 3_000+time.Hour.Milliseconds()+2, []Group[row]{{Name: "new", Gone: true}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Partitions())
 }
 
 func TestStateStoreRefusesAnotherClusterUnderTheSameName(t *testing.T) {
-	s := NewStateStore(StateOptions{})
+	s := New(Options{})
 	recordOne(t, s, 1_000, "g", lagRow("t", 0, 1, 2))
-	err := s.record("cluster-b", "profile:a", 2_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 1, 2)}}}, nil)
+	err := s.record("cluster-b", "profile:a", 2_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 1, 2)}}}, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `holds cluster cluster-a as "profile:a", but "profile:a" is now cluster cluster-b`)
 	// Another name: a fleet's second cluster, kept apart.
-	err = s.record("cluster-b", "profile:b", 2_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 7, 9)}}}, nil)
+	err = s.record("cluster-b", "profile:b", 2_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 7, 9)}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), s.Window("cluster-a", "g", "t", 0)[0].Committed)
 	assert.Equal(t, int64(7), s.Window("cluster-b", "g", "t", 0)[0].Committed)

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 )
 
 // Writing the store's file: Save, the write started behind a run, and
-// Close (state_file.go reads it and holds its lock).
+// Close (file.go reads it and holds its lock).
 
 // Path is the store's file, "" for a store in memory only.
-func (s *StateStore) Path() string {
+func (s *Store) Path() string {
 	if s.file == nil {
 		return ""
 	}
@@ -26,7 +26,7 @@ func (s *StateStore) Path() string {
 // store its samples: the next Save (loop mode's next run) tries again.
 // When the write started behind the run (saveBehindLocked) holds the
 // store as it is now, Save only puts it in place.
-func (s *StateStore) Save() error {
+func (s *Store) Save() error {
 	if s == nil || s.file == nil {
 		return nil
 	}
@@ -84,7 +84,7 @@ type behindSave struct {
 // saveBehindLocked starts writing the store (s.mu held by the caller).
 // One write at a time: a store changed during a write gets its own write
 // from Save.
-func (s *StateStore) saveBehindLocked() {
+func (s *Store) saveBehindLocked() {
 	if s.file == nil || s.file.keep != nil || s.behind != nil {
 		return
 	}
@@ -102,7 +102,7 @@ func (s *StateStore) saveBehindLocked() {
 
 // writeTemp writes data to a new temporary file beside the store's,
 // synced, and returns its name.
-func (s *StateStore) writeTemp(data []byte) (string, error) {
+func (s *Store) writeTemp(data []byte) (string, error) {
 	path := s.file.path
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *StateStore) writeTemp(data []byte) (string, error) {
 }
 
 // commit puts a written temporary file in the store file's place.
-func (s *StateStore) commit(tmp string) error {
+func (s *Store) commit(tmp string) error {
 	path := s.file.path
 	if err := boundedfile.Replaceable(path); err != nil { // replaced since open
 		_ = os.Remove(tmp)
@@ -147,7 +147,7 @@ func (s *StateStore) commit(tmp string) error {
 }
 
 // Close releases the file's lock. It does not save.
-func (s *StateStore) Close() {
+func (s *Store) Close() {
 	if s == nil || s.file == nil {
 		return
 	}
@@ -174,7 +174,7 @@ func (s *StateStore) Close() {
 // encodeBoundedLocked encodes the store (s.mu held), within MaxFileBytes:
 // a store that would be larger drops the groups sampled longest ago until
 // it fits, and says so, so that no run writes a file the next cannot read.
-func (s *StateStore) encodeBoundedLocked() []byte {
+func (s *Store) encodeBoundedLocked() []byte {
 	data := encodeState(s.clusters, s.notices)
 	if int64(len(data)) <= s.opts.MaxFileBytes {
 		return data

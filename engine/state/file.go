@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"bytes"
@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
 // The store's file: read on first use, written whole by Save (a temporary
 // file beside it, synced, then renamed over it, so a kill at any moment
-// leaves the old file or the new one; state_save.go). Changing the store
+// leaves the old file or the new one; save.go). Changing the store
 // takes a lock (FILE.lock) that is then held to Close, so that two runs
 // that record never interleave: the second waits up to LockWait, then
 // refuses. lag_status takes it before it samples, so that a run that
@@ -60,32 +61,32 @@ type stateFile struct {
 	write func(w io.Writer, b []byte) (int, error)
 }
 
-// DefaultStateMaxFile bounds the state file read and written. A store at
+// DefaultMaxFile bounds the state file read and written. A store at
 // cron cadence keeps two or three samples a partition: 300,000 partitions
 // take about 10 MB; decoding takes a few times the file's size in memory,
 // so the bound keeps a run well within --max-memory's default.
-const DefaultStateMaxFile = 128 << 20
+const DefaultMaxFile = 128 << 20
 
-// OpenStateFile opens (or starts) the store kept in path. Nothing is read
+// OpenFile opens (or starts) the store kept in path. Nothing is read
 // here: the file is read and decoded on the store's first use (lag_status
 // starts that as it takes the lock, so that it overlaps the requests for
 // the lag), and a run that never uses the store never reads it.
-func OpenStateFile(path string, o StateOptions) (*StateStore, error) {
+func OpenFile(path string, o Options) (*Store, error) {
 	// Not a file to set aside nor to rename over: a state path of
 	// /dev/null once moved the device aside and put a file in its place.
 	if err := boundedfile.Replaceable(path); err != nil {
-		return nil, &Error{Code: CodeInvalidArgument, Message: err.Error()}
+		return nil, &vocab.Error{Code: vocab.CodeInvalidArgument, Message: err.Error()}
 	}
 	target, err := followLinks(path)
 	if err != nil {
-		return nil, &Error{Code: CodeInvalidArgument, Message: err.Error()}
+		return nil, &vocab.Error{Code: vocab.CodeInvalidArgument, Message: err.Error()}
 	}
 	// A typo in the directory is said at start, not at the first change
 	// (which locks a file beside it).
 	if st, err := os.Stat(filepath.Dir(target)); err != nil || !st.IsDir() {
-		return nil, Errorf(CodeInvalidArgument, "", "no directory %s", filepath.Dir(target))
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "no directory %s", filepath.Dir(target))
 	}
-	s := NewStateStore(o)
+	s := New(o)
 	s.file = &stateFile{path: target, write: func(w io.Writer, b []byte) (int, error) { return w.Write(b) }}
 	s.loading = make(chan struct{})
 	return s, nil
@@ -117,7 +118,7 @@ func followLinks(path string) (string, error) {
 // startLoad reads and decodes the file in the background, the first time
 // it is called (true then). A load started under the lock sets aside what
 // it cannot read.
-func (s *StateStore) startLoad(underLock bool) bool {
+func (s *Store) startLoad(underLock bool) bool {
 	started := false
 	s.loadOnce.Do(func() {
 		started = true
@@ -131,7 +132,7 @@ func (s *StateStore) startLoad(underLock bool) bool {
 
 // load makes the file's content the store's (before loading is closed,
 // which every use of the store waits for).
-func (s *StateStore) load(underLock bool) {
+func (s *Store) load(underLock bool) {
 	f := s.file
 	fi, data, err := readStateFile(f.path, s.opts.MaxFileBytes)
 	f.read = fi
@@ -146,7 +147,7 @@ func (s *StateStore) load(underLock bool) {
 
 // decodeFile makes the file's data (read with err) the store's content,
 // or keeps what is wrong with it for lockFile to set it aside.
-func (s *StateStore) decodeFile(data []byte, err error) {
+func (s *Store) decodeFile(data []byte, err error) {
 	if err == nil {
 		var clusters map[string]*storedCluster
 		var notices map[string]alerts.Notice
@@ -162,7 +163,7 @@ func (s *StateStore) decodeFile(data []byte, err error) {
 
 // loaded waits until the file is read and decoded, reading it now if
 // nothing has started to.
-func (s *StateStore) loaded() {
+func (s *Store) loaded() {
 	if s.file == nil {
 		return
 	}
@@ -174,7 +175,7 @@ func (s *StateStore) loaded() {
 // only reads: it answers from the file as it was read. A file that could
 // not be read is said once (lockFile sets it aside, and says so, when the
 // store changes).
-func (s *StateStore) lock() {
+func (s *Store) lock() {
 	s.loaded()
 	if f := s.file; f != nil {
 		f.mu.Lock()
@@ -191,7 +192,7 @@ func (s *StateStore) lock() {
 // lockChange is lock for a change: it takes the file's lock first (once,
 // held to Close), and fails, with the store's mutex not held, when
 // another run holds it past LockWait.
-func (s *StateStore) lockChange() error {
+func (s *Store) lockChange() error {
 	if err := s.lockFile(); err != nil {
 		return err
 	}
@@ -200,9 +201,9 @@ func (s *StateStore) lockChange() error {
 	return nil
 }
 
-// beginChange takes the file's lock ahead of a change (lag_status, before
+// BeginChange takes the file's lock ahead of a change (lag_status, before
 // it samples) and starts reading the file under it.
-func (s *StateStore) beginChange() error {
+func (s *Store) BeginChange() error {
 	return s.lockFile()
 }
 
@@ -211,7 +212,7 @@ func (s *StateStore) beginChange() error {
 // read) is read again if another run wrote it since; one that cannot be
 // read is set aside; temporary files a killed Save left are removed (no
 // other Save is writing one).
-func (s *StateStore) lockFile() error {
+func (s *Store) lockFile() error {
 	f := s.file
 	if f == nil {
 		return nil
@@ -258,7 +259,7 @@ func sameFile(read, now fs.FileInfo, err error) bool {
 }
 
 // setAside renames the file that could not be read (under the lock).
-func (s *StateStore) setAside(cause error) {
+func (s *Store) setAside(cause error) {
 	f := s.file
 	aside := fmt.Sprintf("%s.corrupt-%s", f.path, time.Now().UTC().Format("20060102T150405Z"))
 	if rerr := os.Rename(f.path, aside); rerr != nil {
@@ -312,5 +313,5 @@ func errStateLocked(lockPath, pid string, wait time.Duration) error {
 	if pid = strings.TrimSpace(pid); pid != "" {
 		who = " (process " + pid + ")"
 	}
-	return Errorf(CodeStateLocked, "", "the state file is in use by another run%s: waited %s for %s; runs that share a --state file take turns", who, wait, lockPath)
+	return vocab.Errorf(vocab.CodeStateLocked, "", "the state file is in use by another run%s: waited %s for %s; runs that share a --state file take turns", who, wait, lockPath)
 }

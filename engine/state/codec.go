@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The state file's format: a magic line, a format version, the payload,
@@ -20,7 +21,7 @@ import (
 // samples each take about 20 MB and load in a fraction of a second (JSON
 // would take over 100 MB). `kadmin-lua state show` prints it as JSON.
 //
-// payload := clusters notices (state_notices.go)
+// payload := clusters notices (notices.go)
 // clusters := uvarint(n) { string(id) string(name) groups }
 // groups   := uvarint(n) { string(name) varint(seen_ms) topics }
 // topics   := uvarint(n) { string(name) uvarint(n) { varint(partition) varint(changed_ms) varint(pause_ms) samples } }
@@ -65,7 +66,7 @@ func encodeState(clusters map[string]*storedCluster, notices map[string]alerts.N
 	// slice: a map of topics and a lookup per partition were a third of
 	// the encoding.
 	type entry struct {
-		tp TopicPartition
+		tp vocab.TopicPartition
 		st *storedPartition
 	}
 	var entries []entry
@@ -109,7 +110,7 @@ func encodeState(clusters map[string]*storedCluster, notices map[string]alerts.N
 					b = binary.AppendVarint(b, st.changedMs)
 					b = binary.AppendVarint(b, st.pauseMs)
 					b = binary.AppendUvarint(b, uint64(len(st.samples)))
-					var prev StateSample
+					var prev Sample
 					for _, s := range st.samples {
 						b = appendSample(b, s.TimeMs-prev.TimeMs, s.Committed-prev.Committed, s.End-prev.End, s.Lag)
 						prev = s
@@ -243,7 +244,7 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Noti
 	}
 	r := &stateReader{b: payload}
 	clusters := map[string]*storedCluster{}
-	var slab []StateSample
+	var slab []Sample
 	for range r.count("cluster count", 3) {
 		id := r.str("cluster id")
 		cs := &storedCluster{name: r.str("cluster name"), groups: map[string]*storedGroup{}}
@@ -259,7 +260,7 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Noti
 				// small objects for the collector to mark on every cycle.
 				sts := make([]storedPartition, np)
 				if gs.parts == nil { // sized as if every topic had as many partitions
-					gs.parts = make(map[TopicPartition]*storedPartition, min(np*nt, len(r.b)))
+					gs.parts = make(map[vocab.TopicPartition]*storedPartition, min(np*nt, len(r.b)))
 				}
 				for i := range np {
 					p := r.varint("partition")
@@ -270,15 +271,15 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Noti
 					}
 					ns := r.count("sample count", 4)
 					if len(slab)+ns > cap(slab) {
-						slab = make([]StateSample, 0, max(4096, ns))
+						slab = make([]Sample, 0, max(4096, ns))
 					}
 					// Capped at ns: an append beyond it moves the window
 					// out of the slab instead of onto its neighbour's.
 					st.samples = slab[len(slab) : len(slab) : len(slab)+ns]
 					slab = slab[:len(slab)+ns]
-					var prev StateSample
+					var prev Sample
 					for range ns {
-						s := StateSample{
+						s := Sample{
 							TimeMs:    prev.TimeMs + r.varint("sample time"),
 							Committed: prev.Committed + r.varint("sample offset"),
 							End:       prev.End + r.varint("sample end offset"),
@@ -287,11 +288,11 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Noti
 						st.samples = append(st.samples, s)
 						prev = s
 					}
-					gs.parts[TopicPartition{Topic: t, Partition: int32(p)}] = st
+					gs.parts[vocab.TopicPartition{Topic: t, Partition: int32(p)}] = st
 				}
 			}
 			if gs.parts == nil {
-				gs.parts = map[TopicPartition]*storedPartition{}
+				gs.parts = map[vocab.TopicPartition]*storedPartition{}
 			}
 			cs.groups[g] = gs
 		}

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"bytes"
@@ -19,11 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
-	s, err := OpenStateFile(path, StateOptions{})
+	s, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	recordOne(t, s, 1_000, "g", lagRow("orders", 0, 5, 9), lagRow("orders", 1, -1, 3))
 	recordOne(t, s, 61_000, "g", lagRow("orders", 0, 7, 12), lagRow("orders", 1, -1, 4))
@@ -34,11 +35,11 @@ func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
-	again, err := OpenStateFile(path, StateOptions{})
+	again, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer again.Close()
-	assert.Equal(t, []StateSample{{1_000, 5, 9, 4}, {61_000, 7, 12, 5}}, again.Window("cluster-a", "g", "orders", 0))
-	assert.Equal(t, []StateSample{{1_000, -1, 3, 3}, {61_000, -1, 4, 4}}, again.Window("cluster-a", "g", "orders", 1))
+	assert.Equal(t, []Sample{{1_000, 5, 9, 4}, {61_000, 7, 12, 5}}, again.Window("cluster-a", "g", "orders", 0))
+	assert.Equal(t, []Sample{{1_000, -1, 3, 3}, {61_000, -1, 4, 4}}, again.Window("cluster-a", "g", "orders", 1))
 	n, ok := again.Notices("profile:a").LastNotice("lag:g")
 	assert.True(t, ok)
 	assert.Equal(t, alerts.Notice{Status: "firing", OpenedMs: 1, SentMs: 2}, n)
@@ -48,7 +49,7 @@ func TestStateFileRoundTripsAndIsPrivate(t *testing.T) {
 
 func TestStateFileSetsAsideWhatItCannotRead(t *testing.T) {
 	good := encodeState(map[string]*storedCluster{"c": {name: "n", groups: map[string]*storedGroup{
-		"g": {seenMs: 5, parts: map[TopicPartition]*storedPartition{{Topic: "t", Partition: 0}: {changedMs: 5, samples: []StateSample{{5, 1, 2, 1}}}}}}}}, nil)
+		"g": {seenMs: 5, parts: map[vocab.TopicPartition]*storedPartition{{Topic: "t", Partition: 0}: {changedMs: 5, samples: []Sample{{5, 1, 2, 1}}}}}}}}, nil)
 	flipped := []byte(string(good))
 	flipped[len(flipped)/2] ^= 0x40
 	newer := []byte(strings.Replace(string(good), stateMagic+"\x02", stateMagic+"\x09", 1))
@@ -64,7 +65,7 @@ func TestStateFileSetsAsideWhatItCannotRead(t *testing.T) {
 			path := filepath.Join(dir, "state")
 			require.NoError(t, os.WriteFile(path, content, 0o600))
 			var warned []string
-			s, err := OpenStateFile(path, StateOptions{Warn: func(m string) { warned = append(warned, m) }})
+			s, err := OpenFile(path, Options{Warn: func(m string) { warned = append(warned, m) }})
 			require.NoError(t, err, "a bad file never fails the run")
 			defer s.Close()
 			// Read only: not used, said once, left where it is.
@@ -83,7 +84,7 @@ func TestStateFileSetsAsideWhatItCannotRead(t *testing.T) {
 			kept, _ := os.ReadFile(aside[0])
 			assert.Equal(t, content, kept, "the bad file is kept as it was")
 			require.NoError(t, s.Save())
-			again, err := OpenStateFile(path, StateOptions{})
+			again, err := OpenFile(path, Options{})
 			require.NoError(t, err)
 			defer again.Close()
 			assert.Equal(t, 1, again.Partitions(), "the new file holds the run's sample")
@@ -97,33 +98,33 @@ func TestStateFileSetsAsideWhatItCannotRead(t *testing.T) {
 
 func TestStateFileLockMakesASecondRunWaitThenRefuse(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
-	first, err := OpenStateFile(path, StateOptions{})
+	first, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	recordOne(t, first, 1_000, "g", lagRow("t", 0, 1, 2)) // the first change takes the lock
 
 	// A second run opens the file; its first change waits, then refuses.
-	second, err := OpenStateFile(path, StateOptions{LockWait: 300 * time.Millisecond})
+	second, err := OpenFile(path, Options{LockWait: 300 * time.Millisecond})
 	require.NoError(t, err)
 	start := time.Now()
-	err = second.record("cluster-a", "profile:a", 2_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 1, 2)}}}, nil)
+	err = second.record("cluster-a", "profile:a", 2_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 1, 2)}}}, nil)
 	require.Error(t, err)
 	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
-	var ee *Error
+	var ee *vocab.Error
 	require.True(t, errors.As(err, &ee))
-	assert.Equal(t, CodeStateLocked, ee.Code)
+	assert.Equal(t, vocab.CodeStateLocked, ee.Code)
 	assert.Contains(t, err.Error(), "in use by another run (process ")
 	require.ErrorAs(t, second.Notices("p").(storeLedger).Ready(), &ee, "notify sends nothing either")
-	assert.Equal(t, CodeStateLocked, ee.Code)
+	assert.Equal(t, vocab.CodeStateLocked, ee.Code)
 	require.NoError(t, second.Save(), "nothing changed: nothing to save")
 	second.Close()
 
 	// A third gets it once the first lets go, and sees the first's sample.
 	require.NoError(t, first.Save())
-	third, err := OpenStateFile(path, StateOptions{LockWait: 5 * time.Second})
+	third, err := OpenFile(path, Options{LockWait: 5 * time.Second})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		err = third.record("cluster-a", "profile:a", 3_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 2, 3)}}}, nil)
+		err = third.record("cluster-a", "profile:a", 3_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 2, 3)}}}, nil)
 	})
 	time.Sleep(100 * time.Millisecond)
 	first.Close()
@@ -140,13 +141,13 @@ func TestStateFileLockMakesASecondRunWaitThenRefuse(t *testing.T) {
 func TestStateFileLockRefusedThenFree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	cron := savedOneSample(t, path)
-	loop, err := OpenStateFile(path, StateOptions{LockWait: 100 * time.Millisecond})
+	loop, err := OpenFile(path, Options{LockWait: 100 * time.Millisecond})
 	require.NoError(t, err)
 	defer loop.Close()
-	err = loop.record("cluster-a", "profile:a", 2_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 2, 3)}}}, nil)
-	var ee *Error
+	err = loop.record("cluster-a", "profile:a", 2_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 2, 3)}}}, nil)
+	var ee *vocab.Error
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, CodeStateLocked, ee.Code)
+	assert.Equal(t, vocab.CodeStateLocked, ee.Code)
 
 	recordOne(t, cron, 3_000, "g", lagRow("t", 0, 3, 4))
 	require.NoError(t, cron.Save())
@@ -166,7 +167,7 @@ func TestStateFileReadersTakeNoLock(t *testing.T) {
 	require.NoError(t, err)
 
 	begun := time.Now()
-	reader, err := OpenStateFile(path, StateOptions{LockWait: 5 * time.Second})
+	reader, err := OpenFile(path, Options{LockWait: 5 * time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, 1, reader.Partitions())
 	assert.Len(t, reader.Window("cluster-a", "g", "t", 0), 1)
@@ -182,12 +183,12 @@ func TestStateFileReadersTakeNoLock(t *testing.T) {
 // read again under the lock: its samples are kept, not overwritten.
 func TestStateFileChangedSinceOpenIsReadAgain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
-	early, err := OpenStateFile(path, StateOptions{})
+	early, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer early.Close()
 	assert.Equal(t, 0, early.Partitions(), "no file at open")
 
-	other, err := OpenStateFile(path, StateOptions{})
+	other, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	recordOne(t, other, 1_000, "other-group", lagRow("t", 0, 1, 2))
 	require.NoError(t, other.Save())
@@ -196,7 +197,7 @@ func TestStateFileChangedSinceOpenIsReadAgain(t *testing.T) {
 	recordOne(t, early, 2_000, "g", lagRow("t", 1, 1, 2))
 	require.NoError(t, early.Save())
 	early.Close()
-	final, err := OpenStateFile(path, StateOptions{})
+	final, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer final.Close()
 	assert.Len(t, final.Window("cluster-a", "other-group", "t", 0), 1, "the other run's sample is kept")
@@ -227,7 +228,7 @@ func TestStateFileSaveOnAFullDiskKeepsTheOldFile(t *testing.T) {
 	s.file.write = func(w io.Writer, b []byte) (int, error) { return w.Write(b) }
 	require.NoError(t, s.Save())
 	s.Close()
-	again, err := OpenStateFile(path, StateOptions{})
+	again, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer again.Close()
 	assert.Len(t, again.Window("cluster-a", "g", "t", 0), 2)
@@ -238,7 +239,7 @@ func TestStateFileRemovesTemporaryFilesAKilledSaveLeft(t *testing.T) {
 	path := filepath.Join(dir, "state")
 	stale := filepath.Join(dir, ".state.tmp-123")
 	require.NoError(t, os.WriteFile(stale, []byte("half"), 0o600))
-	s, err := OpenStateFile(path, StateOptions{})
+	s, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	defer s.Close()
 	assert.FileExists(t, stale, "not before the lock: the Save of a run holding it may be writing it")
@@ -280,17 +281,17 @@ func TestStateFileEncodesCanonically(t *testing.T) {
 
 // filledStore holds groups x parts partitions (over 50 topics), each with
 // ten samples (a minute apart, in a window of ten minutes).
-func filledStore(tb testing.TB, groups, parts int) *StateStore {
-	s := NewStateStore(StateOptions{MinDistance: -1, Window: 10 * time.Minute})
-	seen := make([]groupSample, groups)
+func filledStore(tb testing.TB, groups, parts int) *Store {
+	s := New(Options{MinDistance: -1, Window: 10 * time.Minute})
+	seen := make([]Group[row], groups)
 	for i := range seen {
-		seen[i].group = "group-" + strings.Repeat("x", 8) + string(rune('a'+i%26)) + strconv.Itoa(i)
-		seen[i].parts = make([]PartitionLag, parts)
+		seen[i].Name = "group-" + strings.Repeat("x", 8) + string(rune('a'+i%26)) + strconv.Itoa(i)
+		seen[i].Parts = make([]row, parts)
 	}
 	for k := range int64(10) {
 		for i := range seen {
-			for p := range seen[i].parts {
-				seen[i].parts[p] = lagRow("topic-"+strconv.Itoa(i%50), int32(p), 1_000_000+k*1234+int64(p), 1_000_000+k*1500+int64(p)+400)
+			for p := range seen[i].Parts {
+				seen[i].Parts[p] = lagRow("topic-"+strconv.Itoa(i%50), int32(p), 1_000_000+k*1234+int64(p), 1_000_000+k*1500+int64(p)+400)
 			}
 		}
 		if err := s.record("cluster", "", 1_700_000_000_000+k*60_000, seen, nil); err != nil {
@@ -306,35 +307,35 @@ func filledStore(tb testing.TB, groups, parts int) *StateStore {
 func TestStateWriteBehind(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state")
-	s, err := OpenStateFile(path, StateOptions{MinDistance: -1})
+	s, err := OpenFile(path, Options{MinDistance: -1})
 	require.NoError(t, err)
 	now := time.UnixMilli(1_700_000_000_000)
-	require.NoError(t, s.RecordLag("c1", "", now, []GroupLag{{Group: "g", Partitions: []PartitionLag{lagRow("t", 0, 5, 9)}}}))
+	require.NoError(t, s.record("c1", "", (now).UnixMilli(), []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 5, 9)}}}, nil))
 	require.NoError(t, s.Save())
 	s.Close()
 	temps, _ := filepath.Glob(filepath.Join(dir, ".state.tmp-*"))
 	assert.Empty(t, temps)
 
-	s, err = OpenStateFile(path, StateOptions{MinDistance: -1})
+	s, err = OpenFile(path, Options{MinDistance: -1})
 	require.NoError(t, err)
 	assert.Len(t, s.Window("c1", "g", "t", 0), 1)
-	require.NoError(t, s.RecordLag("c1", "", now.Add(time.Minute), []GroupLag{{Group: "g", Partitions: []PartitionLag{lagRow("t", 0, 6, 9)}}}))
+	require.NoError(t, s.record("c1", "", (now.Add(time.Minute)).UnixMilli(), []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 6, 9)}}}, nil))
 	require.NoError(t, s.Notices("prod").SaveNotice("k", alerts.Notice{Status: "firing", OpenedMs: 1, SentMs: 2}))
 	require.NoError(t, s.Save())
 	s.Close()
 
-	s, err = OpenStateFile(path, StateOptions{MinDistance: -1})
+	s, err = OpenFile(path, Options{MinDistance: -1})
 	require.NoError(t, err)
 	assert.Len(t, s.Window("c1", "g", "t", 0), 2, "the second run's sample")
 	n, ok := s.Notices("prod").LastNotice("k")
 	assert.True(t, ok, "a notice saved after the write behind is written too")
 	assert.Equal(t, "firing", n.Status)
-	require.NoError(t, s.RecordLag("c1", "", now.Add(2*time.Minute), []GroupLag{{Group: "g", Partitions: []PartitionLag{lagRow("t", 0, 7, 9)}}}))
+	require.NoError(t, s.record("c1", "", (now.Add(2*time.Minute)).UnixMilli(), []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 7, 9)}}}, nil))
 	s.Close() // not saved: the write behind is dropped
 	temps, _ = filepath.Glob(filepath.Join(dir, ".state.tmp-*"))
 	assert.Empty(t, temps, "Close removes an unused write behind")
 
-	s, err = OpenStateFile(path, StateOptions{MinDistance: -1})
+	s, err = OpenFile(path, Options{MinDistance: -1})
 	require.NoError(t, err)
 	defer s.Close()
 	assert.Len(t, s.Window("c1", "g", "t", 0), 2, "the unsaved third sample is not in the file")
@@ -366,9 +367,9 @@ func TestStateReaderVarintIsBinaryVarint(t *testing.T) {
 
 // savedOneSample opens the store at path, records one sample (taking the
 // lock) and saves it.
-func savedOneSample(t *testing.T, path string) *StateStore {
+func savedOneSample(t *testing.T, path string) *Store {
 	t.Helper()
-	s, err := OpenStateFile(path, StateOptions{})
+	s, err := OpenFile(path, Options{})
 	require.NoError(t, err)
 	recordOne(t, s, 1_000, "g", lagRow("t", 0, 1, 2))
 	require.NoError(t, s.Save())
@@ -382,12 +383,12 @@ func TestStateFileRefusesWhatIsNotARegularFile(t *testing.T) {
 	fifo := filepath.Join(dir, "state")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for _, path := range []string{fifo, dir} {
-		s, err := OpenStateFile(path, StateOptions{})
+		s, err := OpenFile(path, Options{})
 		require.Error(t, err, path)
 		assert.Nil(t, s)
-		var e *Error
+		var e *vocab.Error
 		require.ErrorAs(t, err, &e)
-		assert.Equal(t, CodeInvalidArgument, e.Code)
+		assert.Equal(t, vocab.CodeInvalidArgument, e.Code)
 		assert.Contains(t, e.Message, path+" is ")
 	}
 	entries, err := os.ReadDir(dir)
@@ -400,17 +401,17 @@ func TestStateFileRefusesWhatIsNotARegularFile(t *testing.T) {
 // cannot be made (here: in /proc, where files cannot be created, even by
 // root) fails the change with STATE_FILE, not as a network error.
 func TestStateFileDirectoryAndLockFileErrors(t *testing.T) {
-	_, err := OpenStateFile(filepath.Join(t.TempDir(), "none", "state"), StateOptions{})
-	var e *Error
+	_, err := OpenFile(filepath.Join(t.TempDir(), "none", "state"), Options{})
+	var e *vocab.Error
 	require.ErrorAs(t, err, &e)
-	assert.Equal(t, CodeInvalidArgument, e.Code)
+	assert.Equal(t, vocab.CodeInvalidArgument, e.Code)
 	assert.Contains(t, e.Message, "no directory ")
 
-	s, err := OpenStateFile("/proc/self/kadmin-lua-state", StateOptions{LockWait: time.Second})
+	s, err := OpenFile("/proc/self/kadmin-lua-state", Options{LockWait: time.Second})
 	require.NoError(t, err)
 	defer s.Close()
-	err = s.record("cluster-a", "profile:a", 10_000, []groupSample{{group: "g", parts: []PartitionLag{lagRow("t", 0, 5, 10)}}}, nil)
+	err = s.record("cluster-a", "profile:a", 10_000, []Group[row]{{Name: "g", Parts: []row{lagRow("t", 0, 5, 10)}}}, nil)
 	require.ErrorAs(t, err, &e)
-	assert.Equal(t, CodeStateFile, e.Code)
+	assert.Equal(t, vocab.CodeStateFile, e.Code)
 	assert.Contains(t, e.Message, "locking the state file: open /proc/self/kadmin-lua-state.lock: ")
 }

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"encoding/binary"
@@ -17,12 +17,12 @@ import (
 // sharing one file keep their alerts apart.
 
 // Notices is the store's alerts.Ledger for the cluster a run calls name.
-func (s *StateStore) Notices(name string) alerts.Ledger {
+func (s *Store) Notices(name string) alerts.Ledger {
 	return storeLedger{s: s, prefix: name + "\x00"}
 }
 
 type storeLedger struct {
-	s      *StateStore
+	s      *Store
 	prefix string
 }
 
@@ -54,7 +54,7 @@ func (l storeLedger) SaveNotice(key string, n alerts.Notice) error {
 }
 
 // expireNoticesLocked drops notices neither sent nor seen pending since cut.
-func (s *StateStore) expireNoticesLocked(cut int64) {
+func (s *Store) expireNoticesLocked(cut int64) {
 	maps.DeleteFunc(s.notices, func(_ string, n alerts.Notice) bool { return n.LastSeenMs() < cut })
 }
 

@@ -1,4 +1,14 @@
-package engine
+// Package state is kadmin-lua's memory between runs (--state FILE): per
+// cluster id, group, topic and partition the samples of the committed
+// offset, the end offset and the lag that cover the last Window of time,
+// from which lag_status judges a trend with Burrow's rules
+// (engine/verdicts), and the ledger of what kafka.notify sent
+// (engine/alerts' Notices). It is bounded (samples per partition,
+// partitions in all, groups unseen for a while expire), shared by every
+// client of a process (fleets keep their clusters apart by id), and
+// written atomically under a lock (file.go, codec.go). It reads no
+// cluster: the admin core (engine's lag_status) hands it what it read.
+package state
 
 import (
 	"fmt"
@@ -9,28 +19,20 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// The state store is kadmin-lua's memory between runs (--state FILE): per
-// cluster id, group, topic and partition the samples of the committed
-// offset, the end offset and the lag that cover the last Window of time,
-// from which lag_status judges a trend with Burrow's rules
-// (lag_evaluate.go). It is bounded (samples per partition, partitions in
-// all, groups unseen for a while expire), shared by every client of a
-// process (fleets keep their clusters apart by id), and written atomically
-// under a lock (state_file.go, state_codec.go).
-
-// StateSample is one sample of a partition, taken by one lag_status call.
+// Sample is one sample of a partition, taken by one lag_status call.
 // Committed is -1 when the group had no commit; Lag -1 when unknown.
-type StateSample struct {
+type Sample struct {
 	TimeMs    int64 `json:"time"`
 	Committed int64 `json:"committed"`
 	End       int64 `json:"end_offset"`
 	Lag       int64 `json:"lag"`
 }
 
-// StateOptions bound a store. Zero values take the defaults.
-type StateOptions struct {
+// Options bound a store. Zero values take the defaults.
+type Options struct {
 	// Window is the span of time lag_status judges: a partition keeps
 	// the samples taken within it, and the newest one older (so that a
 	// window, once there is history, covers its whole span).
@@ -52,7 +54,7 @@ type StateOptions struct {
 	// LockWait is how long Open waits for another run's lock.
 	LockWait time.Duration
 	// MaxFileBytes bounds the state file read and written
-	// (DefaultStateMaxFile): a larger file is set aside unread, and a
+	// (DefaultMaxFile): a larger file is set aside unread, and a
 	// store that would write one drops its oldest groups.
 	MaxFileBytes int64
 	// Warn receives warnings: a file set aside, entries dropped, the clock
@@ -62,60 +64,60 @@ type StateOptions struct {
 
 // Store defaults.
 const (
-	// DefaultStateWindow is Burrow's window as it works: its 10 commits
+	// DefaultWindow is Burrow's window as it works: its 10 commits
 	// at Java's default auto-commit interval (5 s) span 45 s.
-	DefaultStateWindow      = 45 * time.Second
-	DefaultStateSamples     = 48 // a 45 s window a second apart, with room
-	DefaultStateMaxEntries  = 1_000_000
-	DefaultStateExpireAfter = 7 * 24 * time.Hour
-	DefaultStateMinDistance = time.Second
-	DefaultStateLockWait    = 5 * time.Second
+	DefaultWindow      = 45 * time.Second
+	DefaultSamples     = 48 // a 45 s window a second apart, with room
+	DefaultMaxEntries  = 1_000_000
+	DefaultExpireAfter = 7 * 24 * time.Hour
+	DefaultMinDistance = time.Second
+	DefaultLockWait    = 5 * time.Second
 )
 
-func (o StateOptions) withDefaults() StateOptions {
+func (o Options) withDefaults() Options {
 	if o.Window <= 0 {
-		o.Window = DefaultStateWindow
+		o.Window = DefaultWindow
 	}
 	if o.MaxSamples <= 0 {
-		o.MaxSamples = DefaultStateSamples
+		o.MaxSamples = DefaultSamples
 	}
 	if o.MaxEntries <= 0 {
-		o.MaxEntries = DefaultStateMaxEntries
+		o.MaxEntries = DefaultMaxEntries
 	}
 	if o.ExpireAfter <= 0 {
-		o.ExpireAfter = DefaultStateExpireAfter
+		o.ExpireAfter = DefaultExpireAfter
 	}
 	if o.MinDistance < 0 {
 		o.MinDistance = 0
 	} else if o.MinDistance == 0 {
-		o.MinDistance = DefaultStateMinDistance
+		o.MinDistance = DefaultMinDistance
 	}
 	if o.LockWait <= 0 {
-		o.LockWait = DefaultStateLockWait
+		o.LockWait = DefaultLockWait
 	}
 	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = DefaultStateMaxFile
+		o.MaxFileBytes = DefaultMaxFile
 	}
 	return o
 }
 
-// StateStore holds the samples. Its methods are safe for concurrent use.
-// A store made by NewStateStore lives in memory only (the REPL, loop mode
-// without --state); OpenStateFile's is also written to its file by Save.
-type StateStore struct {
+// Store holds the samples. Its methods are safe for concurrent use.
+// A store made by New lives in memory only (the REPL, loop mode
+// without --state); OpenFile's is also written to its file by Save.
+type Store struct {
 	mu       sync.Mutex
-	opts     StateOptions
+	opts     Options
 	clusters map[string]*storedCluster // by cluster id
-	notices  map[string]alerts.Notice  // kafka.notify's, by cluster name and key (state_notices.go)
+	notices  map[string]alerts.Notice  // kafka.notify's, by cluster name and key (notices.go)
 	file     *stateFile                // nil: memory only
 	// loading is closed once the file is read and decoded, which the
 	// first use starts (loadOnce); warnOnce says once that a file that
-	// could not be read is not used (state_file.go).
+	// could not be read is not used (file.go).
 	loading  chan struct{}
 	loadOnce sync.Once
 	warnOnce sync.Once
 	// version counts the changes (under mu); behind is the write started
-	// after the last record (state_file.go, saveBehind).
+	// after the last record (file.go, saveBehind).
 	version uint64
 	behind  *behindSave
 }
@@ -127,7 +129,7 @@ type storedCluster struct {
 
 type storedGroup struct {
 	seenMs int64
-	parts  map[TopicPartition]*storedPartition
+	parts  map[vocab.TopicPartition]*storedPartition
 }
 
 type storedPartition struct {
@@ -135,17 +137,17 @@ type storedPartition struct {
 	// pauseMs is how long the offset before it stood still: from when it
 	// was first seen to changedMs (0: not seen to move yet). Kept beyond
 	// the window, so that from cron a consumer's usual pause between
-	// commits is known (EvaluateOptions.PauseMs).
+	// commits is known (verdicts.EvaluateOptions.PauseMs).
 	pauseMs int64
-	samples []StateSample
+	samples []Sample
 }
 
-// NewStateStore is a store in memory only.
-func NewStateStore(o StateOptions) *StateStore {
-	return &StateStore{opts: o.withDefaults(), clusters: map[string]*storedCluster{}}
+// New is a store in memory only.
+func New(o Options) *Store {
+	return &Store{opts: o.withDefaults(), clusters: map[string]*storedCluster{}}
 }
 
-func (s *StateStore) warn(format string, args ...any) {
+func (s *Store) warn(format string, args ...any) {
 	if s.opts.Warn != nil {
 		s.opts.Warn(fmt.Sprintf(format, args...))
 	}
@@ -155,14 +157,14 @@ func (s *StateStore) warn(format string, args ...any) {
 // run calls it (a profile, or the bootstrap servers): a file that holds
 // another cluster id under that name is refused for it, since its samples
 // would be judged against a different cluster's offsets.
-func (s *StateStore) cluster(id, name string) (*storedCluster, error) {
+func (s *Store) cluster(id, name string) (*storedCluster, error) {
 	if id == "" {
-		return nil, Errorf(CodeInternal, "", "the state store needs the cluster id")
+		return nil, vocab.Errorf(vocab.CodeInternal, "", "the state store needs the cluster id")
 	}
 	if name != "" {
 		for other, cs := range s.clusters {
 			if other != id && cs.name == name {
-				return nil, Errorf(CodeInvalidArgument, "", "the state file holds cluster %s as %q, but %q is now cluster %s: its samples are not this cluster's; use another --state file, or remove that one", other, name, name, id)
+				return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "the state file holds cluster %s as %q, but %q is now cluster %s: its samples are not this cluster's; use another --state file, or remove that one", other, name, name, id)
 			}
 		}
 	}
@@ -176,37 +178,52 @@ func (s *StateStore) cluster(id, name string) (*storedCluster, error) {
 	return cs, nil
 }
 
-// stateName is what a config calls its cluster in the store.
-func stateName(c Config) string {
-	if c.Profile != "" {
-		return "profile:" + c.Profile
+// Name is what a run calls its cluster in the store: "profile:NAME" when
+// it came from a profile, else its seed brokers, sorted.
+func Name(profile string, brokers []string) string {
+	if profile != "" {
+		return "profile:" + profile
 	}
-	return strings.Join(slices.Sorted(slices.Values(c.Brokers)), ",")
+	return strings.Join(slices.Sorted(slices.Values(brokers)), ",")
 }
 
-// groupSample is what one lag_status call saw of one group.
-type groupSample struct {
-	group string
-	gone  bool // the group does not exist (its samples are dropped)
-	parts []PartitionLag
+// Group is what one lag_status call saw of one group: its partitions as
+// the caller read them (P: engine's PartitionLag), which Record reads
+// through its read function rather than copying 300,000 of them.
+type Group[P any] struct {
+	Name  string
+	Gone  bool // the group does not exist (its samples are dropped)
+	Parts []P
 }
 
-// partitionWindow is one partition's window after a record. Its samples
+// Reading is what the store takes of one partition of a Group.
+type Reading struct {
+	TP        vocab.TopicPartition
+	Committed int64 // -1: the group has no commit
+	End       int64
+	Lag       int64 // -1: unknown
+	// Known is false when the partition could not be read (an error, or
+	// no end offset): no sample is added, its window is still shown.
+	Known bool
+}
+
+// PartitionWindow is one partition's window after a record. Its samples
 // are the store's own: valid only during the visit that receives them.
-type partitionWindow struct {
-	samples   []StateSample
-	changedMs int64
-	pauseMs   int64
-	reset     string // why the window was started afresh, if it was
+type PartitionWindow struct {
+	Samples   []Sample
+	ChangedMs int64  // when the newest committed offset was first seen
+	PauseMs   int64  // how long the offset before it stood still (0: not seen to move yet)
+	Reset     string // why the window was started afresh, if it was
 }
 
-// record adds one sample per partition at nowMs and shows each
+// Record adds one sample per partition at nowMs and shows each
 // partition's window (oldest first) to visit, under the store's lock:
-// seen[gi].parts[pi]'s. Partitions that are no longer the group's are
+// seen[gi].Parts[pi]'s. Partitions that are no longer the group's are
 // dropped; a partition whose end offset went back (the topic was deleted
 // and made again) or whose samples are newer than now (the clock went
-// backwards) starts afresh. visit may be nil.
-func (s *StateStore) record(clusterID, name string, nowMs int64, seen []groupSample, visit func(gi, pi int, w partitionWindow)) error {
+// backwards) starts afresh. visit may be nil. name is what the run calls
+// the cluster (Name).
+func Record[P any](s *Store, clusterID, name string, nowMs int64, seen []Group[P], read func(*P) Reading, visit func(gi, pi int, w PartitionWindow)) error {
 	if err := s.lockChange(); err != nil {
 		return err
 	}
@@ -216,48 +233,49 @@ func (s *StateStore) record(clusterID, name string, nowMs int64, seen []groupSam
 		return err
 	}
 	if visit == nil {
-		visit = func(int, int, partitionWindow) {}
+		visit = func(int, int, PartitionWindow) {}
 	}
 	backwards := 0
-	for gi, g := range seen {
-		if g.gone {
-			delete(cs.groups, g.group)
+	for gi := range seen {
+		g := &seen[gi]
+		if g.Gone {
+			delete(cs.groups, g.Name)
 			continue
 		}
-		gs := cs.groups[g.group]
+		gs := cs.groups[g.Name]
 		if gs == nil {
-			gs = &storedGroup{parts: make(map[TopicPartition]*storedPartition, len(g.parts))}
-			cs.groups[g.group] = gs
+			gs = &storedGroup{parts: make(map[vocab.TopicPartition]*storedPartition, len(g.Parts))}
+			cs.groups[g.Name] = gs
 		}
 		gs.seenMs = nowMs
 		kept := 0
-		for pi, p := range g.parts {
-			tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
-			ps := gs.parts[tp]
-			if p.Err != nil || p.EndOffset < 0 {
+		for pi := range g.Parts {
+			r := read(&g.Parts[pi])
+			ps := gs.parts[r.TP]
+			if !r.Known {
 				if ps != nil {
 					kept++
-					visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs, pauseMs: ps.pauseMs})
+					visit(gi, pi, PartitionWindow{Samples: ps.samples, ChangedMs: ps.changedMs, PauseMs: ps.pauseMs})
 				}
 				continue
 			}
 			if ps == nil {
-				ps = &storedPartition{samples: make([]StateSample, 0, 4)}
-				gs.parts[tp] = ps
+				ps = &storedPartition{samples: make([]Sample, 0, 4)}
+				gs.parts[r.TP] = ps
 			}
 			kept++
-			reset := s.add(ps, StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
+			reset := s.add(ps, Sample{TimeMs: nowMs, Committed: r.Committed, End: r.End, Lag: r.Lag})
 			if reset == resetClock {
 				backwards++
 			}
-			visit(gi, pi, partitionWindow{samples: ps.samples, changedMs: ps.changedMs, pauseMs: ps.pauseMs, reset: reset})
+			visit(gi, pi, PartitionWindow{Samples: ps.samples, ChangedMs: ps.changedMs, PauseMs: ps.pauseMs, Reset: reset})
 		}
 		if kept != len(gs.parts) {
-			keep := make(map[TopicPartition]bool, len(g.parts))
-			for _, p := range g.parts {
-				keep[TopicPartition{Topic: p.Topic, Partition: p.Partition}] = true
+			keep := make(map[vocab.TopicPartition]bool, len(g.Parts))
+			for pi := range g.Parts {
+				keep[read(&g.Parts[pi]).TP] = true
 			}
-			maps.DeleteFunc(gs.parts, func(tp TopicPartition, _ *storedPartition) bool { return !keep[tp] })
+			maps.DeleteFunc(gs.parts, func(tp vocab.TopicPartition, _ *storedPartition) bool { return !keep[tp] })
 		}
 	}
 	if backwards > 0 {
@@ -279,7 +297,7 @@ const resetClock = "the clock went backwards"
 // (Burrow's min-distance: taking the new time, a loop faster than the
 // distance never grew its window past one sample); samples older than the
 // window are dropped but the newest of them, which opens the window.
-func (s *StateStore) add(ps *storedPartition, sample StateSample) (reset string) {
+func (s *Store) add(ps *storedPartition, sample Sample) (reset string) {
 	now := sample.TimeMs
 	if n := len(ps.samples); n > 0 {
 		last := ps.samples[n-1]
@@ -323,25 +341,13 @@ func (s *StateStore) add(ps *storedPartition, sample StateSample) (reset string)
 // spacingMs is how far apart the samples of a window are kept: the
 // minimum distance, or more when the window would otherwise hold more
 // than MaxSamples.
-func (s *StateStore) spacingMs() int64 {
+func (s *Store) spacingMs() int64 {
 	return max(s.opts.MinDistance.Milliseconds(), s.opts.Window.Milliseconds()/int64(max(s.opts.MaxSamples-2, 1)))
-}
-
-// RecordLag adds one sample of lag's partitions at now, as lag_status
-// does (for tools and benchmarks that fill a store).
-func (s *StateStore) RecordLag(clusterID, name string, now time.Time, lags []GroupLag) error {
-	seen := make([]groupSample, 0, len(lags))
-	for _, g := range lags {
-		if g.Err == nil {
-			seen = append(seen, groupSample{group: g.Group, parts: g.Partitions})
-		}
-	}
-	return s.record(clusterID, name, now.UnixMilli(), seen, nil)
 }
 
 // expireLocked drops groups unseen for ExpireAfter, then, past MaxEntries
 // partitions, the groups seen longest ago.
-func (s *StateStore) expireLocked(nowMs int64) {
+func (s *Store) expireLocked(nowMs int64) {
 	cut := nowMs - s.opts.ExpireAfter.Milliseconds()
 	type aged struct {
 		cluster, group string
@@ -384,39 +390,39 @@ func (s *StateStore) expireLocked(nowMs int64) {
 
 // Window returns a copy of one partition's samples, oldest first (nil when
 // none): what lag_status would judge.
-func (s *StateStore) Window(clusterID, group, topic string, partition int32) []StateSample {
+func (s *Store) Window(clusterID, group, topic string, partition int32) []Sample {
 	s.lock()
 	defer s.mu.Unlock()
 	cs := s.clusters[clusterID]
 	if cs == nil || cs.groups[group] == nil {
 		return nil
 	}
-	ps := cs.groups[group].parts[TopicPartition{Topic: topic, Partition: partition}]
+	ps := cs.groups[group].parts[vocab.TopicPartition{Topic: topic, Partition: partition}]
 	if ps == nil {
 		return nil
 	}
 	return slices.Clone(ps.samples)
 }
 
-// stillWindow is a partition's window when its newest sample has the
+// StillWindow is a partition's window when its newest sample has the
 // committed offset given and that offset has stood still since before
 // nowMs (what lag()'s stuck_ms judges), else false.
-func (s *StateStore) stillWindow(clusterID, group string, tp TopicPartition, committed, nowMs int64) (partitionWindow, bool) {
+func (s *Store) StillWindow(clusterID, group string, tp vocab.TopicPartition, committed, nowMs int64) (PartitionWindow, bool) {
 	s.lock()
 	defer s.mu.Unlock()
 	cs := s.clusters[clusterID]
 	if cs == nil || cs.groups[group] == nil {
-		return partitionWindow{}, false
+		return PartitionWindow{}, false
 	}
 	ps := cs.groups[group].parts[tp]
 	if ps == nil || len(ps.samples) == 0 || ps.samples[len(ps.samples)-1].Committed != committed || ps.changedMs >= nowMs {
-		return partitionWindow{}, false
+		return PartitionWindow{}, false
 	}
-	return partitionWindow{samples: slices.Clone(ps.samples), changedMs: ps.changedMs, pauseMs: ps.pauseMs}, true
+	return PartitionWindow{Samples: slices.Clone(ps.samples), ChangedMs: ps.changedMs, PauseMs: ps.pauseMs}, true
 }
 
-// empty reports whether the store holds no samples at all.
-func (s *StateStore) empty() bool {
+// Empty reports whether the store holds no samples at all.
+func (s *Store) Empty() bool {
 	s.lock()
 	defer s.mu.Unlock()
 	for _, cs := range s.clusters {
@@ -427,8 +433,11 @@ func (s *StateStore) empty() bool {
 	return true
 }
 
+// Options are the store's bounds, defaults filled in.
+func (s *Store) Options() Options { return s.opts }
+
 // Partitions counts the partitions the store holds, over all clusters.
-func (s *StateStore) Partitions() int {
+func (s *Store) Partitions() int {
 	s.lock()
 	defer s.mu.Unlock()
 	n := 0

@@ -1,6 +1,6 @@
 //go:build unix
 
-package engine
+package state
 
 import (
 	"errors"
@@ -9,11 +9,15 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// lockContended, when set (tests), is called once when the lock is found
-// held by another run, before waiting for it.
-var lockContended func()
+// OnLockContended, when set, is called once when the lock is found held by
+// another run, before waiting for it: a test hook (engine's
+// TestStateFileOverlappingRunsKeepEverySample learns from it that a run
+// waits). nil otherwise.
+var OnLockContended func()
 
 // lockStateFile takes an exclusive flock on path, waiting up to wait; the
 // kernel drops it when the process dies (kill -9 included). The holder's
@@ -24,14 +28,14 @@ var lockContended func()
 func lockStateFile(path string, wait time.Duration) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, Errorf(CodeStateFile, "", "locking the state file: %s is a symbolic link: kadmin-lua makes its own lock file and never follows one there; remove it", path)
+		return nil, vocab.Errorf(vocab.CodeStateFile, "", "locking the state file: %s is a symbolic link: kadmin-lua makes its own lock file and never follows one there; remove it", path)
 	}
 	if err != nil {
-		return nil, &Error{Code: CodeStateFile, Message: "locking the state file: " + err.Error(), Err: err}
+		return nil, &vocab.Error{Code: vocab.CodeStateFile, Message: "locking the state file: " + err.Error(), Err: err}
 	}
 	if why := notOwnLockFile(f); why != "" {
 		_ = f.Close()
-		return nil, Errorf(CodeStateFile, "", "locking the state file: %s is %s: kadmin-lua makes its own lock file and writes only to that; remove it", path, why)
+		return nil, vocab.Errorf(vocab.CodeStateFile, "", "locking the state file: %s is %s: kadmin-lua makes its own lock file and writes only to that; remove it", path, why)
 	}
 	deadline := time.Now().Add(wait)
 	for first := true; ; first = false {
@@ -41,10 +45,10 @@ func lockStateFile(path string, wait time.Duration) (func(), error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			_ = f.Close()
-			return nil, &Error{Code: CodeStateFile, Message: "locking the state file: " + err.Error(), Err: err}
+			return nil, &vocab.Error{Code: vocab.CodeStateFile, Message: "locking the state file: " + err.Error(), Err: err}
 		}
-		if first && lockContended != nil {
-			lockContended()
+		if first && OnLockContended != nil {
+			OnLockContended()
 		}
 		if time.Now().After(deadline) {
 			pid := make([]byte, 32)
