@@ -32,7 +32,7 @@ type Client struct {
 
 	closeOnce sync.Once
 
-	notifyOnce sync.Once // notifier: made on first use (notify.go)
+	notifyOnce sync.Once // notifier: made on first use (notify.go, engine/alerts)
 	notifier   *alerts.Notifier
 
 	probers probers // probe's producer and consumer, kept between probes (probe.go)
@@ -74,4 +74,11 @@ func (c *Client) Close() {
 // is clear that no seed broker can be reached at first contact (first_contact.go).
 func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return c.contact.begin(ctx, c.cfg.timeout())
+}
+
+// CallContext bounds work that drives the client for one caller's call
+// (desired state's plan, an apply's wait) as callCtx bounds one call: by
+// the configured timeout, ended when no seed broker can be reached.
+func (c *Client) CallContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return c.callCtx(ctx)
 }

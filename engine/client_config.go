@@ -43,7 +43,7 @@ type Config struct {
 
 	// Notices is where kafka.notify remembers what it last sent for each
 	// alert, so that an open alert is sent once, again after its repeat
-	// interval, and once when it resolves (notify.go). The state store
+	// interval, and once when it resolves (engine/alerts). The state store
 	// (--state) implements it: nil takes State's (engine/state), or
 	// without a State an in-memory ledger for the client's life.
 	Notices alerts.Ledger

@@ -121,7 +121,9 @@ func (as alterations) of(r ConfigResource) ConfigAlteration {
 	return as[i]
 }
 
-func sortedResources(rs []ConfigResource) []ConfigResource {
+// SortedResources is rs in the order of every result (by type, then name),
+// each resource once.
+func SortedResources(rs []ConfigResource) []ConfigResource {
 	if len(rs) == 1 {
 		return rs
 	}
@@ -181,7 +183,7 @@ func (c *Client) DescribeConfigs(ctx context.Context, resources []ConfigResource
 			return nil, err
 		}
 	}
-	resources = sortedResources(resources)
+	resources = SortedResources(resources)
 	ask, missing, err := c.checkBrokers(ctx, resources)
 	if err != nil {
 		return nil, err

@@ -241,7 +241,7 @@ func TestTimedOutDeleteOfMissingGroupIsNotReportedDeleted(t *testing.T) {
 }
 
 func TestHiddenTopicStateSaysNothingOfExistence(t *testing.T) {
-	b, err := json.Marshal(topicStates{
+	b, err := json.Marshal(TopicsBefore{
 		"hidden": {Hidden: "TOPIC_AUTHORIZATION_FAILED"},
 		"absent": {},
 		"there":  {Exists: true, ID: "abc", Partitions: 3, ReplicationFactor: 2},
@@ -249,7 +249,7 @@ func TestHiddenTopicStateSaysNothingOfExistence(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"hidden":{"hidden":"TOPIC_AUTHORIZATION_FAILED"},"absent":{"exists":false},
 		"there":{"exists":true,"id":"abc","partitions":3,"replication_factor":2}}`, string(b))
-	var back topicStates
+	var back TopicsBefore
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, "TOPIC_AUTHORIZATION_FAILED", back["hidden"].Hidden)
 	assert.True(t, back["there"].Exists)

@@ -88,7 +88,7 @@ func TestDryRunIsEnforcedWhereRequestsAreSent(t *testing.T) {
 	assert.NotContains(t, td, "checked")
 }
 
-// undo answers from the row: an op that cannot be undone says the row's
+// The reverter answers from the row: an op that cannot be undone says the row's
 // reason; one the table does not know is said to be unknown.
 func TestUndoReadsTheOperationsTable(t *testing.T) {
 	cl, _, _ := newTestClient(t)
@@ -99,8 +99,11 @@ func TestUndoReadsTheOperationsTable(t *testing.T) {
 			Outcome: &auditlog.Record{Type: auditlog.TypeOutcome, Op: op, Items: []auditlog.ItemOutcome{{Key: "x", Outcome: auditlog.OutcomeOK}}},
 		}
 	}
-	steps, err := cl.Undo(context.Background(), []auditlog.Change{change("create_partitions"), change("frobnicate")}, UndoOptions{})
-	require.NoError(t, err)
+	r := cl.Reverter(RevertOptions{})
+	var steps []UndoStep
+	for _, op := range []string{"frobnicate", "create_partitions"} { // newest first, as undo calls it
+		steps = append(steps, r.Revert(context.Background(), change(op), nil)...)
+	}
 	require.Len(t, steps, 2)
 	byOp := map[string]UndoStep{}
 	for _, s := range steps {

@@ -225,14 +225,14 @@ func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTo
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
-	return mutate(ctx, c, mutation[topicStates, []CreatedTopic]{
+	return mutate(ctx, c, mutation[TopicsBefore, []CreatedTopic]{
 		op: "create_topics", keys: names, validateOnly: o.ValidateOnly, needBefore: !o.ValidateOnly,
 		args: struct {
 			Specs []TopicSpec `json:"specs"`
 			CreateTopicsOptions
 		}{specs, o},
-		before: func(ctx context.Context) (topicStates, error) { return c.topicStates(ctx, names) },
-		send: func(ctx context.Context, before topicStates) ([]CreatedTopic, error) {
+		before: func(ctx context.Context) (TopicsBefore, error) { return c.topicStates(ctx, names) },
+		send: func(ctx context.Context, before TopicsBefore) ([]CreatedTopic, error) {
 			return c.createTopics(ctx, names, bySpec, o, before), nil
 		},
 		items:  asItems[CreatedTopic],
@@ -241,7 +241,7 @@ func (c *Client) CreateTopics(ctx context.Context, specs []TopicSpec, o CreateTo
 	})
 }
 
-func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[string]TopicSpec, o CreateTopicsOptions, before topicStates) []CreatedTopic {
+func (c *Client) createTopics(ctx context.Context, names []string, bySpec map[string]TopicSpec, o CreateTopicsOptions, before TopicsBefore) []CreatedTopic {
 	results := make(map[string]CreatedTopic, len(names))
 	maybeCreated := map[string]bool{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
@@ -379,14 +379,14 @@ func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopic
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	names = slices.Compact(slices.Sorted(slices.Values(names)))
-	return mutate(ctx, c, mutation[topicStates, []DeletedTopic]{
+	return mutate(ctx, c, mutation[TopicsBefore, []DeletedTopic]{
 		op: "delete_topics", keys: names, needBefore: true,
 		args: struct {
 			Names []string `json:"names"`
 			DeleteTopicsOptions
 		}{names, o},
-		before: func(ctx context.Context) (topicStates, error) { return c.topicStates(ctx, names) },
-		send: func(ctx context.Context, before topicStates) ([]DeletedTopic, error) {
+		before: func(ctx context.Context) (TopicsBefore, error) { return c.topicStates(ctx, names) },
+		send: func(ctx context.Context, before TopicsBefore) ([]DeletedTopic, error) {
 			return c.deleteTopics(ctx, names, o, before), nil
 		},
 		items: asItems[DeletedTopic],
@@ -394,7 +394,7 @@ func (c *Client) DeleteTopics(ctx context.Context, names []string, o DeleteTopic
 	})
 }
 
-func (c *Client) deleteTopics(ctx context.Context, names []string, o DeleteTopicsOptions, before topicStates) []DeletedTopic {
+func (c *Client) deleteTopics(ctx context.Context, names []string, o DeleteTopicsOptions, before TopicsBefore) []DeletedTopic {
 	maybeDeleted := map[string]bool{}
 	missing := map[string]bool{}
 	// gone is the answer for a topic not there (any more): deleted by this
@@ -479,14 +479,14 @@ func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, 
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	names := slices.Sorted(maps.Keys(totals))
-	return mutate(ctx, c, mutation[topicStates, []CreatedPartitions]{
+	return mutate(ctx, c, mutation[TopicsBefore, []CreatedPartitions]{
 		op: "create_partitions", keys: names, validateOnly: o.ValidateOnly, needBefore: !o.ValidateOnly,
 		args: struct {
 			Totals map[string]int32 `json:"totals"`
 			CreatePartitionsOptions
 		}{totals, o},
-		before: func(ctx context.Context) (topicStates, error) { return c.topicStates(ctx, names) },
-		send: func(ctx context.Context, before topicStates) ([]CreatedPartitions, error) {
+		before: func(ctx context.Context) (TopicsBefore, error) { return c.topicStates(ctx, names) },
+		send: func(ctx context.Context, before TopicsBefore) ([]CreatedPartitions, error) {
 			return c.createPartitions(ctx, names, totals, o, before), nil
 		},
 		items: asItems[CreatedPartitions],
@@ -494,7 +494,7 @@ func (c *Client) CreatePartitions(ctx context.Context, totals map[string]int32, 
 	})
 }
 
-func (c *Client) createPartitions(ctx context.Context, names []string, totals map[string]int32, o CreatePartitionsOptions, before topicStates) []CreatedPartitions {
+func (c *Client) createPartitions(ctx context.Context, names []string, totals map[string]int32, o CreatePartitionsOptions, before TopicsBefore) []CreatedPartitions {
 	maybe := map[string]bool{}
 	errs := retryItems(ctx, names, func(n string) string { return n }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 		answers := map[string]*Error{}

@@ -20,6 +20,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 )
 
 // The requests that change a cluster: every write API Kafka has that an
@@ -285,7 +286,7 @@ func assertUndone(t *testing.T, c *demo.Cluster, changes []auditlog.Change, ops 
 	cl, err := engine.New(engine.Config{Brokers: c.Addrs, Timeout: 15 * time.Second})
 	require.NoError(t, err)
 	defer cl.Close()
-	steps, err := cl.Undo(context.Background(), changes, engine.UndoOptions{Confirm: func(string) bool { return true }})
+	steps, err := undo.Run(context.Background(), cl, changes, undo.Options{Confirm: func(string) bool { return true }})
 	require.NoError(t, err)
 	require.NotEmpty(t, steps)
 	for _, s := range steps {

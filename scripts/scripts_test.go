@@ -26,6 +26,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
 	"github.com/kadmin-lua/kadmin-lua/engine/state"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
@@ -608,7 +609,7 @@ func TestSkipRecord(t *testing.T) {
 	cl, err := engine.New(engine.Config{Brokers: e.c.Addrs, Timeout: 10 * time.Second})
 	require.NoError(t, err)
 	defer cl.Close()
-	_, err = cl.Undo(e.ctx(), changes, engine.UndoOptions{})
+	_, err = undo.Run(e.ctx(), cl, changes, undo.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, before, e.committed("billing", "payments"), "undo restored the offset")
 

@@ -17,22 +17,21 @@ import (
 // A keyed log is appended to only with its key: not with none, not with
 // another, when it is opened and before each line (another process may
 // have appended in between).
-const otherKey = vocab.Secret("another-key-0123456789")
 
 func TestAuditLogRefusesAnAppendUnderAnotherKey(t *testing.T) {
 	keyed := auditlog.Options{Key: testaudit.Key}
 	path := filepath.Join(t.TempDir(), "keyed.jsonl")
 	testaudit.WriteChanges(t, path, keyed, 1, 1)
 	before := mustRead(t, path)
-	for _, o := range []auditlog.Options{{Key: otherKey}, {}} {
+	for _, o := range []auditlog.Options{{Key: testaudit.OtherKey}, {}} {
 		_, err := auditlog.OpenWith(path, o)
 		require.Error(t, err)
 		assert.Equal(t, vocab.CodeInvalidArgument, testerr.Code(err))
 		assert.Contains(t, err.Error(), path+" is keyed")
 		assert.NotContains(t, err.Error(), string(testaudit.Key))
-		assert.NotContains(t, err.Error(), string(otherKey))
+		assert.NotContains(t, err.Error(), string(testaudit.OtherKey))
 	}
-	_, err := auditlog.OpenWith(path, auditlog.Options{Key: otherKey})
+	_, err := auditlog.OpenWith(path, auditlog.Options{Key: testaudit.OtherKey})
 	assert.Contains(t, err.Error(), "keyed with another key: its last line's HMAC does not verify with the key given")
 	assert.Equal(t, before, mustRead(t, path), "nothing appended")
 
@@ -43,7 +42,7 @@ func TestAuditLogRefusesAnAppendUnderAnotherKey(t *testing.T) {
 	_, err = f.WriteString(`{"type":"intent","id":"c9","op":"create_to`)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	for _, o := range []auditlog.Options{{Key: otherKey}, {}} {
+	for _, o := range []auditlog.Options{{Key: testaudit.OtherKey}, {}} {
 		_, err := auditlog.OpenWith(path, o)
 		require.Error(t, err, "key %v", o.Key != "")
 		assert.Contains(t, err.Error(), path+" is keyed")
@@ -59,7 +58,7 @@ func TestAuditLogRefusesAnAppendUnderAnotherKey(t *testing.T) {
 	mine, err := auditlog.OpenWith(shared, keyed)
 	require.NoError(t, err)
 	defer mine.Close()
-	theirs, err := auditlog.OpenWith(shared, auditlog.Options{Key: otherKey})
+	theirs, err := auditlog.OpenWith(shared, auditlog.Options{Key: testaudit.OtherKey})
 	require.NoError(t, err, "an empty log has no key yet")
 	defer theirs.Close()
 	require.NoError(t, mine.Append(auditlog.Record{Type: auditlog.TypeIntent, ID: "m1", Op: "create_topics", ClusterID: "kfake"}))

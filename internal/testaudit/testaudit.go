@@ -16,8 +16,11 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// Key is a key for a keyed log (auditlog.Options.Key).
-const Key = vocab.Secret("0123456789abcdef-test-key")
+// Key is a key for a keyed log (auditlog.Options.Key); OtherKey another.
+const (
+	Key      = vocab.Secret("0123456789abcdef-test-key")
+	OtherKey = vocab.Secret("another-key-0123456789")
+)
 
 // WriteChanges appends n intent+outcome pairs (ids c<from>, c<from+1>, ...)
 // to the log at path through a Log opened with o, as one process run.

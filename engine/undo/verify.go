@@ -1,4 +1,4 @@
-package engine
+package undo
 
 import (
 	"encoding/json"
@@ -6,25 +6,16 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
-// What Undo checks of an audited change before it acts on it: that the
+// What undo checks of an audited change before it acts on it: that the
 // reader trusts it (its hash chain holds, the key vouches for it), that it
 // says which cluster it was recorded on, and that its outcome agrees with
 // its intent. A hand-written intent+outcome pair must not make undo revert
 // something the call never did: the hash chain with a key is the strong
 // defence, these checks are the cheap one.
-
-// refuseUnverified records a refused step and reports true when the change
-// must not be undone.
-func (u *undoer) refuseUnverified() bool {
-	if err := verifyChange(u.ch); err != nil {
-		u.step("", UndoRefused, "audit entry %s: %v", u.ch.Intent.ID, err)
-		return true
-	}
-	return false
-}
 
 // verifyChange says why ch cannot be trusted for undo, or nil.
 func verifyChange(ch auditlog.Change) error {
@@ -71,7 +62,7 @@ func verifyCreatedTopics(in, out auditlog.Record) error {
 	for _, s := range args.Specs {
 		named[s.Name] = true
 	}
-	var before topicStates
+	var before engine.TopicsBefore
 	if err := auditlog.DecodeField(in.Before, &before); err != nil {
 		return fmt.Errorf("its state before: %v", err)
 	}
@@ -79,7 +70,7 @@ func verifyCreatedTopics(in, out auditlog.Record) error {
 		if !named[it.Key] {
 			return fmt.Errorf("its outcome names topic %q, which its arguments do not create", it.Key)
 		}
-		var d CreatedTopicDetail
+		var d engine.CreatedTopicDetail
 		if err := auditlog.DecodeField(it.Detail, &d); err != nil {
 			return fmt.Errorf("topic %q: detail: %v", it.Key, err)
 		}
@@ -100,7 +91,7 @@ func verifyCreatedTopics(in, out auditlog.Record) error {
 // alter, and its detail has only configs that alteration touches.
 func verifyAlteredConfigs(in, out auditlog.Record) error {
 	var args struct {
-		Alterations []ConfigAlteration `json:"alterations"`
+		Alterations []engine.ConfigAlteration `json:"alterations"`
 	}
 	if err := auditlog.DecodeField(in.Args, &args); err != nil {
 		return fmt.Errorf("its arguments: %v", err)
@@ -141,10 +132,10 @@ func verifyAlteredConfigs(in, out auditlog.Record) error {
 
 // ProblemSteps are the problems auditlog.Read found, as refused undo steps
 // (resource "line N"): a bad line does not stop undo, and is not hidden.
-func ProblemSteps(problems []auditlog.Problem) []UndoStep {
-	var steps []UndoStep
+func ProblemSteps(problems []auditlog.Problem) []engine.UndoStep {
+	var steps []engine.UndoStep
 	for _, p := range problems {
-		steps = append(steps, UndoStep{Resource: fmt.Sprintf("line %d", p.Line), Action: UndoRefused, Message: p.Reason})
+		steps = append(steps, engine.UndoStep{Resource: fmt.Sprintf("line %d", p.Line), Action: engine.UndoRefused, Message: p.Reason})
 	}
 	return steps
 }

@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -6,15 +6,17 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // The config rows of a spec (group_configs, client_metrics,
 // broker_configs): a resource's dynamic configs, whole
 // (docs/reconcile.md). A topic's configs are part of its topic row
-// (reconcile_topics.go).
+// (topics.go).
 
 // configKinds maps the config kinds to their config resource types.
-var configKinds = map[string]string{KindGroupConfig: ConfigGroup, KindClientMetrics: ConfigClientMetrics, KindBrokerConfig: ConfigBroker}
+var configKinds = map[string]string{KindGroupConfig: engine.ConfigGroup, KindClientMetrics: engine.ConfigClientMetrics, KindBrokerConfig: engine.ConfigBroker}
 
 // ConfigSpec is a group's, a client-metrics subscription's or a broker's
 // dynamic configs, whole: one set on it that Set does not give goes back
@@ -26,10 +28,10 @@ type ConfigSpec struct {
 }
 
 // Resource is the config resource a row names.
-func (s ConfigSpec) Resource() ConfigResource { return configResourceOf(s.Kind, s.Name) }
+func (s ConfigSpec) Resource() engine.ConfigResource { return configResourceOf(s.Kind, s.Name) }
 
-func configResourceOf(kind, name string) ConfigResource {
-	r := ConfigResource{Type: configKinds[kind], Name: name}
+func configResourceOf(kind, name string) engine.ConfigResource {
+	r := engine.ConfigResource{Type: configKinds[kind], Name: name}
 	if kind == KindBrokerConfig && name == "default" {
 		r.Name = ""
 	}
@@ -38,8 +40,8 @@ func configResourceOf(kind, name string) ConfigResource {
 
 // configKindName is a config resource's name in a plan ("default" for the
 // cluster-wide broker default).
-func configKindName(r ConfigResource) string {
-	if r.Type == ConfigBroker && r.Name == "" {
+func configKindName(r engine.ConfigResource) string {
+	if r.Type == engine.ConfigBroker && r.Name == "" {
 		return "default"
 	}
 	return r.Name
@@ -96,21 +98,21 @@ func planConfigs(spec Spec, st *clusterState, prune bool) ([]Change, []string) {
 }
 
 // applyConfigs sends one step of config changes: one AlterConfigs.
-func (c *Client) applyConfigs(ctx context.Context, kind string, chs []AppliedChange, idx []int, note func(string, *Error)) error {
-	alts := make([]ConfigAlteration, 0, len(idx))
+func (c client) applyConfigs(ctx context.Context, kind string, chs []AppliedChange, idx []int, note func(string, *engine.Error)) error {
+	alts := make([]engine.ConfigAlteration, 0, len(idx))
 	for _, i := range idx {
 		alts = append(alts, configAlteration(configResourceOf(kind, chs[i].Name), chs[i].Configs))
 	}
-	res, err := c.AlterConfigs(ctx, alts, AlterConfigsOptions{})
+	res, err := c.AlterConfigs(ctx, alts, engine.AlterConfigsOptions{})
 	for _, r := range res {
-		note(configKindName(ConfigResource{r.Type, r.Name}), r.Err)
+		note(configKindName(engine.ConfigResource{Type: r.Type, Name: r.Name}), r.Err)
 	}
 	return err
 }
 
 // configAlteration is the AlterConfigs alteration of a change's configs.
-func configAlteration(r ConfigResource, cfgs []ConfigChange) ConfigAlteration {
-	a := ConfigAlteration{Resource: r}
+func configAlteration(r engine.ConfigResource, cfgs []ConfigChange) engine.ConfigAlteration {
+	a := engine.ConfigAlteration{Resource: r}
 	for _, cc := range cfgs {
 		if cc.After == nil {
 			a.Delete = append(a.Delete, cc.Key)

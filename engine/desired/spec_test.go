@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -8,6 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
+	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
+	"github.com/kadmin-lua/kadmin-lua/internal/testengine"
 )
 
 func changeLines(p Plan) []string {
@@ -20,26 +26,36 @@ func changeLines(p Plan) []string {
 
 func teamSpec() Spec {
 	return Spec{
-		Topics: []TopicSpec{
+		Topics: []engine.TopicSpec{
 			{Name: "team-a.orders", Partitions: 3, ReplicationFactor: 2, Configs: map[string]string{"retention.ms": "86400000"}},
 			{Name: "team-a.events", Partitions: 1, ReplicationFactor: 1},
 		},
-		ACLs: []ACL{{Principal: "User:team-a", Host: "*", Operation: "read", Permission: "allow",
+		ACLs: []engine.ACL{{Principal: "User:team-a", Host: "*", Operation: "read", Permission: "allow",
 			ResourceType: "topic", ResourceName: "team-a.", PatternType: "prefixed"}},
 		Owns: Owns{Topics: NameSet{{Prefix: "team-a."}}, ACLPrincipals: NameSet{{Prefix: "User:team-a"}}},
 	}
 }
 
+// undoLog reads the audit log at path and undoes it with cl.
+func undoLog(t *testing.T, cl *engine.Client, path string, o undo.Options) []engine.UndoStep {
+	t.Helper()
+	changes, problems := testaudit.Read(t, path, auditlog.Options{})
+	require.Empty(t, problems)
+	steps, err := undo.Run(context.Background(), cl, changes, o)
+	require.NoError(t, err)
+	return steps
+}
+
 func TestReconcilePlanApplyPlan(t *testing.T) {
-	cl, c, adm := newTestClient(t)
+	cl, c, adm := testengine.Client(t)
 	ctx := context.Background()
 	// Outside what the spec owns: never touched, even with prune.
 	_, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "team-b.orders")
 	require.NoError(t, err)
-	_, err = cl.CreateACLs(ctx, []ACL{{Principal: "User:team-b", Operation: "read", ResourceType: "topic", ResourceName: "team-b.orders"}})
+	_, err = cl.CreateACLs(ctx, []engine.ACL{{Principal: "User:team-b", Operation: "read", ResourceType: "topic", ResourceName: "team-b.orders"}})
 	require.NoError(t, err)
 
-	p, err := cl.PlanSpec(ctx, teamSpec(), PlanSpecOptions{Prune: true})
+	p, err := PlanSpec(ctx, cl, teamSpec(), PlanSpecOptions{Prune: true})
 	require.NoError(t, err)
 	assert.NotEmpty(t, p.ClusterID)
 	assert.Equal(t, []string{
@@ -48,7 +64,7 @@ func TestReconcilePlanApplyPlan(t *testing.T) {
 		"create acl User:team-a allow read on topic team-a. (prefixed) from *",
 	}, changeLines(p))
 
-	res, err := cl.Apply(ctx, p, ApplyOptions{})
+	res, err := Apply(ctx, cl, p, ApplyOptions{})
 	require.NoError(t, err)
 	for _, r := range res {
 		assert.Equal(t, StatusApplied, r.Status, "%s: %v", r.Change, r.Err)
@@ -57,14 +73,14 @@ func TestReconcilePlanApplyPlan(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, td["team-a.orders"].Partitions, 3)
 	assert.Equal(t, 2, td["team-a.orders"].Partitions.NumReplicas())
-	v, src := topicConfig(t, adm, "team-a.orders", "retention.ms")
+	v, src := testengine.TopicConfig(t, adm, "team-a.orders", "retention.ms")
 	assert.Equal(t, "86400000", v, src)
 	acls, err := adm.DescribeACLs(ctx, kadm.NewACLs().Allow("User:team-a").AllowHosts("*").Topics("team-a.").ResourcePatternType(kadm.ACLPatternPrefixed).Operations(kadm.OpRead))
 	require.NoError(t, err)
 	require.Len(t, acls, 1)
 	assert.Len(t, acls[0].Described, 1)
 
-	again, err := cl.PlanSpec(ctx, teamSpec(), PlanSpecOptions{Prune: true})
+	again, err := PlanSpec(ctx, cl, teamSpec(), PlanSpecOptions{Prune: true})
 	require.NoError(t, err)
 	assert.Empty(t, again.Changes, "applying twice: the second plan is empty")
 
@@ -75,10 +91,10 @@ func TestReconcilePlanApplyPlan(t *testing.T) {
 	spec.Topics[0].Configs = map[string]string{"cleanup.policy": "compact"}
 	_, err = adm.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "team-a.stray") // configs not described for a deletion
 	require.NoError(t, err)
-	_, err = cl.CreateACLs(ctx, []ACL{{Principal: "User:team-a", Operation: "write", ResourceType: "topic", ResourceName: "team-a.stray"}})
+	_, err = cl.CreateACLs(ctx, []engine.ACL{{Principal: "User:team-a", Operation: "write", ResourceType: "topic", ResourceName: "team-a.stray"}})
 	require.NoError(t, err)
 
-	noPrune, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	noPrune, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		`alter topic team-a.orders configs: cleanup.policy: (default) -> "compact", retention.ms: "86400000" -> (default)`,
@@ -86,22 +102,22 @@ func TestReconcilePlanApplyPlan(t *testing.T) {
 		"raise topic team-a.orders partitions 3 -> 5",
 	}, changeLines(noPrune), "without --prune nothing is deleted")
 
-	pruned, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{Prune: true})
+	pruned, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{Prune: true})
 	require.NoError(t, err)
 	assert.Equal(t, append(changeLines(noPrune),
 		"delete acl User:team-a allow write on topic team-a.stray (literal) from *",
 		"delete topic team-a.stray"), changeLines(pruned))
-	res, err = cl.Apply(ctx, pruned, ApplyOptions{})
+	res, err = Apply(ctx, cl, pruned, ApplyOptions{})
 	require.NoError(t, err)
 	for _, r := range res {
 		assert.Equal(t, StatusApplied, r.Status, "%s: %v", r.Change, r.Err)
 	}
-	assert.NotContains(t, freshTopics(t, c), "team-a.stray")
+	assert.NotContains(t, testengine.FreshTopics(t, c), "team-a.stray")
 
-	td = freshTopics(t, c)
+	td = testengine.FreshTopics(t, c)
 	assert.Len(t, td["team-a.orders"].Partitions, 5)
 	assert.Contains(t, td, "team-b.orders", "outside owns: untouched")
-	v, _ = topicConfig(t, adm, "team-b.orders", "retention.ms")
+	v, _ = testengine.TopicConfig(t, adm, "team-b.orders", "retention.ms")
 	assert.Equal(t, "1000", v)
 	b, err := adm.DescribeACLs(ctx, kadm.NewACLs().Allow("User:team-b").AllowHosts("*").Topics("team-b.orders").Operations(kadm.OpRead))
 	require.NoError(t, err)
@@ -119,27 +135,27 @@ func TestReconcilePlanApplyPlan(t *testing.T) {
 }
 
 func TestReconcileRefusesWhatCannotBeDone(t *testing.T) {
-	cl, _, adm := newTestClient(t)
+	cl, _, adm := testengine.Client(t)
 	ctx := context.Background()
 	_, err := adm.CreateTopic(ctx, 4, 1, nil, "team-a.big")
 	require.NoError(t, err)
 	spec := Spec{
-		Topics: []TopicSpec{{Name: "team-a.big", Partitions: 2}, {Name: "team-a.wide", Partitions: 1, ReplicationFactor: 1},
+		Topics: []engine.TopicSpec{{Name: "team-a.big", Partitions: 2}, {Name: "team-a.wide", Partitions: 1, ReplicationFactor: 1},
 			{Name: "other", Partitions: 1}},
 		Owns:  Owns{Topics: NameSet{{Prefix: "team-a."}}},
 		Where: map[string]string{"topic other": "spec.lua:9"},
 	}
-	_, err = cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	_, err = PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.Error(t, err)
 	assert.Equal(t, `spec.lua:9: topic other: outside owns.topics (prefix "team-a.")`, err.Error(), "checked before the cluster is asked")
 
 	spec.Topics = spec.Topics[:2]
-	spec.Topics[1] = TopicSpec{Name: "team-a.wide", Partitions: 1}
-	spec.Topics = append(spec.Topics, TopicSpec{Name: "team-a.big2", Partitions: 1, ReplicationFactor: 1})
+	spec.Topics[1] = engine.TopicSpec{Name: "team-a.wide", Partitions: 1}
+	spec.Topics = append(spec.Topics, engine.TopicSpec{Name: "team-a.big2", Partitions: 1, ReplicationFactor: 1})
 	_, err = adm.CreateTopic(ctx, 1, 1, nil, "team-a.big2")
 	require.NoError(t, err)
 	spec.Topics[2].ReplicationFactor = 9
-	_, err = cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	_, err = PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "topic team-a.big: partitions cannot decrease from 4 to 2")
 	assert.Contains(t, err.Error(), "topic team-a.big2: replication_factor 9 is above the 3 brokers")
@@ -147,7 +163,7 @@ func TestReconcileRefusesWhatCannotBeDone(t *testing.T) {
 
 func TestReconcilePolicies(t *testing.T) {
 	spec := Spec{
-		Topics: []TopicSpec{{Name: "Bad Name", Partitions: 100, ReplicationFactor: 1, Configs: map[string]string{"min.insync.replicas": "1"}},
+		Topics: []engine.TopicSpec{{Name: "Bad Name", Partitions: 100, ReplicationFactor: 1, Configs: map[string]string{"min.insync.replicas": "1"}},
 			{Name: "good.one", Partitions: 3, ReplicationFactor: 3, Configs: map[string]string{"min.insync.replicas": "2", "retention.ms": "1"}}},
 		Policies: Policies{TopicName: regexp.MustCompile(`^[a-z.]+$`), MinReplicationFactor: 3, MinInsyncReplicas: 2,
 			MaxPartitions: 64, RequiredConfigs: []string{"retention.ms"}},
@@ -165,21 +181,21 @@ func TestReconcilePolicies(t *testing.T) {
 }
 
 func TestReconcileStalePlan(t *testing.T) {
-	cl, _, adm, path := auditedClient(t)
+	cl, _, adm, path := testengine.Audited(t)
 	ctx := context.Background()
 	_, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, "team-a.orders")
 	require.NoError(t, err)
 	spec := teamSpec()
 	spec.Topics[0].ReplicationFactor = 1
 	spec.Topics[0].Partitions = 2
-	p, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.NoError(t, err)
 	require.Len(t, p.Changes, 4, "%v", changeLines(p))
 
 	// Between review and apply someone changes the topic's retention.
 	_, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "retention.ms", Value: kadm.StringPtr("5000")}}, "team-a.orders")
 	require.NoError(t, err)
-	res, err := cl.Apply(ctx, p, ApplyOptions{})
+	res, err := Apply(ctx, cl, p, ApplyOptions{})
 	require.NoError(t, err)
 	status := map[string]string{}
 	for _, r := range res {
@@ -195,7 +211,7 @@ func TestReconcileStalePlan(t *testing.T) {
 		"topic team-a.orders create_partitions":                                StatusStale,
 		"acl User:team-a allow read on topic team-a. (prefixed) from * create": StatusApplied,
 	}, status)
-	v, _ := topicConfig(t, adm, "team-a.orders", "retention.ms")
+	v, _ := testengine.TopicConfig(t, adm, "team-a.orders", "retention.ms")
 	assert.Equal(t, "5000", v, "a stale change sends nothing")
 	td, err := adm.ListTopics(ctx)
 	require.NoError(t, err)
@@ -203,21 +219,21 @@ func TestReconcileStalePlan(t *testing.T) {
 
 	// The apply is undone from the audit log: the topic and the ACL it
 	// created are gone again.
-	steps := undoLog(t, cl, path, UndoOptions{Confirm: func(string) bool { return true }})
-	assert.Contains(t, actions(steps), "create_topics team-a.events: reverted")
-	assert.Contains(t, actions(steps), "create_acls User:team-a allow read on topic team-a. (prefixed) from *: reverted")
-	again, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	steps := undoLog(t, cl, path, undo.Options{Confirm: func(string) bool { return true }})
+	assert.Contains(t, testengine.Actions(steps), "create_topics team-a.events: reverted")
+	assert.Contains(t, testengine.Actions(steps), "create_acls User:team-a allow read on topic team-a. (prefixed) from *: reverted")
+	again, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.NoError(t, err)
 	assert.Len(t, again.Changes, 4, "after undo the plan is what it was: %v", changeLines(again))
 }
 
 func TestReconcileApplyRefusesAnotherCluster(t *testing.T) {
-	cl, _, _ := newTestClient(t)
-	p, err := cl.PlanSpec(context.Background(), teamSpec(), PlanSpecOptions{})
+	cl, _, _ := testengine.Client(t)
+	p, err := PlanSpec(context.Background(), cl, teamSpec(), PlanSpecOptions{})
 	require.NoError(t, err)
 	p.ClusterID = "elsewhere"
 	require.NoError(t, p.Seal()) // an edit with its digest made again: the id is still checked
-	_, err = cl.Apply(context.Background(), p, ApplyOptions{})
+	_, err = Apply(context.Background(), cl, p, ApplyOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `the plan was made on cluster "elsewhere"`)
 }
@@ -227,17 +243,17 @@ func TestReconcileApplyRefusesAnotherCluster(t *testing.T) {
 // marks sensitive (it sends no value) is recorded only as set, left alone
 // by the plan, and its appearing or going makes the plan stale.
 func TestReconcileSensitiveConfigsNeverInAPlan(t *testing.T) {
-	cl, _, adm := newTestClient(t)
+	cl, _, adm := testengine.Client(t)
 	ctx := context.Background()
 	spec := teamSpec()
 	spec.Topics[0].Configs["ssl.keystore.password"] = "hunter2-clear"
-	_, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	_, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `topic team-a.orders: configs["ssl.keystore.password"]: a sensitive config cannot be reconciled`)
 	assert.NotContains(t, err.Error(), "hunter2")
 
 	// Kafka's flag, whatever the name: the value is not kept, the key is.
-	cfgs, sensitive := observedConfigs(DescribedConfigs{Type: ConfigTopic, Name: "t", Configs: map[string]ConfigEntry{
+	cfgs, sensitive := observedConfigs(engine.DescribedConfigs{Type: engine.ConfigTopic, Name: "t", Configs: map[string]engine.ConfigEntry{
 		"retention.ms":     {Value: kadm.StringPtr("1"), Source: "DYNAMIC_TOPIC_CONFIG"},
 		"custom.cert":      {Source: "DYNAMIC_TOPIC_CONFIG", Sensitive: true},
 		"sasl.jaas.config": {Value: kadm.StringPtr("leaked"), Source: "DYNAMIC_TOPIC_CONFIG"},
@@ -247,14 +263,14 @@ func TestReconcileSensitiveConfigsNeverInAPlan(t *testing.T) {
 
 	_, err = adm.CreateTopic(ctx, 1, 1, nil, "team-a.orders")
 	require.NoError(t, err)
-	st, err := cl.observe(ctx, func(string) bool { return true }, false)
+	st, err := client{cl}.observe(ctx, func(string) bool { return true }, false)
 	require.NoError(t, err)
 	st.topics["team-a.orders"].Sensitive = []string{"custom.cert"}
-	chs, problems := planTopic(Spec{}, TopicSpec{Name: "team-a.orders", Configs: map[string]string{"retention.ms": "5"}}, st)
+	chs, problems := planTopic(Spec{}, engine.TopicSpec{Name: "team-a.orders", Configs: map[string]string{"retention.ms": "5"}}, st)
 	assert.Empty(t, problems)
 	require.Len(t, chs, 1)
 	assert.Equal(t, `alter topic team-a.orders configs: retention.ms: (default) -> "5"`, chs[0].String(), "a sensitive config set on the topic is left alone")
-	_, problems = planTopic(Spec{}, TopicSpec{Name: "team-a.orders", Configs: map[string]string{"custom.cert": "x"}}, st)
+	_, problems = planTopic(Spec{}, engine.TopicSpec{Name: "team-a.orders", Configs: map[string]string{"custom.cert": "x"}}, st)
 	assert.Equal(t, []string{`topic team-a.orders: configs["custom.cert"]: a sensitive config cannot be reconciled: Kafka never returns its value, so a plan can neither diff it nor hold it; remove it from the spec and set it with alter_configs (its value from kafka.env)`}, problems)
 
 	st.topics["team-a.orders"].Sensitive = nil

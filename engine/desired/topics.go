@@ -1,10 +1,12 @@
-package engine
+package desired
 
 import (
 	"cmp"
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // The topics and ACLs of a spec: a listed topic created, its configs
@@ -13,7 +15,7 @@ import (
 // ACLs not listed deleted.
 
 // planTopic is one listed topic's changes, or why it cannot be reconciled.
-func planTopic(spec Spec, t TopicSpec, st *clusterState) ([]Change, []string) {
+func planTopic(spec Spec, t engine.TopicSpec, st *clusterState) ([]Change, []string) {
 	at := spec.where(KindTopic, t.Name)
 	cur, ok := st.topics[t.Name]
 	if !ok {
@@ -106,7 +108,7 @@ func afterChanges[V any](cur map[string]V, chs []ValueChange[V]) map[string]V {
 // keeps the first replicas (the preferred leader stays), a higher one adds
 // the brokers holding the fewest replicas, preferring racks the partition
 // is not on yet.
-func replicationTargets(topic string, replicas map[int32][]int32, rf int, st *clusterState) ([]PartitionTarget, error) {
+func replicationTargets(topic string, replicas map[int32][]int32, rf int, st *clusterState) ([]engine.PartitionTarget, error) {
 	if rf > len(st.brokers) {
 		return nil, fmt.Errorf("replication_factor %d is above the %d brokers of the cluster", rf, len(st.brokers))
 	}
@@ -118,14 +120,14 @@ func replicationTargets(topic string, replicas map[int32][]int32, rf int, st *cl
 			}
 		}
 	}
-	var out []PartitionTarget
+	var out []engine.PartitionTarget
 	for _, p := range slices.Sorted(maps.Keys(replicas)) {
 		cur := replicas[p]
 		if len(cur) >= rf {
 			for _, b := range cur[rf:] {
 				load[b]--
 			}
-			out = append(out, PartitionTarget{Topic: topic, Partition: p, Replicas: slices.Clone(cur[:rf])})
+			out = append(out, engine.PartitionTarget{Topic: topic, Partition: p, Replicas: slices.Clone(cur[:rf])})
 			continue
 		}
 		target := slices.Clone(cur)
@@ -146,7 +148,7 @@ func replicationTargets(topic string, replicas map[int32][]int32, rf int, st *cl
 			target = append(target, best)
 			load[best]++
 		}
-		out = append(out, PartitionTarget{Topic: topic, Partition: p, Replicas: target})
+		out = append(out, engine.PartitionTarget{Topic: topic, Partition: p, Replicas: target})
 	}
 	return out, nil
 }

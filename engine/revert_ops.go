@@ -13,7 +13,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// How Undo reverts each kind of change (see undo.go).
+// How each kind of change is reverted (see revert.go).
 
 func showValue(v *string) string {
 	if v == nil {

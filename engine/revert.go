@@ -6,14 +6,16 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
-// Undo reverts what an audit log says was changed, newest first, from the
-// before-states its intent lines recorded. It never touches a resource
-// changed again since: the current state must be what the change left (the
+// Reverting audited changes: each op's reverter is declared in its row of
+// the operations table (operations.go) and written here (revert_ops.go) or
+// beside its area (raft_voters.go). undo (engine/undo) selects the changes
+// to revert, checks that the audit log can be trusted for them and calls
+// Reverter.Revert newest first. A revert never touches a resource changed
+// again since: the current state must be what the change left (the
 // after-state), else it refuses and says why; a resource already back as it
 // was is skipped. Its own changes go through the same audited path, marked
 // undo_of. What cannot be undone (deleted topics and records, partition
@@ -30,21 +32,15 @@ const (
 	undoNothingDone = "nothing was applied"
 )
 
-// UndoOptions say what Undo may do.
-type UndoOptions struct {
-	// Since keeps the changes from this intent id (inclusive) or from this
-	// time (RFC 3339, or a date) on; "" keeps them all.
-	Since string
-	// Select narrows the changes further, to intent ids and to items by
-	// resource or config key (undo_select.go); nil keeps them all.
-	Select *UndoSelection
+// RevertOptions say what a Reverter may do.
+type RevertOptions struct {
 	DryRun bool // say what would be reverted; change nothing
 	// Confirm is asked before deleting a topic a change created; nil or
 	// false refuses.
 	Confirm func(prompt string) bool
 }
 
-// UndoStep is what Undo did, or would do, with one resource of one change.
+// UndoStep is what undo did, or would do, with one resource of one change.
 type UndoStep struct {
 	ID       string `json:"id"`
 	Time     string `json:"time"`
@@ -54,92 +50,35 @@ type UndoStep struct {
 	Message  string `json:"message"`
 }
 
-// SelectSince keeps the changes from since on: an intent id (that change
-// and every later one), or a time.
-func SelectSince(changes []auditlog.Change, since string) ([]auditlog.Change, error) {
-	if since == "" {
-		return changes, nil
-	}
-	if i := slices.IndexFunc(changes, func(ch auditlog.Change) bool { return ch.Intent.ID == since }); i >= 0 {
-		return changes[i:], nil
-	}
-	var at time.Time
-	var err error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if at, err = time.Parse(layout, since); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		return nil, Errorf(CodeInvalidArgument, "", "--since %q is neither an id in the audit log nor a time (RFC 3339, e.g. 2026-11-30T10:00:00Z, or a date)", since)
-	}
-	var out []auditlog.Change
-	for _, ch := range changes {
-		if t, err := time.Parse(time.RFC3339Nano, ch.Intent.Time); err == nil && !t.Before(at) {
-			out = append(out, ch)
-		}
-	}
-	return out, nil
+// Reverter reverts audited changes through a client, one at a time. In a
+// dry run it remembers what each revert would leave, so that an older
+// change to the same resource is checked against that rather than against
+// the cluster.
+type Reverter struct {
+	c   *Client
+	o   RevertOptions
+	sim map[string]any
 }
 
-// Undo reverts changes (as auditlog.Read returns them, oldest first),
-// newest first, and returns a step per resource. It fails as a whole only
-// when the cluster cannot be asked who it is.
-func (c *Client) Undo(ctx context.Context, changes []auditlog.Change, o UndoOptions) ([]UndoStep, error) {
-	undone := undoneKeys(changes)
-	changes, err := SelectSince(changes, o.Since)
-	if err != nil {
-		return nil, err
-	}
-	changes = o.Select.Select(changes)
-	cluster, err := c.ClusterID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var steps []UndoStep
-	sim := map[string]any{}
-	for i := len(changes) - 1; i >= 0; i-- {
-		ch := changes[i]
-		u := &undoer{c: c, o: o, ch: ch, ctx: withUndoOf(ctx, ch.Intent.ID), undone: undone[ch.Intent.ID], sim: sim}
-		switch {
-		case ch.Intent.UndoOf != "":
-			u.step("", UndoSkipped, "an undo (of %s) itself: not undone again", ch.Intent.UndoOf)
-		case ch.Untrusted == "" && otherProfile(ch, c.cfg.Profile, c.cfg.Brokers) != "":
-			u.step("", UndoSkipped, "%s", otherProfile(ch, c.cfg.Profile, c.cfg.Brokers))
-		case ch.Intent.ClusterID != "" && ch.Intent.ClusterID != cluster:
-			u.step("", UndoRefused, "recorded on cluster %s; connected to %s", ch.Intent.ClusterID, cluster)
-		default:
-			u.undo()
-		}
-		steps = append(steps, u.steps...)
-	}
-	return steps, nil
+// Reverter returns a reverter of changes through c, for one undo run.
+func (c *Client) Reverter(o RevertOptions) *Reverter {
+	return &Reverter{c: c, o: o, sim: map[string]any{}}
 }
 
-// undoneKeys maps each intent id to the item keys that later undo calls
-// (intents with undo_of) reverted, and by which intent.
-func undoneKeys(changes []auditlog.Change) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for _, ch := range changes {
-		if ch.Intent.UndoOf == "" || ch.Outcome == nil || ch.Untrusted != "" {
-			continue
-		}
-		for _, it := range ch.Outcome.Items {
-			if it.Applied() {
-				if out[ch.Intent.UndoOf] == nil {
-					out[ch.Intent.UndoOf] = map[string]string{}
-				}
-				out[ch.Intent.UndoOf][it.Key] = ch.Intent.ID
-			}
-		}
-	}
-	return out
+// Revert reverts the items of ch its outcome says were applied, by the
+// reverter its op's row declares, and returns a step per resource. undone
+// maps the item keys a later undo reverted already to that undo's intent
+// id. ch must be verified first (undo does): Revert trusts what it says.
+func (r *Reverter) Revert(ctx context.Context, ch auditlog.Change, undone map[string]string) []UndoStep {
+	u := &undoer{c: r.c, o: r.o, ch: ch, ctx: withUndoOf(ctx, ch.Intent.ID), undone: undone, sim: r.sim}
+	u.undo()
+	return u.steps
 }
 
 // undoer reverts one change.
 type undoer struct {
 	c      *Client
-	o      UndoOptions
+	o      RevertOptions
 	ch     auditlog.Change
 	ctx    context.Context
 	undone map[string]string // item key -> the undo intent that reverted it
@@ -173,9 +112,6 @@ func (u *undoer) step(resource, action, format string, args ...any) {
 }
 
 func (u *undoer) undo() {
-	if u.refuseUnverified() {
-		return
-	}
 	in, out := u.ch.Intent, u.ch.Outcome
 	if out == nil {
 		u.step("", UndoRefused, "no outcome was recorded (the process ended before the call did): what it changed is unknown; look at the cluster")
@@ -229,7 +165,7 @@ func (u *undoer) undo() {
 // dropMissing leaves out the topics or groups a delete with if_exists
 // found missing: nothing was deleted.
 func (u *undoer) dropMissing(applied map[string]auditlog.ItemOutcome) {
-	var topics topicStates
+	var topics TopicsBefore
 	var groups GroupsBefore
 	_ = auditlog.DecodeField(u.ch.Intent.Before, &topics)
 	_ = auditlog.DecodeField(u.ch.Intent.Before, &groups)

@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"crypto/sha256"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
@@ -48,16 +49,16 @@ func (p *Plan) Seal() error {
 // names, or whose digest is not want (the one reviewed, when given).
 func (p Plan) checkDigest(want string) error {
 	if want != "" && !strings.EqualFold(strings.TrimPrefix(want, digestPrefix), strings.TrimPrefix(p.Digest, digestPrefix)) {
-		return Errorf(CodeInvalidArgument, "", "the plan's digest is %s, not %s (--digest): this is not the plan that was reviewed; nothing was applied", orNone(p.Digest), want)
+		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan's digest is %s, not %s (--digest): this is not the plan that was reviewed; nothing was applied", orNone(p.Digest), want)
 	}
 	got, err := p.ComputeDigest()
 	switch {
 	case err != nil:
-		return Errorf(CodeInvalidArgument, "", "plan: %v", err)
+		return engine.Errorf(engine.CodeInvalidArgument, "", "plan: %v", err)
 	case p.Digest == "":
-		return Errorf(CodeInvalidArgument, "", "the plan has no digest: plan again; nothing was applied")
+		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan has no digest: plan again; nothing was applied")
 	case got != p.Digest:
-		return Errorf(CodeInvalidArgument, "", "the plan's content does not match its digest %s (it is %s): the plan was changed after it was made; plan again and review; nothing was applied", p.Digest, got)
+		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan's content does not match its digest %s (it is %s): the plan was changed after it was made; plan again and review; nothing was applied", p.Digest, got)
 	}
 	return nil
 }
@@ -249,7 +250,7 @@ func (p Policies) changeViolations(ch Change) []string {
 	switch ch.Action {
 	case ActionAlter:
 		only := Policies{MinInsyncReplicas: p.MinInsyncReplicas, RequiredConfigs: p.RequiredConfigs}
-		v = append(v, only.violations(TopicSpec{Name: ch.Name, Configs: afterChanges(ch.Against.Configs, ch.Configs)})...)
+		v = append(v, only.violations(engine.TopicSpec{Name: ch.Name, Configs: afterChanges(ch.Against.Configs, ch.Configs)})...)
 	case ActionCreatePartitions:
 		if p.MaxPartitions > 0 && ch.Partitions > p.MaxPartitions {
 			v = append(v, fmt.Sprintf("max_partitions: partitions %d is above %d", ch.Partitions, p.MaxPartitions))
@@ -268,11 +269,11 @@ func (p Policies) changeViolations(ch Change) []string {
 func (p Plan) checkCluster(st *clusterState, profile string) error {
 	switch {
 	case p.ClusterID != st.clusterID:
-		return Errorf(CodeInvalidArgument, "", "the plan was made on cluster %q; this is cluster %q: nothing was applied", p.ClusterID, st.clusterID)
+		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan was made on cluster %q; this is cluster %q: nothing was applied", p.ClusterID, st.clusterID)
 	case p.Profile != "" && p.Profile != profile:
-		return Errorf(CodeInvalidArgument, "", "the plan was made with profile %q; this run uses %s: nothing was applied", p.Profile, profileName(profile))
+		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan was made with profile %q; this run uses %s: nothing was applied", p.Profile, profileName(profile))
 	case !slices.ContainsFunc(p.Brokers, func(a string) bool { return slices.Contains(st.addrs, a) }):
-		return Errorf(CodeInvalidArgument, "", "the plan was made on cluster %q at brokers %s; this cluster %q is at %s, none of them: another cluster with the same id; nothing was applied",
+		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan was made on cluster %q at brokers %s; this cluster %q is at %s, none of them: another cluster with the same id; nothing was applied",
 			p.ClusterID, strings.Join(p.Brokers, ", "), st.clusterID, strings.Join(st.addrs, ", "))
 	}
 	return nil

@@ -1,4 +1,11 @@
-package engine
+// Package desired is desired state as code (docs/reconcile.md): a Spec
+// says which topics, ACLs, quotas, SCRAM users and configs a cluster should
+// have, which names it owns and which policies its rows must meet;
+// PlanSpec diffs it against the cluster into a Plan, and Apply carries a
+// Plan out through the same audited methods a script calls (CreateTopics,
+// AlterConfigs, ...), so undo reverts an apply. It drives the cluster
+// through the admin core only: the core never imports it.
+package desired
 
 import (
 	"bytes"
@@ -10,25 +17,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
-// Desired state as code (docs/reconcile.md): a Spec says which topics and
-// ACLs a cluster should have, which names it owns and which policies its
-// rows must meet; PlanSpec diffs it against the cluster into a Plan, and
-// Apply carries a Plan out through the same audited methods a script
-// calls (CreateTopics, AlterConfigs, ...), so undo reverts an apply.
-//
 // The spec is read elsewhere (luaapi: a Lua table, YAML or JSON); this
 // file holds what the engine checks of it before anything is asked of the
 // cluster: ownership and policies.
 
 // Spec is the desired state of the resources it owns.
 type Spec struct {
-	Topics []TopicSpec `json:"topics,omitempty"`
-	ACLs   []ACL       `json:"acls,omitempty"`
+	Topics []engine.TopicSpec `json:"topics,omitempty"`
+	ACLs   []engine.ACL       `json:"acls,omitempty"`
 	// Quotas, SCRAMUsers and Configs (group_configs, client_metrics,
-	// broker_configs rows): reconcile_kinds.go.
+	// broker_configs rows): kinds.go.
 	Quotas     []QuotaSpec     `json:"quotas,omitempty"`
 	SCRAMUsers []SCRAMUserSpec `json:"scram_users,omitempty"`
 	Configs    []ConfigSpec    `json:"configs,omitempty"`
@@ -275,7 +277,7 @@ func (s NameSet) String() string {
 }
 
 // violations names each policy topic t breaks.
-func (p Policies) violations(t TopicSpec) []string {
+func (p Policies) violations(t engine.TopicSpec) []string {
 	var out []string
 	if p.TopicName != nil && !p.TopicName.MatchString(t.Name) {
 		out = append(out, fmt.Sprintf("topic_name: %q does not match %q", t.Name, p.TopicName.String()))

@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The quotas of a spec: an entity's quotas, whole (docs/reconcile.md).
@@ -17,7 +17,7 @@ import (
 // QuotaSpec is an entity's quotas, whole: a quota it has that Set does not
 // give is removed.
 type QuotaSpec struct {
-	Entity QuotaEntity        `json:"entity"`
+	Entity engine.QuotaEntity `json:"entity"`
 	Set    map[string]float64 `json:"set"`
 }
 
@@ -62,10 +62,10 @@ func quotasAfterChange(ch Change) map[string]float64 {
 }
 
 // applyQuotas sends one step of quota changes: one AlterClientQuotas.
-func (c *Client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int, note func(string, *Error)) error {
-	alts := make([]QuotaAlteration, 0, len(idx))
+func (c client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int, note func(string, *engine.Error)) error {
+	alts := make([]engine.QuotaAlteration, 0, len(idx))
 	for _, i := range idx {
-		a := QuotaAlteration{Entity: chs[i].Entity, Set: map[string]float64{}}
+		a := engine.QuotaAlteration{Entity: chs[i].Entity, Set: map[string]float64{}}
 		for _, q := range chs[i].Quotas {
 			if q.After == nil {
 				a.Remove = append(a.Remove, q.Key)
@@ -90,7 +90,7 @@ func (c *Client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int
 // any broker: without this wait a plan made right after an apply could be
 // answered by a broker that had not seen the apply yet, and plan again the
 // changes just made (issue 27).
-func (c *Client) awaitQuotas(ctx context.Context, brokers []int32, want map[string]map[string]float64) []int32 {
+func (c client) awaitQuotas(ctx context.Context, brokers []int32, want map[string]map[string]float64) []int32 {
 	pending := slices.Clone(brokers)
 	for attempt := 0; ; attempt++ {
 		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasQuotas(ctx, b, want) })
@@ -102,14 +102,13 @@ func (c *Client) awaitQuotas(ctx context.Context, brokers []int32, want map[stri
 
 // brokerHasQuotas reports whether broker b describes want's entities as
 // want says (false when it cannot be asked).
-func (c *Client) brokerHasQuotas(ctx context.Context, b int32, want map[string]map[string]float64) bool {
-	req := kmsg.NewPtrDescribeClientQuotasRequest() // no component: every entity
-	resp, err := req.RequestWith(ctx, c.kgo.Broker(int(b)))
-	if err != nil || resp.ErrorCode != 0 {
+func (c client) brokerHasQuotas(ctx context.Context, b int32, want map[string]map[string]float64) bool {
+	described, err := c.DescribeClientQuotasOn(ctx, b)
+	if err != nil {
 		return false
 	}
 	seen := map[string]map[string]float64{}
-	for _, d := range describedQuotas(resp) {
+	for _, d := range described {
 		seen[d.Entity.String()] = d.Quotas
 	}
 	for k, w := range want {

@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -13,6 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
+	"github.com/kadmin-lua/kadmin-lua/internal/testengine"
 )
 
 // dynamicConfigs reads a resource's dynamic configs through a brand-new
@@ -48,9 +52,9 @@ func quotasOf(t *testing.T, adm *kadm.Client) map[string]map[string]float64 {
 	require.NoError(t, err)
 	out := map[string]map[string]float64{}
 	for _, q := range qs {
-		e := QuotaEntity{}
+		e := engine.QuotaEntity{}
 		for _, c := range q.Entity {
-			e[quotaTypeName(c.Type)] = *c.Name
+			e[quotaType(c.Type)] = *c.Name
 		}
 		vals := map[string]float64{}
 		for _, v := range q.Values {
@@ -59,6 +63,16 @@ func quotasOf(t *testing.T, adm *kadm.Client) map[string]map[string]float64 {
 		out[e.String()] = vals
 	}
 	return out
+}
+
+// quotaType is the entity type QuotaEntity names Kafka's type by.
+func quotaType(kafkaType string) string {
+	for k, v := range engine.QuotaEntityTypes {
+		if v == kafkaType {
+			return k
+		}
+	}
+	return kafkaType
 }
 
 func scramOf(t *testing.T, adm *kadm.Client) map[string]int32 {
@@ -76,7 +90,7 @@ func scramOf(t *testing.T, adm *kadm.Client) map[string]int32 {
 
 func kindsSpec() Spec {
 	return Spec{
-		Quotas:     []QuotaSpec{{Entity: QuotaEntity{"user": "team-a-svc"}, Set: map[string]float64{"producer_byte_rate": 1024, "consumer_byte_rate": 2048}}},
+		Quotas:     []QuotaSpec{{Entity: engine.QuotaEntity{"user": "team-a-svc"}, Set: map[string]float64{"producer_byte_rate": 1024, "consumer_byte_rate": 2048}}},
 		SCRAMUsers: []SCRAMUserSpec{{User: "team-a-svc", Mechanism: "SCRAM-SHA-512", Iterations: 8192, PasswordEnv: "TEAM_A_PW"}},
 		Configs: []ConfigSpec{
 			{Kind: KindGroupConfig, Name: "team-a.g", Set: map[string]string{"consumer.heartbeat.interval.ms": "6000"}},
@@ -93,26 +107,26 @@ func kindsSpec() Spec {
 // owns only; a stale quota and a password that is not the one planned
 // are refused; undo reverts the quotas and configs an apply set.
 func TestReconcileOtherKindsPlanApplyPlan(t *testing.T) {
-	cl, c, adm, path := auditedClient(t)
+	cl, c, adm, path := testengine.Audited(t)
 	ctx := context.Background()
 	env := map[string]string{"TEAM_A_PW": "s3cret-pw"}
 	getenv := func(k string) string { return env[k] }
 	// Owned strays and outside resources.
-	_, err := cl.AlterClientQuotas(ctx, []QuotaAlteration{
-		{Entity: QuotaEntity{"user": "team-a-old"}, Set: map[string]float64{"producer_byte_rate": 1}},
-		{Entity: QuotaEntity{"user": "other"}, Set: map[string]float64{"producer_byte_rate": 2}},
+	_, err := cl.AlterClientQuotas(ctx, []engine.QuotaAlteration{
+		{Entity: engine.QuotaEntity{"user": "team-a-old"}, Set: map[string]float64{"producer_byte_rate": 1}},
+		{Entity: engine.QuotaEntity{"user": "other"}, Set: map[string]float64{"producer_byte_rate": 2}},
 	}, false)
 	require.NoError(t, err)
-	_, err = cl.AlterUserSCRAMCredentials(ctx, []SCRAMUpsert{
+	_, err = cl.AlterUserSCRAMCredentials(ctx, []engine.SCRAMUpsert{
 		{User: "team-a-old", Mechanism: kadm.ScramSha256, Password: "x"}, {User: "other", Mechanism: kadm.ScramSha256, Password: "y"}}, nil)
 	require.NoError(t, err)
-	_, err = cl.AlterConfigs(ctx, []ConfigAlteration{
-		{Resource: ConfigResource{ConfigGroup, "team-a.stray"}, Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
-		{Resource: ConfigResource{ConfigGroup, "other.g"}, Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
-	}, AlterConfigsOptions{})
+	_, err = cl.AlterConfigs(ctx, []engine.ConfigAlteration{
+		{Resource: engine.ConfigResource{Type: engine.ConfigGroup, Name: "team-a.stray"}, Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
+		{Resource: engine.ConfigResource{Type: engine.ConfigGroup, Name: "other.g"}, Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
+	}, engine.AlterConfigsOptions{})
 	require.NoError(t, err)
 
-	p, err := cl.PlanSpec(ctx, kindsSpec(), PlanSpecOptions{Prune: true, Env: getenv})
+	p, err := PlanSpec(ctx, cl, kindsSpec(), PlanSpecOptions{Prune: true, Env: getenv})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		`create broker_config 0 configs: log.cleaner.backoff.ms: (default) -> "20000"`,
@@ -130,7 +144,7 @@ func TestReconcileOtherKindsPlanApplyPlan(t *testing.T) {
 	assert.Contains(t, string(raw), `"password_fingerprint":"pbkdf2-sha256:4096:`)
 
 	// Without the password at apply nothing of the user is sent.
-	res, err := cl.Apply(ctx, p, ApplyOptions{Env: func(string) string { return "" }})
+	res, err := Apply(ctx, cl, p, ApplyOptions{Env: func(string) string { return "" }})
 	require.NoError(t, err)
 	for _, r := range res {
 		if r.Action == ActionCreate && r.Kind == KindSCRAMUser {
@@ -141,10 +155,10 @@ func TestReconcileOtherKindsPlanApplyPlan(t *testing.T) {
 		}
 	}
 	assert.NotContains(t, scramOf(t, adm), "team-a-svc/SCRAM-SHA-512")
-	p, err = cl.PlanSpec(ctx, kindsSpec(), PlanSpecOptions{Prune: true, Env: getenv})
+	p, err = PlanSpec(ctx, cl, kindsSpec(), PlanSpecOptions{Prune: true, Env: getenv})
 	require.NoError(t, err)
 	assert.Equal(t, []string{`create scram_user team-a-svc/SCRAM-SHA-512 (iterations 8192, password from $TEAM_A_PW)`}, changeLines(p), "re-planning shows the rest")
-	res, err = cl.Apply(ctx, p, ApplyOptions{Env: getenv})
+	res, err = Apply(ctx, cl, p, ApplyOptions{Env: getenv})
 	require.NoError(t, err)
 	require.Equal(t, StatusApplied, res[0].Status, "%v", res[0].Err)
 
@@ -158,7 +172,7 @@ func TestReconcileOtherKindsPlanApplyPlan(t *testing.T) {
 	assert.Equal(t, map[string]string{"metrics": "org.apache.kafka.producer.", "interval.ms": "60000"}, dynamicConfigs(t, c, kmsg.ConfigResourceTypeClientMetrics, "team-a-sub"))
 	assert.Equal(t, "20000", dynamicConfigs(t, c, kmsg.ConfigResourceTypeBroker, "0")["log.cleaner.backoff.ms"])
 
-	again, err := cl.PlanSpec(ctx, kindsSpec(), PlanSpecOptions{Prune: true, Env: getenv})
+	again, err := PlanSpec(ctx, cl, kindsSpec(), PlanSpecOptions{Prune: true, Env: getenv})
 	require.NoError(t, err)
 	assert.Empty(t, changeLines(again), "applying twice: the second plan is empty")
 
@@ -167,17 +181,17 @@ func TestReconcileOtherKindsPlanApplyPlan(t *testing.T) {
 	spec.Quotas[0].Set = map[string]float64{"producer_byte_rate": 4096}
 	spec.SCRAMUsers[0].Iterations = 4096
 	spec.Configs[0].Set = map[string]string{"consumer.session.timeout.ms": "60000"}
-	p, err = cl.PlanSpec(ctx, spec, PlanSpecOptions{Env: getenv})
+	p, err = PlanSpec(ctx, cl, spec, PlanSpecOptions{Env: getenv})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		`alter group_config team-a.g configs: consumer.heartbeat.interval.ms: "6000" -> (default), consumer.session.timeout.ms: (default) -> "60000"`,
 		`alter quota user=team-a-svc: consumer_byte_rate: 2048 -> (none), producer_byte_rate: 1024 -> 4096`,
 		`alter scram_user team-a-svc/SCRAM-SHA-512 iterations 8192 -> 4096 (password from $TEAM_A_PW)`,
 	}, changeLines(p))
-	_, err = cl.AlterClientQuotas(ctx, []QuotaAlteration{{Entity: QuotaEntity{"user": "team-a-svc"}, Set: map[string]float64{"producer_byte_rate": 1}}}, false)
+	_, err = cl.AlterClientQuotas(ctx, []engine.QuotaAlteration{{Entity: engine.QuotaEntity{"user": "team-a-svc"}, Set: map[string]float64{"producer_byte_rate": 1}}}, false)
 	require.NoError(t, err)
 	env["TEAM_A_PW"] = "another-pw"
-	res, err = cl.Apply(ctx, p, ApplyOptions{Env: getenv})
+	res, err = Apply(ctx, cl, p, ApplyOptions{Env: getenv})
 	require.NoError(t, err)
 	status := map[string]string{}
 	for _, r := range res {
@@ -192,25 +206,25 @@ func TestReconcileOtherKindsPlanApplyPlan(t *testing.T) {
 	assert.Equal(t, int32(8192), scramOf(t, adm)["team-a-svc/SCRAM-SHA-512"], "nothing sent for a stale password")
 
 	// undo reverts, newest first: the group config the last apply set.
-	steps := undoLog(t, cl, path, UndoOptions{Confirm: func(string) bool { return true }})
-	assert.Contains(t, actions(steps), "alter_configs group:team-a.g: reverted")
+	steps := undoLog(t, cl, path, undo.Options{Confirm: func(string) bool { return true }})
+	assert.Contains(t, testengine.Actions(steps), "alter_configs group:team-a.g: reverted")
 	assert.Equal(t, map[string]string{}, dynamicConfigs(t, c, kmsg.ConfigResourceTypeGroupConfig, "team-a.g"))
 }
 
 func TestReconcileOtherKindsRefused(t *testing.T) {
-	cl, _, _ := newTestClient(t)
+	cl, _, _ := testengine.Client(t)
 	spec := kindsSpec()
-	spec.Quotas = append(spec.Quotas, QuotaSpec{Entity: QuotaEntity{"user": "bob"}, Set: map[string]float64{"producer_byte_rate": 1}})
+	spec.Quotas = append(spec.Quotas, QuotaSpec{Entity: engine.QuotaEntity{"user": "bob"}, Set: map[string]float64{"producer_byte_rate": 1}})
 	spec.Configs = append(spec.Configs, ConfigSpec{Kind: KindBrokerConfig, Name: "1", Set: map[string]string{"listener.name.x.ssl.keystore.password": "clear"}})
 	spec.Owns.Brokers = NameSet{{Prefix: "0"}}
-	_, err := cl.PlanSpec(context.Background(), spec, PlanSpecOptions{})
+	_, err := PlanSpec(context.Background(), cl, spec, PlanSpecOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `quota user=bob: outside owns.quotas (prefix "user=team-a")`)
 	assert.Contains(t, err.Error(), `broker_config 1: outside owns.broker_configs (prefix "0")`)
 	assert.Contains(t, err.Error(), `broker_config 1: configs["listener.name.x.ssl.keystore.password"]: a sensitive config cannot be reconciled`)
 	assert.NotContains(t, err.Error(), "clear")
 
-	_, err = cl.PlanSpec(context.Background(), kindsSpec(), PlanSpecOptions{Env: func(string) string { return "" }})
+	_, err = PlanSpec(context.Background(), cl, kindsSpec(), PlanSpecOptions{Env: func(string) string { return "" }})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "scram_user team-a-svc/SCRAM-SHA-512: password_env: the environment variable TEAM_A_PW is not set")
 }
@@ -220,7 +234,7 @@ func TestReconcileOtherKindsRefused(t *testing.T) {
 // requests of each kind.
 func TestReconcilePlanRequestsDoNotGrow(t *testing.T) {
 	counts := func(n int) map[string]int32 {
-		cl, c, adm := newTestClient(t)
+		cl, c, adm := testengine.Client(t)
 		ctx := context.Background()
 		spec := kindsSpec()
 		spec.Owns = Owns{}
@@ -228,9 +242,9 @@ func TestReconcilePlanRequestsDoNotGrow(t *testing.T) {
 		for i := range n {
 			name := fmt.Sprintf("t-%04d", i)
 			names = append(names, name)
-			spec.Topics = append(spec.Topics, TopicSpec{Name: name, Partitions: 1, Configs: map[string]string{"retention.ms": "1000"}})
+			spec.Topics = append(spec.Topics, engine.TopicSpec{Name: name, Partitions: 1, Configs: map[string]string{"retention.ms": "1000"}})
 			for _, op := range []string{"read", "write"} {
-				spec.ACLs = append(spec.ACLs, ACL{Principal: "User:" + name, Host: "*", Operation: op, Permission: "allow",
+				spec.ACLs = append(spec.ACLs, engine.ACL{Principal: "User:" + name, Host: "*", Operation: op, Permission: "allow",
 					ResourceType: "topic", ResourceName: name, PatternType: "literal"})
 			}
 		}
@@ -241,9 +255,9 @@ func TestReconcilePlanRequestsDoNotGrow(t *testing.T) {
 		keys := []kmsg.Key{kmsg.Metadata, kmsg.DescribeConfigs, kmsg.DescribeACLs, kmsg.DescribeClientQuotas, kmsg.DescribeUserSCRAMCredentials}
 		got := map[string]*atomic.Int32{}
 		for _, k := range keys {
-			got[k.Name()] = countKey(c, k)
+			got[k.Name()] = testengine.CountRequests(c, k)
 		}
-		p, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{Env: func(string) string { return "pw" }})
+		p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{Env: func(string) string { return "pw" }})
 		require.NoError(t, err)
 		assert.Len(t, p.Changes, 5, "the topics and ACLs are as listed; the other kinds are created")
 		out := map[string]int32{}

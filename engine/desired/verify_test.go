@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/testengine"
 )
 
 // A plan is what was reviewed (issue 28): a plan file edited after review
@@ -20,25 +23,25 @@ import (
 // reviewedPlan is a plan of team-a's spec on a cluster that also holds
 // team-b's topic and ACL: a reassignment of team-a.orders, a deletion of
 // team-a's stray ACL.
-func reviewedPlan(t *testing.T) (*Client, *kadm.Client, Plan) {
+func reviewedPlan(t *testing.T) (*engine.Client, *kadm.Client, Plan) {
 	t.Helper()
-	cl, _, adm := newTestClient(t)
+	cl, _, adm := testengine.Client(t)
 	ctx := context.Background()
 	_, err := adm.CreateTopic(ctx, 3, 1, nil, "team-a.orders")
 	require.NoError(t, err)
 	_, err = adm.CreateTopic(ctx, 1, 1, nil, "team-b.keep")
 	require.NoError(t, err)
-	_, err = cl.CreateACLs(ctx, []ACL{
+	_, err = cl.CreateACLs(ctx, []engine.ACL{
 		{Principal: "User:team-a", Operation: "write", ResourceType: "topic", ResourceName: "team-a.stray"},
 		{Principal: "User:team-b", Operation: "read", ResourceType: "topic", ResourceName: "team-b.keep"},
 	})
 	require.NoError(t, err)
 	spec := Spec{
-		Topics:   []TopicSpec{{Name: "team-a.orders", Partitions: 3, ReplicationFactor: 2}},
+		Topics:   []engine.TopicSpec{{Name: "team-a.orders", Partitions: 3, ReplicationFactor: 2}},
 		Owns:     Owns{Topics: NameSet{{Prefix: "team-a."}}, ACLPrincipals: NameSet{{Prefix: "User:team-a"}}},
 		Policies: Policies{TopicName: regexp.MustCompile(`^team-a\.`), MaxPartitions: 12, MinReplicationFactor: 2},
 	}
-	p, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{Prune: true})
+	p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{Prune: true})
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"reassign topic team-a.orders replication factor 1 -> 2 (3 partitions)",
@@ -61,7 +64,7 @@ func edited(t *testing.T, p Plan, edit func(*Plan)) Plan {
 
 func TestApplyRefusesAnEditedPlan(t *testing.T) {
 	cl, adm, p := reviewedPlan(t)
-	teamB := ACL{Principal: "User:team-b", Host: "*", Operation: "read", Permission: "allow", ResourceType: "topic", ResourceName: "team-b.keep", PatternType: "literal"}
+	teamB := engine.ACL{Principal: "User:team-b", Host: "*", Operation: "read", Permission: "allow", ResourceType: "topic", ResourceName: "team-b.keep", PatternType: "literal"}
 	for _, tc := range []struct {
 		name string
 		edit func(*Plan)
@@ -82,7 +85,7 @@ func TestApplyRefusesAnEditedPlan(t *testing.T) {
 		}, `change #3 (delete topic team-b.keep): team-b.keep is outside owns.topics (prefix "team-a.")`},
 		{"a creation breaking a policy", func(p *Plan) {
 			p.Changes = append(p.Changes, Change{Kind: KindTopic, Name: "team-a.big", Action: ActionCreate,
-				Topic: &TopicSpec{Name: "team-a.big", Partitions: 64, ReplicationFactor: 2}})
+				Topic: &engine.TopicSpec{Name: "team-a.big", Partitions: 64, ReplicationFactor: 2}})
 		}, `change #3 (create topic team-a.big): policy max_partitions: partitions 64 is above 12`},
 		{"a lower replication factor than the policy's", func(p *Plan) {
 			p.Changes[0].ReplicationFactor = 1
@@ -96,7 +99,7 @@ func TestApplyRefusesAnEditedPlan(t *testing.T) {
 			`change #3 (delete acl User:team-a allow write on topic team-a.stray (literal) from *): given twice (first as change #2)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := cl.Apply(context.Background(), edited(t, p, tc.edit), ApplyOptions{})
+			_, err := Apply(context.Background(), cl, edited(t, p, tc.edit), ApplyOptions{})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -106,11 +109,11 @@ func TestApplyRefusesAnEditedPlan(t *testing.T) {
 	// one reviewed (--digest), is refused before anything else.
 	tampered := edited(t, p, func(*Plan) {})
 	tampered.Changes[0].Replicas[0].Topic = "team-b.keep"
-	_, err := cl.Apply(context.Background(), tampered, ApplyOptions{})
+	_, err := Apply(context.Background(), cl, tampered, ApplyOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the plan's content does not match its digest "+p.Digest)
 	other := edited(t, p, func(p *Plan) { p.Changes = p.Changes[:1] })
-	_, err = cl.Apply(context.Background(), other, ApplyOptions{Digest: p.Digest})
+	_, err = Apply(context.Background(), cl, other, ApplyOptions{Digest: p.Digest})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the plan's digest is "+other.Digest+", not "+p.Digest+" (--digest): this is not the plan that was reviewed")
 
@@ -125,7 +128,7 @@ func TestApplyRefusesAnEditedPlan(t *testing.T) {
 	assert.Len(t, acls[0].Described, 1)
 
 	// The plan as reviewed applies, named by its digest.
-	res, err := cl.Apply(context.Background(), p, ApplyOptions{Digest: p.Digest})
+	res, err := Apply(context.Background(), cl, p, ApplyOptions{Digest: p.Digest})
 	require.NoError(t, err)
 	for _, r := range res {
 		assert.Equal(t, StatusApplied, r.Status, "%s: %v", r.Change, r.Err)
@@ -158,12 +161,12 @@ func TestPlanFileKeepsItsRules(t *testing.T) {
 // docker-compose files fix it. A plan is bound to the brokers it was made
 // on and to its profile too, and the refusal says which.
 func TestApplyRefusesAnotherClusterWithTheSameID(t *testing.T) {
-	a, _, _ := newTestClient(t, kfake.ClusterID("fixed-id"))
-	b, _, badm := newTestClient(t, kfake.ClusterID("fixed-id"))
-	p, err := a.PlanSpec(context.Background(), Spec{Topics: []TopicSpec{{Name: "x"}}}, PlanSpecOptions{})
+	a, _, _ := testengine.Client(t, kfake.ClusterID("fixed-id"))
+	b, _, badm := testengine.Client(t, kfake.ClusterID("fixed-id"))
+	p, err := PlanSpec(context.Background(), a, Spec{Topics: []engine.TopicSpec{{Name: "x"}}}, PlanSpecOptions{})
 	require.NoError(t, err)
 	require.Len(t, p.Brokers, 3)
-	_, err = b.Apply(context.Background(), p, ApplyOptions{})
+	_, err = Apply(context.Background(), b, p, ApplyOptions{})
 	require.Error(t, err)
 	assert.Regexp(t, `the plan was made on cluster "fixed-id" at brokers 127\.0\.0\.1:\d+, .*; this cluster "fixed-id" is at .*, none of them: another cluster with the same id; nothing was applied`, err.Error())
 	td, err := badm.ListTopics(context.Background())
@@ -172,13 +175,13 @@ func TestApplyRefusesAnotherClusterWithTheSameID(t *testing.T) {
 
 	cfg := a.Config()
 	cfg.Profile = "prod"
-	prod, err := New(cfg)
+	prod, err := engine.New(cfg)
 	require.NoError(t, err)
 	t.Cleanup(prod.Close)
-	p, err = prod.PlanSpec(context.Background(), Spec{Topics: []TopicSpec{{Name: "x"}}}, PlanSpecOptions{})
+	p, err = PlanSpec(context.Background(), prod, Spec{Topics: []engine.TopicSpec{{Name: "x"}}}, PlanSpecOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "prod", p.Profile)
-	_, err = a.Apply(context.Background(), p, ApplyOptions{})
+	_, err = Apply(context.Background(), a, p, ApplyOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `the plan was made with profile "prod"; this run uses no profile: nothing was applied`)
 }
@@ -190,7 +193,7 @@ func TestApplyRefusesAnotherClusterWithTheSameID(t *testing.T) {
 // replayed the change yet do. Apply waits until every broker shows what it
 // applied, so the plan made right after is empty.
 func TestPlanRightAfterApplyShowsNoGhostQuotaChange(t *testing.T) {
-	cl, c, _ := newTestClient(t)
+	cl, c, _ := testengine.Client(t)
 	ctx := context.Background()
 	lagging := 0
 	c.ControlKey(int16(kmsg.AlterClientQuotas), func(kmsg.Request) (kmsg.Response, error, bool) {
@@ -207,16 +210,16 @@ func TestPlanRightAfterApplyShowsNoGhostQuotaChange(t *testing.T) {
 		resp := req.(*kmsg.DescribeClientQuotasRequest).ResponseKind().(*kmsg.DescribeClientQuotasResponse)
 		return resp, nil, true // no quota yet, as before the alteration
 	})
-	spec := Spec{Quotas: []QuotaSpec{{Entity: QuotaEntity{"user": "svc"}, Set: map[string]float64{"producer_byte_rate": 1048576}}}}
-	p, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	spec := Spec{Quotas: []QuotaSpec{{Entity: engine.QuotaEntity{"user": "svc"}, Set: map[string]float64{"producer_byte_rate": 1048576}}}}
+	p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"create quota user=svc: producer_byte_rate: (none) -> 1048576"}, changeLines(p))
-	res, err := cl.Apply(ctx, p, ApplyOptions{})
+	res, err := Apply(ctx, cl, p, ApplyOptions{})
 	require.NoError(t, err)
 	require.Equal(t, StatusApplied, res[0].Status, "%v", res[0].Err)
 	assert.Empty(t, res[0].Note)
 
-	again, err := cl.PlanSpec(ctx, spec, PlanSpecOptions{})
+	again, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
 }
@@ -228,7 +231,7 @@ func TestApplyNotesABrokerThatDoesNotShowTheQuota(t *testing.T) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(3))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 500 * time.Millisecond})
+	cl, err := engine.New(engine.Config{Brokers: c.ListenAddrs(), Timeout: 500 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
 	altered := false
@@ -244,9 +247,9 @@ func TestApplyNotesABrokerThatDoesNotShowTheQuota(t *testing.T) {
 		}
 		return req.(*kmsg.DescribeClientQuotasRequest).ResponseKind(), nil, true
 	})
-	p, err := cl.PlanSpec(context.Background(), Spec{Quotas: []QuotaSpec{{Entity: QuotaEntity{"user": "svc"}, Set: map[string]float64{"consumer_byte_rate": 1}}}}, PlanSpecOptions{})
+	p, err := PlanSpec(context.Background(), cl, Spec{Quotas: []QuotaSpec{{Entity: engine.QuotaEntity{"user": "svc"}, Set: map[string]float64{"consumer_byte_rate": 1}}}}, PlanSpecOptions{})
 	require.NoError(t, err)
-	res, err := cl.Apply(context.Background(), p, ApplyOptions{})
+	res, err := Apply(context.Background(), cl, p, ApplyOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, StatusApplied, res[0].Status)
 	assert.Equal(t, "brokers [1] did not show it yet: a plan made now may still list it", res[0].Note)

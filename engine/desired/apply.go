@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // The statuses of an applied change.
@@ -21,16 +23,16 @@ type AppliedChange struct {
 	Change
 	Status string `json:"status"`
 	// Stale says what changed since the plan, for a stale change.
-	Stale string `json:"stale,omitempty"`
-	Err   *Error `json:"error,omitempty"`
+	Stale string        `json:"stale,omitempty"`
+	Err   *engine.Error `json:"error,omitempty"`
 	// Note says what an applied change's status does not: a broker that
 	// did not show it yet when Apply returned.
 	Note string `json:"note,omitempty"`
 }
 
 // Key names the change for audit-like output: "topic orders alter".
-func (a AppliedChange) Key() string     { return a.Kind + " " + a.Name + " " + a.Action }
-func (a AppliedChange) Failure() *Error { return a.Err }
+func (a AppliedChange) Key() string            { return a.Kind + " " + a.Name + " " + a.Action }
+func (a AppliedChange) Failure() *engine.Error { return a.Err }
 
 // Apply carries out plan p exactly. Before anything is asked of the
 // cluster the plan is checked: its digest (and o.Digest, the one
@@ -44,9 +46,10 @@ func (a AppliedChange) Failure() *Error { return a.Err }
 // CreateACLs, DeleteACLs, DeleteTopics, ...), so the audit log says which
 // were applied and undo reverts them. Under dry-run nothing is sent and
 // each fresh change is StatusDryRun.
-func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedChange, error) {
+func Apply(ctx context.Context, cl *engine.Client, p Plan, o ApplyOptions) ([]AppliedChange, error) {
+	c := client{cl}
 	if p.Format != PlanFormat {
-		return nil, Errorf(CodeInvalidArgument, "", "not a kadmin-lua plan (format %q, want %q): plan again", p.Format, PlanFormat)
+		return nil, engine.Errorf(engine.CodeInvalidArgument, "", "not a kadmin-lua plan (format %q, want %q): plan again", p.Format, PlanFormat)
 	}
 	if err := p.checkDigest(o.Digest); err != nil {
 		return nil, err
@@ -56,7 +59,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 	}
 	topics := map[string]bool{}
 	withACLs, quotas, scram := false, false, false
-	var resources []ConfigResource
+	var resources []engine.ConfigResource
 	for _, ch := range p.Changes {
 		switch ch.Kind {
 		case KindQuota:
@@ -78,7 +81,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkCluster(st, c.cfg.Profile); err != nil {
+	if err := p.checkCluster(st, c.Config().Profile); err != nil {
 		return nil, err
 	}
 	if err := c.observeKinds(ctx, st, quotas, scram, resources, nil, false); err != nil {
@@ -89,7 +92,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 		out[i] = AppliedChange{Change: ch}
 		if why := staleness(ch, st); why != "" {
 			out[i].Status, out[i].Stale = StatusStale, why
-			out[i].Err = Errorf("STALE_PLAN", ch.Kind+" "+ch.Name, "%s: %s since the plan; plan again", ch, why)
+			out[i].Err = engine.Errorf("STALE_PLAN", ch.Kind+" "+ch.Name, "%s: %s since the plan; plan again", ch, why)
 		}
 	}
 	dry := c.DryRun(ctx)
@@ -111,7 +114,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 			continue
 		case ctx.Err() != nil:
 			for _, i := range idx {
-				out[i].Status, out[i].Err = StatusFailed, AsError(ctx.Err(), out[i].Name)
+				out[i].Status, out[i].Err = StatusFailed, engine.AsError(ctx.Err(), out[i].Name)
 			}
 			continue
 		}
@@ -119,7 +122,7 @@ func (c *Client) Apply(ctx context.Context, p Plan, o ApplyOptions) ([]AppliedCh
 		for _, i := range idx {
 			e := errs[i]
 			if e == nil && err != nil {
-				e = AsError(err, out[i].Name)
+				e = engine.AsError(err, out[i].Name)
 			}
 			switch {
 			case e != nil && e.Code == "STALE_PLAN": // a SCRAM password not the one planned
@@ -149,7 +152,7 @@ type ApplyOptions struct {
 // the applied quota changes (awaitQuotas), so that a plan made right
 // after shows none of them again; a broker that does not is noted on the
 // changes.
-func (c *Client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
+func (c client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
 	want := map[string]map[string]float64{}
 	for _, a := range out {
 		if a.Kind == KindQuota && a.Status == StatusApplied {
@@ -159,7 +162,7 @@ func (c *Client) awaitApplied(ctx context.Context, st *clusterState, out []Appli
 	if len(want) == 0 {
 		return
 	}
-	ctx, cancel := c.callCtx(ctx)
+	ctx, cancel := c.CallContext(ctx)
 	defer cancel()
 	late := c.awaitQuotas(ctx, st.brokers, want)
 	if len(late) == 0 {
@@ -188,13 +191,13 @@ var applySteps = [][2]string{
 
 // applyBatch sends the changes idx (one kind, one action) in one call and
 // says each one's error. A change missing from errs with err nil applied.
-func (c *Client) applyBatch(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, env func(string) string) (map[int]*Error, error) {
-	errs := map[int]*Error{}
+func (c client) applyBatch(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, env func(string) string) (map[int]*engine.Error, error) {
+	errs := map[int]*engine.Error{}
 	byName := map[string]int{}
 	for _, i := range idx {
 		byName[chs[i].Name] = i
 	}
-	note := func(name string, e *Error) {
+	note := func(name string, e *engine.Error) {
 		if i, ok := byName[name]; ok && e != nil {
 			errs[i] = e
 		}
@@ -204,21 +207,21 @@ func (c *Client) applyBatch(ctx context.Context, p Plan, kind, action string, ch
 	}
 	switch kind + " " + action {
 	case "topic create":
-		specs := make([]TopicSpec, 0, len(idx))
+		specs := make([]engine.TopicSpec, 0, len(idx))
 		for _, i := range idx {
 			specs = append(specs, *chs[i].Topic)
 		}
-		res, err := c.CreateTopics(ctx, specs, CreateTopicsOptions{})
+		res, err := c.CreateTopics(ctx, specs, engine.CreateTopicsOptions{})
 		for _, r := range res {
 			note(r.Name, r.Err)
 		}
 		return errs, err
 	case "topic alter":
-		alts := make([]ConfigAlteration, 0, len(idx))
+		alts := make([]engine.ConfigAlteration, 0, len(idx))
 		for _, i := range idx {
-			alts = append(alts, configAlteration(ConfigResource{Type: ConfigTopic, Name: chs[i].Name}, chs[i].Configs))
+			alts = append(alts, configAlteration(engine.ConfigResource{Type: engine.ConfigTopic, Name: chs[i].Name}, chs[i].Configs))
 		}
-		res, err := c.AlterConfigs(ctx, alts, AlterConfigsOptions{})
+		res, err := c.AlterConfigs(ctx, alts, engine.AlterConfigsOptions{})
 		for _, r := range res {
 			note(r.Name, r.Err)
 		}
@@ -228,13 +231,13 @@ func (c *Client) applyBatch(ctx context.Context, p Plan, kind, action string, ch
 		for _, i := range idx {
 			totals[chs[i].Name] = chs[i].Partitions
 		}
-		res, err := c.CreatePartitions(ctx, totals, CreatePartitionsOptions{})
+		res, err := c.CreatePartitions(ctx, totals, engine.CreatePartitionsOptions{})
 		for _, r := range res {
 			note(r.Name, r.Err)
 		}
 		return errs, err
 	case "topic reassign":
-		var targets []PartitionTarget
+		var targets []engine.PartitionTarget
 		for _, i := range idx {
 			targets = append(targets, chs[i].Replicas...)
 		}
@@ -252,13 +255,13 @@ func (c *Client) applyBatch(ctx context.Context, p Plan, kind, action string, ch
 		for _, i := range idx {
 			names = append(names, chs[i].Name)
 		}
-		res, err := c.DeleteTopics(ctx, names, DeleteTopicsOptions{})
+		res, err := c.DeleteTopics(ctx, names, engine.DeleteTopicsOptions{})
 		for _, r := range res {
 			note(r.Name, r.Err)
 		}
 		return errs, err
 	case "acl create":
-		acls := make([]ACL, 0, len(idx))
+		acls := make([]engine.ACL, 0, len(idx))
 		for _, i := range idx {
 			acls = append(acls, *chs[i].ACL)
 		}
@@ -268,7 +271,7 @@ func (c *Client) applyBatch(ctx context.Context, p Plan, kind, action string, ch
 		}
 		return errs, err
 	case "acl delete":
-		filters := make([]ACLFilter, 0, len(idx))
+		filters := make([]engine.ACLFilter, 0, len(idx))
 		for _, i := range idx {
 			filters = append(filters, onlyACL(*chs[i].ACL))
 		}
@@ -280,12 +283,12 @@ func (c *Client) applyBatch(ctx context.Context, p Plan, kind, action string, ch
 		}
 		return errs, err
 	}
-	return nil, Errorf(CodeInvalidArgument, "", "plan: cannot %s a %s", action, kind)
+	return nil, engine.Errorf(engine.CodeInvalidArgument, "", "plan: cannot %s a %s", action, kind)
 }
 
 // onlyACL is the filter matching a alone.
-func onlyACL(a ACL) ACLFilter {
-	return ACLFilter{Principal: &a.Principal, Host: &a.Host, Operation: a.Operation, Permission: a.Permission,
+func onlyACL(a engine.ACL) engine.ACLFilter {
+	return engine.ACLFilter{Principal: &a.Principal, Host: &a.Host, Operation: a.Operation, Permission: a.Permission,
 		ResourceType: a.ResourceType, ResourceName: &a.ResourceName, PatternType: a.PatternType}
 }
 

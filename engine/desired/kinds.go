@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
@@ -16,8 +17,8 @@ import (
 // brokers. Each is planned as create, alter or (with prune, inside owns)
 // delete, checked for staleness at apply and applied through the audited
 // AlterClientQuotas, AlterUserSCRAMCredentials and AlterConfigs; a file
-// per kind (reconcile_quotas.go, reconcile_scram.go,
-// reconcile_configs.go), and here what they share.
+// per kind (quotas.go, scram.go,
+// configs.go), and here what they share.
 
 // The kinds of resource a plan changes, beyond topics and ACLs.
 const (
@@ -85,10 +86,10 @@ func (s Spec) wantsKinds(prune bool) (quotas, scram bool, listTypes []string, br
 	quotas = len(s.Quotas) > 0 || (prune && s.Owns.Quotas != nil)
 	scram = len(s.SCRAMUsers) > 0 || (prune && s.Owns.SCRAMUsers != nil)
 	if prune && s.Owns.Groups != nil {
-		listTypes = append(listTypes, ConfigGroup)
+		listTypes = append(listTypes, engine.ConfigGroup)
 	}
 	if prune && s.Owns.ClientMetrics != nil {
-		listTypes = append(listTypes, ConfigClientMetrics)
+		listTypes = append(listTypes, engine.ConfigClientMetrics)
 	}
 	return quotas, scram, listTypes, prune && s.Owns.Brokers != nil
 }
@@ -96,7 +97,7 @@ func (s Spec) wantsKinds(prune bool) (quotas, scram bool, listTypes []string, br
 // observeKinds reads quotas (all, one request), SCRAM credentials (all,
 // one request) and the configs of resources, plus for prune the config
 // resources of listTypes (one ListConfigResources) and every broker.
-func (c *Client) observeKinds(ctx context.Context, st *clusterState, quotas, scram bool, resources []ConfigResource, listTypes []string, brokers bool) error {
+func (c client) observeKinds(ctx context.Context, st *clusterState, quotas, scram bool, resources []engine.ConfigResource, listTypes []string, brokers bool) error {
 	if quotas {
 		qs, err := c.DescribeClientQuotas(ctx, nil, false)
 		if err != nil {
@@ -126,21 +127,21 @@ func (c *Client) observeKinds(ctx context.Context, st *clusterState, quotas, scr
 			return err
 		}
 		for _, l := range listed {
-			resources = append(resources, ConfigResource{Type: l.Type, Name: l.Name})
+			resources = append(resources, engine.ConfigResource{Type: l.Type, Name: l.Name})
 		}
 	}
 	if brokers {
-		resources = append(resources, ConfigResource{Type: ConfigBroker})
+		resources = append(resources, engine.ConfigResource{Type: engine.ConfigBroker})
 		for _, b := range st.brokers {
-			resources = append(resources, ConfigResource{Type: ConfigBroker, Name: strconv.Itoa(int(b))})
+			resources = append(resources, engine.ConfigResource{Type: engine.ConfigBroker, Name: strconv.Itoa(int(b))})
 		}
 	}
 	st.configs = map[string]*Observed{}
-	resources = slices.CompactFunc(sortedResources(resources), func(a, b ConfigResource) bool { return a == b })
+	resources = slices.CompactFunc(engine.SortedResources(resources), func(a, b engine.ConfigResource) bool { return a == b })
 	if len(resources) == 0 {
 		return nil
 	}
-	ds, err := c.DescribeConfigs(ctx, resources, DescribeConfigsOptions{Dynamic: true})
+	ds, err := c.DescribeConfigs(ctx, resources, engine.DescribeConfigsOptions{Dynamic: true})
 	if err != nil {
 		return err
 	}
@@ -149,7 +150,7 @@ func (c *Client) observeKinds(ctx context.Context, st *clusterState, quotas, scr
 			return d.Err
 		}
 		cfgs, sensitive := observedConfigs(d)
-		st.configs[ConfigResource{d.Type, d.Name}.String()] = &Observed{Exists: len(cfgs)+len(sensitive) > 0, Configs: cfgs, Sensitive: sensitive}
+		st.configs[engine.ConfigResource{Type: d.Type, Name: d.Name}.String()] = &Observed{Exists: len(cfgs)+len(sensitive) > 0, Configs: cfgs, Sensitive: sensitive}
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func stalenessKinds(ch Change, st *clusterState) string {
 }
 
 // applyKinds sends one step of the kinds beyond topics and ACLs.
-func (c *Client) applyKinds(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, errs map[int]*Error, note func(string, *Error), env func(string) string) error {
+func (c client) applyKinds(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, errs map[int]*engine.Error, note func(string, *engine.Error), env func(string) string) error {
 	switch kind {
 	case KindQuota:
 		return c.applyQuotas(ctx, chs, idx, note)

@@ -1,4 +1,4 @@
-package engine
+package undo
 
 import (
 	"encoding/json"
@@ -9,15 +9,16 @@ import (
 	"sync"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
-// UndoSelection narrows what Undo reverts besides Since: whole changes by
+// Selection narrows what Run reverts besides Since: whole changes by
 // intent id, and items of a change by the resource they touch or, for
 // alter_configs, by config key. Selecting by resource or key reverts only
 // those items of an intent: one topic of a create_topics of five, one
 // config key of an alter_configs. Within a field any value matches; the
 // fields given must all match.
-type UndoSelection struct {
+type Selection struct {
 	IDs []string // intent ids
 	// Resources: "orders" (a topic, group, broker... of that name) or
 	// "TYPE:NAME" ("topic:orders", "group:billing", "broker:1").
@@ -26,19 +27,19 @@ type UndoSelection struct {
 }
 
 // Empty reports whether the selection keeps everything.
-func (s *UndoSelection) Empty() bool {
+func (s *Selection) Empty() bool {
 	return s == nil || len(s.IDs) == 0 && len(s.Resources) == 0 && len(s.Keys) == 0
 }
 
 // Check refuses an id that is not an intent in changes (a typo would
 // select nothing and say "nothing to undo").
-func (s *UndoSelection) Check(changes []auditlog.Change) error {
+func (s *Selection) Check(changes []auditlog.Change) error {
 	if s == nil {
 		return nil
 	}
 	for _, id := range s.IDs {
 		if !slices.ContainsFunc(changes, func(ch auditlog.Change) bool { return ch.Intent.ID == id }) {
-			return Errorf(CodeInvalidArgument, "", "--id %q is not an intent id in the audit log", id)
+			return vocab.Errorf(vocab.CodeInvalidArgument, "", "--id %q is not an intent id in the audit log", id)
 		}
 	}
 	return nil
@@ -47,15 +48,15 @@ func (s *UndoSelection) Check(changes []auditlog.Change) error {
 // Select returns the changes the selection keeps, their outcome items
 // narrowed to the selected resources and keys. changes is not modified.
 // An undo's own intent (undo_of) is left out: it is never reverted, and
-// Undo reads which items are undone already before selecting.
-func (s *UndoSelection) Select(changes []auditlog.Change) []auditlog.Change {
+// Run reads which items are undone already before selecting.
+func (s *Selection) Select(changes []auditlog.Change) []auditlog.Change {
 	if s.Empty() {
 		return changes
 	}
 	var out []auditlog.Change
 	for _, ch := range changes {
 		if ch.Intent.UndoOf != "" {
-			continue // not reverted in any case: Undo says so only for --since
+			continue // not reverted in any case: Run says so only for --since
 		}
 		if len(s.IDs) > 0 && !slices.Contains(s.IDs, ch.Intent.ID) {
 			continue
@@ -91,7 +92,7 @@ func (s *UndoSelection) Select(changes []auditlog.Change) []auditlog.Change {
 
 // item is it narrowed to the selection, and whether anything of it is
 // selected.
-func (s *UndoSelection) item(ch auditlog.Change, it auditlog.ItemOutcome) (auditlog.ItemOutcome, bool) {
+func (s *Selection) item(ch auditlog.Change, it auditlog.ItemOutcome) (auditlog.ItemOutcome, bool) {
 	if len(s.Resources) > 0 && !slices.ContainsFunc(s.Resources, func(r string) bool { return itemTouches(ch, it.Key, r) }) {
 		return it, false
 	}
@@ -126,7 +127,7 @@ func (s *UndoSelection) item(ch auditlog.Change, it auditlog.ItemOutcome) (audit
 
 // matchesUnknown: a change without outcome whose arguments mention the
 // selected resource (by name) and, with keys, is an alter_configs.
-func (s *UndoSelection) matchesUnknown(ch auditlog.Change) bool {
+func (s *Selection) matchesUnknown(ch auditlog.Change) bool {
 	if len(s.Keys) > 0 && ch.Intent.Op != "alter_configs" {
 		return false
 	}
@@ -216,13 +217,13 @@ func splitResource(r string) (typ, name string) {
 	return "", r
 }
 
-// ParseUndoResource checks a --resource value.
-func ParseUndoResource(r string) error {
+// ParseResource checks a --resource value.
+func ParseResource(r string) error {
 	if t, n, ok := strings.Cut(r, ":"); ok && slices.Contains(resourceTypes, t) && n == "" {
-		return Errorf(CodeInvalidArgument, "", "--resource %q names no %s", r, t)
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "--resource %q names no %s", r, t)
 	}
 	if r == "" {
-		return Errorf(CodeInvalidArgument, "", "--resource is empty")
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "--resource is empty")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package undo
 
 import (
 	"context"
@@ -12,8 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
+	"github.com/kadmin-lua/kadmin-lua/internal/testengine"
 )
 
 // victim creates a topic through adm, as someone else would, and returns
@@ -25,22 +27,22 @@ func victim(t *testing.T, adm *kadm.Client, name string) string {
 	require.NoError(t, err)
 	td, err := adm.ListTopics(ctx, name)
 	require.NoError(t, err)
-	return FormatTopicID(td[name].ID)
+	return engine.FormatTopicID(td[name].ID)
 }
 
 // undoForged writes lines (hand-written, as a forger without the key
 // would: no hash chain) and undoes them with --yes.
-func undoForged(t *testing.T, cl *Client, lines ...string) []UndoStep {
+func undoForged(t *testing.T, cl *engine.Client, lines ...string) []engine.UndoStep {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "forged.jsonl")
 	testaudit.WriteLines(t, path, lines)
-	return undoLog(t, cl, path, UndoOptions{Confirm: func(string) bool { return true }})
+	return undoLog(t, cl, path, Options{Confirm: func(string) bool { return true }})
 }
 
-func requireRefused(t *testing.T, steps []UndoStep, id, want string) {
+func requireRefused(t *testing.T, steps []engine.UndoStep, id, want string) {
 	t.Helper()
-	require.Len(t, steps, 1, "%v", actions(steps))
-	assert.Equal(t, UndoRefused, steps[0].Action)
+	require.Len(t, steps, 1, "%v", testengine.Actions(steps))
+	assert.Equal(t, engine.UndoRefused, steps[0].Action)
 	assert.Equal(t, id, steps[0].ID)
 	assert.Contains(t, steps[0].Message, "audit entry "+id+": ")
 	assert.Contains(t, steps[0].Message, want)
@@ -48,11 +50,11 @@ func requireRefused(t *testing.T, steps []UndoStep, id, want string) {
 
 func requireTopic(t *testing.T, c *kfake.Cluster, name string) {
 	t.Helper()
-	assert.Contains(t, freshTopics(t, c), name, "undo did not delete it")
+	assert.Contains(t, testengine.FreshTopics(t, c), name, "undo did not delete it")
 }
 
 func TestUndoRefusesAnEntryWithoutClusterID(t *testing.T) {
-	cl, c, adm := newTestClient(t)
+	cl, c, adm := testengine.Client(t)
 	id := victim(t, adm, "victim")
 	// Without cluster_id the cluster check used to be skipped.
 	steps := undoForged(t, cl,
@@ -63,7 +65,7 @@ func TestUndoRefusesAnEntryWithoutClusterID(t *testing.T) {
 }
 
 func TestUndoRefusesACreateTopicsOutcomeItsArgumentsDoNotSay(t *testing.T) {
-	cl, c, adm := newTestClient(t)
+	cl, c, adm := testengine.Client(t)
 	id := victim(t, adm, "victim")
 	intent := func(id, topic, before string) string {
 		return fmt.Sprintf(`{"type":"intent","id":"%s","op":"create_topics","cluster_id":"kfake","args":{"specs":[{"name":"%s"}]},"before":%s}`, id, topic, before)
@@ -91,11 +93,11 @@ func TestUndoRefusesACreateTopicsOutcomeItsArgumentsDoNotSay(t *testing.T) {
 
 	// The same lines, consistent, do delete it: the checks are what stopped it.
 	steps = undoForged(t, cl, intent("ok1", "victim", `{"victim":{"exists":false}}`), outcome("ok1", "victim", "ok", id))
-	assert.Equal(t, []string{"create_topics victim: reverted"}, actions(steps))
+	assert.Equal(t, []string{"create_topics victim: reverted"}, testengine.Actions(steps))
 }
 
 func TestUndoRefusesAnAlterConfigsOutcomeForAnotherResource(t *testing.T) {
-	cl, _, adm := newTestClient(t)
+	cl, _, adm := testengine.Client(t)
 	ctx := context.Background()
 	_, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("2000")}, "other")
 	require.NoError(t, err)
@@ -109,29 +111,29 @@ func TestUndoRefusesAnAlterConfigsOutcomeForAnotherResource(t *testing.T) {
 		`{"type":"intent","id":"f2","op":"alter_configs","cluster_id":"kfake","args":{"alterations":[{"resource":{"type":"topic","name":"other"},"set":{"segment.ms":"1"}}]},"before":`+before+`}`,
 		`{"type":"outcome","id":"f2","op":"alter_configs","items":[{"key":"topic:other","outcome":"ok","detail":{"retention.ms":"2000"}}]}`)
 	requireRefused(t, steps, "f2", "topic:other: its outcome has config retention.ms, which its arguments do not touch")
-	v, _ := topicConfig(t, adm, "other", "retention.ms")
+	v, _ := testengine.TopicConfig(t, adm, "other", "retention.ms")
 	assert.Equal(t, "2000", v, "undo changed nothing")
 }
 
 func TestUndoRefusesEntriesAfterAChainBreak(t *testing.T) {
-	cl, c, _, path := auditedClient(t)
-	require.NoError(t, createTopic(cl, "kept"))
-	require.NoError(t, createTopic(cl, "edited"))
+	cl, c, _, path := testengine.Audited(t)
+	require.NoError(t, testengine.CreateTopic(cl, "kept"))
+	require.NoError(t, testengine.CreateTopic(cl, "edited"))
 	lines := testaudit.Lines(t, path)
 	lines[2] = strings.Replace(lines[2], `"edited"`, `"edited2"`, 1)
 	testaudit.WriteLines(t, path, lines)
 
 	changes, problems := testaudit.Read(t, path, auditlog.Options{})
 	require.Len(t, problems, 1)
-	steps, err := cl.Undo(context.Background(), changes, UndoOptions{Confirm: func(string) bool { return true }})
+	steps, err := Run(context.Background(), cl, changes, Options{Confirm: func(string) bool { return true }})
 	require.NoError(t, err)
 	steps = append(ProblemSteps(problems), steps...)
-	require.Len(t, steps, 3, "%v", actions(steps))
-	assert.Equal(t, UndoStep{Resource: "line 3", Action: UndoRefused, Message: problems[0].Reason}, steps[0])
-	assert.Equal(t, UndoRefused, steps[1].Action)
+	require.Len(t, steps, 3, "%v", testengine.Actions(steps))
+	assert.Equal(t, engine.UndoStep{Resource: "line 3", Action: engine.UndoRefused, Message: problems[0].Reason}, steps[0])
+	assert.Equal(t, engine.UndoRefused, steps[1].Action)
 	assert.Contains(t, steps[1].Message, "not trusted: the audit log's hash chain breaks at line 3")
-	assert.Equal(t, "create_topics kept: reverted", actions(steps[2:])[0], "the change before the break is still undone")
-	td := freshTopics(t, c)
+	assert.Equal(t, "create_topics kept: reverted", testengine.Actions(steps[2:])[0], "the change before the break is still undone")
+	td := testengine.FreshTopics(t, c)
 	assert.Contains(t, td, "edited")
 	assert.NotContains(t, td, "kept")
 }

@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
@@ -40,7 +41,7 @@ const (
 // refuse a change whose resource moved on since (a stale plan); the plan
 // records the cluster it was made on and the rules it was made under, and
 // carries a digest of itself, so Apply can refuse a plan edited since it
-// was reviewed (reconcile_verify.go).
+// was reviewed (verify.go).
 type Plan struct {
 	Format string `json:"format"`
 	// Digest is "sha256:" and the hex SHA-256 of the plan's JSON with
@@ -71,20 +72,20 @@ type Change struct {
 	Name   string `json:"name"`
 	Action string `json:"action"`
 	// Topic is the topic to create.
-	Topic *TopicSpec `json:"topic,omitempty"`
+	Topic *engine.TopicSpec `json:"topic,omitempty"`
 	// Configs are a topic's config changes (alter).
 	Configs []ConfigChange `json:"configs,omitempty"`
 	// Partitions is the new partition count (create_partitions).
 	Partitions int32 `json:"partitions,omitempty"`
 	// ReplicationFactor and Replicas: the new replication factor and each
 	// partition's new replicas (reassign).
-	ReplicationFactor int               `json:"replication_factor,omitempty"`
-	Replicas          []PartitionTarget `json:"replicas,omitempty"`
+	ReplicationFactor int                      `json:"replication_factor,omitempty"`
+	Replicas          []engine.PartitionTarget `json:"replicas,omitempty"`
 	// ACL is the ACL to create or delete.
-	ACL *ACL `json:"acl,omitempty"`
+	ACL *engine.ACL `json:"acl,omitempty"`
 	// Entity and Quotas: a quota entity and its quota changes.
-	Entity QuotaEntity   `json:"entity,omitempty"`
-	Quotas []QuotaChange `json:"quotas,omitempty"`
+	Entity engine.QuotaEntity `json:"entity,omitempty"`
+	Quotas []QuotaChange      `json:"quotas,omitempty"`
 	// SCRAM is the credential to create, alter or delete; never its
 	// password, only where to read it and PasswordFingerprint, which says
 	// at apply whether it is still the password planned.
@@ -198,53 +199,47 @@ type clusterState struct {
 	addrs     []string // the brokers' "host:port", sorted
 	racks     map[int32]string
 	topics    map[string]*topicObs
-	acls      map[string]ACL // every ACL by ACL.String(), when asked
-	// The kinds beyond topics and ACLs, when asked (reconcile_kinds.go):
+	acls      map[string]engine.ACL // every ACL by ACL.String(), when asked
+	// The kinds beyond topics and ACLs, when asked (kinds.go):
 	// quotas by entity, SCRAM iterations by "user/mechanism", config
 	// resources' dynamic configs by ConfigResource.String().
 	quotas        map[string]map[string]float64
-	quotaEntities []QuotaEntity
+	quotaEntities []engine.QuotaEntity
 	scram         map[string]int32
 	configs       map[string]*Observed
 }
 
 // observe reads the topics (configs of those in withConfigs) and, when
 // withACLs, every ACL.
-func (c *Client) observe(ctx context.Context, withConfigs func(string) bool, withACLs bool) (*clusterState, error) {
-	m, err := c.metadata(ctx, nil)
+func (c client) observe(ctx context.Context, withConfigs func(string) bool, withACLs bool) (*clusterState, error) {
+	v, err := c.View(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st := &clusterState{clusterID: m.Cluster, racks: map[int32]string{}, topics: make(map[string]*topicObs, len(m.Topics))}
-	for _, b := range m.Brokers {
-		st.brokers = append(st.brokers, b.NodeID)
+	st := &clusterState{clusterID: v.ClusterID, racks: map[int32]string{}, topics: make(map[string]*topicObs, len(v.Topics))}
+	for _, b := range v.Brokers {
+		st.brokers = append(st.brokers, b.ID)
 		st.addrs = append(st.addrs, net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
 		if b.Rack != nil {
-			st.racks[b.NodeID] = *b.Rack
+			st.racks[b.ID] = *b.Rack
 		}
 	}
 	slices.Sort(st.brokers)
 	slices.Sort(st.addrs)
-	var cfgRes []ConfigResource
-	for name, t := range m.Topics {
-		if t.Err != nil {
-			continue
-		}
-		o := &topicObs{Observed: Observed{Exists: true, ID: FormatTopicID(t.ID), Partitions: len(t.Partitions)},
-			internal: t.IsInternal, replicas: make(map[int32][]int32, len(t.Partitions))}
-		for _, p := range t.Partitions {
-			o.replicas[p.Partition] = p.Replicas
-		}
-		if p, ok := t.Partitions[0]; ok {
-			o.ReplicationFactor = len(p.Replicas)
+	var cfgRes []engine.ConfigResource
+	for name, t := range v.Topics {
+		o := &topicObs{Observed: Observed{Exists: true, ID: t.ID, Partitions: len(t.Replicas)},
+			internal: t.Internal, replicas: t.Replicas}
+		if r, ok := t.Replicas[0]; ok {
+			o.ReplicationFactor = len(r)
 		}
 		st.topics[name] = o
 		if withConfigs(name) {
-			cfgRes = append(cfgRes, ConfigResource{Type: ConfigTopic, Name: name})
+			cfgRes = append(cfgRes, engine.ConfigResource{Type: engine.ConfigTopic, Name: name})
 		}
 	}
 	if len(cfgRes) > 0 {
-		ds, err := c.DescribeConfigs(ctx, cfgRes, DescribeConfigsOptions{Dynamic: true})
+		ds, err := c.DescribeConfigs(ctx, cfgRes, engine.DescribeConfigsOptions{Dynamic: true})
 		if err != nil {
 			return nil, err
 		}
@@ -260,11 +255,11 @@ func (c *Client) observe(ctx context.Context, withConfigs func(string) bool, wit
 		}
 	}
 	if withACLs {
-		acls, err := c.DescribeACLs(ctx, ACLFilter{})
+		acls, err := c.DescribeACLs(ctx, engine.ACLFilter{})
 		if err != nil {
 			return nil, err
 		}
-		st.acls = make(map[string]ACL, len(acls))
+		st.acls = make(map[string]engine.ACL, len(acls))
 		for _, a := range acls {
 			st.acls[a.String()] = a
 		}
@@ -276,7 +271,7 @@ func (c *Client) observe(ctx context.Context, withConfigs func(string) bool, wit
 // plan records and the sensitive ones it records only as set: those
 // Kafka marks sensitive (it sends no value) and those whose name says
 // secret (redact.IsSecretKey), whatever Kafka sends.
-func observedConfigs(d DescribedConfigs) (map[string]string, []string) {
+func observedConfigs(d engine.DescribedConfigs) (map[string]string, []string) {
 	cfgs := map[string]string{}
 	var sensitive []string
 	for k, e := range d.Configs {
@@ -294,13 +289,14 @@ func observedConfigs(d DescribedConfigs) (map[string]string, []string) {
 // PlanSpec diffs spec against the cluster. What cannot be done (a
 // partition decrease, a replication factor above the brokers) fails the
 // plan with every problem named; nothing is changed.
-func (c *Client) PlanSpec(ctx context.Context, spec Spec, o PlanSpecOptions) (Plan, error) {
+func PlanSpec(ctx context.Context, cl *engine.Client, spec Spec, o PlanSpecOptions) (Plan, error) {
+	c := client{cl}
 	if err := spec.Check(); err != nil {
 		return Plan{}, err
 	}
-	ctx, cancel := c.callCtx(ctx)
+	ctx, cancel := c.CallContext(ctx)
 	defer cancel()
-	listed := make(map[string]TopicSpec, len(spec.Topics))
+	listed := make(map[string]engine.TopicSpec, len(spec.Topics))
 	for _, t := range spec.Topics {
 		listed[t.Name] = t
 	}
@@ -310,7 +306,7 @@ func (c *Client) PlanSpec(ctx context.Context, spec Spec, o PlanSpecOptions) (Pl
 		return Plan{}, err
 	}
 	quotas, scram, listTypes, brokers := spec.wantsKinds(o.Prune)
-	var resources []ConfigResource
+	var resources []engine.ConfigResource
 	for _, cs := range spec.Configs {
 		resources = append(resources, cs.Resource())
 	}
@@ -318,7 +314,7 @@ func (c *Client) PlanSpec(ctx context.Context, spec Spec, o PlanSpecOptions) (Pl
 		return Plan{}, err
 	}
 	salt := newSalt()
-	p := Plan{Format: PlanFormat, ClusterID: st.clusterID, Brokers: st.addrs, Profile: c.cfg.Profile, CreatedAt: time.Now().UTC(),
+	p := Plan{Format: PlanFormat, ClusterID: st.clusterID, Brokers: st.addrs, Profile: c.Config().Profile, CreatedAt: time.Now().UTC(),
 		Prune: o.Prune, Owns: spec.Owns, Policies: spec.Policies, Changes: []Change{}}
 	if len(spec.SCRAMUsers) > 0 {
 		p.Salt = base64.RawStdEncoding.EncodeToString(salt)

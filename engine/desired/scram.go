@@ -1,4 +1,4 @@
-package engine
+package desired
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -116,13 +117,13 @@ func fingerprint(salt []byte, user, pw string) string {
 
 // passwordFor reads a SCRAM change's password again at apply and checks
 // it is the one planned.
-func passwordFor(ch Change, salt []byte, env func(string) string) (string, *Error) {
+func passwordFor(ch Change, salt []byte, env func(string) string) (string, *engine.Error) {
 	pw, err := ch.SCRAM.password(env)
 	if err != nil {
-		return "", Errorf(CodeInvalidArgument, ch.Name, "%v", err)
+		return "", engine.Errorf(engine.CodeInvalidArgument, ch.Name, "%v", err)
 	}
 	if fingerprint(salt, ch.SCRAM.User, pw) != ch.PasswordFingerprint {
-		return "", Errorf("STALE_PLAN", ch.Name, "scram_user %s: the password in %s is not the one planned; plan again", ch.Name, ch.SCRAM.passwordSource())
+		return "", engine.Errorf("STALE_PLAN", ch.Name, "scram_user %s: the password in %s is not the one planned; plan again", ch.Name, ch.SCRAM.passwordSource())
 	}
 	return pw, nil
 }
@@ -137,27 +138,27 @@ func (s SCRAMUserSpec) passwordSource() string {
 
 // applySCRAM sends one step of SCRAM changes: one
 // AlterUserSCRAMCredentials.
-func (c *Client) applySCRAM(ctx context.Context, p Plan, action string, chs []AppliedChange, idx []int, errs map[int]*Error, env func(string) string) error {
-	var ups []SCRAMUpsert
-	var dels []SCRAMDeletion
+func (c client) applySCRAM(ctx context.Context, p Plan, action string, chs []AppliedChange, idx []int, errs map[int]*engine.Error, env func(string) string) error {
+	var ups []engine.SCRAMUpsert
+	var dels []engine.SCRAMDeletion
 	users := map[string][]int{}
 	salt, _ := base64.RawStdEncoding.DecodeString(p.Salt)
 	for _, i := range idx {
 		s := chs[i].SCRAM
-		mech, err := ParseSCRAMMechanism(s.Mechanism)
+		mech, err := engine.ParseSCRAMMechanism(s.Mechanism)
 		if err != nil {
-			errs[i] = Errorf(CodeInvalidArgument, chs[i].Name, "%v", err)
+			errs[i] = engine.Errorf(engine.CodeInvalidArgument, chs[i].Name, "%v", err)
 			continue
 		}
 		if action == ActionDelete {
-			dels = append(dels, SCRAMDeletion{User: s.User, Mechanism: mech})
+			dels = append(dels, engine.SCRAMDeletion{User: s.User, Mechanism: mech})
 		} else {
 			pw, e := passwordFor(chs[i].Change, salt, env)
 			if e != nil {
 				errs[i] = e
 				continue
 			}
-			ups = append(ups, SCRAMUpsert{User: s.User, Mechanism: mech, Iterations: s.Iterations, Password: Secret(pw)})
+			ups = append(ups, engine.SCRAMUpsert{User: s.User, Mechanism: mech, Iterations: s.Iterations, Password: engine.Secret(pw)})
 		}
 		users[s.User] = append(users[s.User], i)
 	}
