@@ -7,10 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // MemberRef names a group member to remove: a static member by its

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // A consumer that commits as it reads, caught up, and dies: the run after

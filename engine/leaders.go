@@ -6,9 +6,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 func sortedUniqueTPs(tps []TopicPartition) []TopicPartition {

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // OffsetQuery says which offset ListOffsets asks for. The zero value is

@@ -13,9 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The end-to-end probe, after KMinion's (redpanda-data/kminion, e2e): a

@@ -6,9 +6,10 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // RecordsDeletion asks to delete a partition's records below Offset; -1

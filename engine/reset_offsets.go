@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Where ResetOffsets moves a group's offsets.

@@ -4,8 +4,9 @@ import (
 	"context"
 	"slices"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // ShareGroupMember is one member of a share group (KIP-932).

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // ListedTransaction is one row of ListTransactions.
