@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The statuses of an applied change.
@@ -23,16 +24,16 @@ type AppliedChange struct {
 	Change
 	Status string `json:"status"`
 	// Stale says what changed since the plan, for a stale change.
-	Stale string        `json:"stale,omitempty"`
-	Err   *engine.Error `json:"error,omitempty"`
+	Stale string       `json:"stale,omitempty"`
+	Err   *vocab.Error `json:"error,omitempty"`
 	// Note says what an applied change's status does not: a broker that
 	// did not show it yet when Apply returned.
 	Note string `json:"note,omitempty"`
 }
 
 // Key names the change for audit-like output: "topic orders alter".
-func (a AppliedChange) Key() string            { return a.Kind + " " + a.Name + " " + a.Action }
-func (a AppliedChange) Failure() *engine.Error { return a.Err }
+func (a AppliedChange) Key() string           { return a.Kind + " " + a.Name + " " + a.Action }
+func (a AppliedChange) Failure() *vocab.Error { return a.Err }
 
 // Apply carries out plan p exactly. Before anything is asked of the
 // cluster the plan is checked: its digest (and o.Digest, the one
@@ -49,7 +50,7 @@ func (a AppliedChange) Failure() *engine.Error { return a.Err }
 func Apply(ctx context.Context, cl *engine.Client, p Plan, o ApplyOptions) ([]AppliedChange, error) {
 	c := client{cl}
 	if p.Format != PlanFormat {
-		return nil, engine.Errorf(engine.CodeInvalidArgument, "", "not a kadmin-lua plan (format %q, want %q): plan again", p.Format, PlanFormat)
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "not a kadmin-lua plan (format %q, want %q): plan again", p.Format, PlanFormat)
 	}
 	if err := p.checkDigest(o.Digest); err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func Apply(ctx context.Context, cl *engine.Client, p Plan, o ApplyOptions) ([]Ap
 		out[i] = AppliedChange{Change: ch}
 		if why := staleness(ch, st); why != "" {
 			out[i].Status, out[i].Stale = StatusStale, why
-			out[i].Err = engine.Errorf("STALE_PLAN", ch.Kind+" "+ch.Name, "%s: %s since the plan; plan again", ch, why)
+			out[i].Err = vocab.Errorf("STALE_PLAN", ch.Kind+" "+ch.Name, "%s: %s since the plan; plan again", ch, why)
 		}
 	}
 	dry := c.DryRun(ctx)
@@ -191,13 +192,13 @@ var applySteps = [][2]string{
 
 // applyBatch sends the changes idx (one kind, one action) in one call and
 // says each one's error. A change missing from errs with err nil applied.
-func (c client) applyBatch(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, env func(string) string) (map[int]*engine.Error, error) {
-	errs := map[int]*engine.Error{}
+func (c client) applyBatch(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, env func(string) string) (map[int]*vocab.Error, error) {
+	errs := map[int]*vocab.Error{}
 	byName := map[string]int{}
 	for _, i := range idx {
 		byName[chs[i].Name] = i
 	}
-	note := func(name string, e *engine.Error) {
+	note := func(name string, e *vocab.Error) {
 		if i, ok := byName[name]; ok && e != nil {
 			errs[i] = e
 		}
@@ -283,7 +284,7 @@ func (c client) applyBatch(ctx context.Context, p Plan, kind, action string, chs
 		}
 		return errs, err
 	}
-	return nil, engine.Errorf(engine.CodeInvalidArgument, "", "plan: cannot %s a %s", action, kind)
+	return nil, vocab.Errorf(vocab.CodeInvalidArgument, "", "plan: cannot %s a %s", action, kind)
 }
 
 // onlyACL is the filter matching a alone.

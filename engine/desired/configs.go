@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The config rows of a spec (group_configs, client_metrics,
@@ -98,7 +99,7 @@ func planConfigs(spec Spec, st *clusterState, prune bool) ([]Change, []string) {
 }
 
 // applyConfigs sends one step of config changes: one AlterConfigs.
-func (c client) applyConfigs(ctx context.Context, kind string, chs []AppliedChange, idx []int, note func(string, *engine.Error)) error {
+func (c client) applyConfigs(ctx context.Context, kind string, chs []AppliedChange, idx []int, note func(string, *vocab.Error)) error {
 	alts := make([]engine.ConfigAlteration, 0, len(idx))
 	for _, i := range idx {
 		alts = append(alts, configAlteration(configResourceOf(kind, chs[i].Name), chs[i].Configs))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The kinds beyond topics and ACLs (docs/reconcile.md): client quotas,
@@ -205,7 +206,7 @@ func stalenessKinds(ch Change, st *clusterState) string {
 }
 
 // applyKinds sends one step of the kinds beyond topics and ACLs.
-func (c client) applyKinds(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, errs map[int]*engine.Error, note func(string, *engine.Error), env func(string) string) error {
+func (c client) applyKinds(ctx context.Context, p Plan, kind, action string, chs []AppliedChange, idx []int, errs map[int]*vocab.Error, note func(string, *vocab.Error), env func(string) string) error {
 	switch kind {
 	case KindQuota:
 		return c.applyQuotas(ctx, chs, idx, note)

@@ -62,7 +62,7 @@ func quotasAfterChange(ch Change) map[string]float64 {
 }
 
 // applyQuotas sends one step of quota changes: one AlterClientQuotas.
-func (c client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int, note func(string, *engine.Error)) error {
+func (c client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int, note func(string, *vocab.Error)) error {
 	alts := make([]engine.QuotaAlteration, 0, len(idx))
 	for _, i := range idx {
 		a := engine.QuotaAlteration{Entity: chs[i].Entity, Set: map[string]float64{}}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -117,13 +118,13 @@ func fingerprint(salt []byte, user, pw string) string {
 
 // passwordFor reads a SCRAM change's password again at apply and checks
 // it is the one planned.
-func passwordFor(ch Change, salt []byte, env func(string) string) (string, *engine.Error) {
+func passwordFor(ch Change, salt []byte, env func(string) string) (string, *vocab.Error) {
 	pw, err := ch.SCRAM.password(env)
 	if err != nil {
-		return "", engine.Errorf(engine.CodeInvalidArgument, ch.Name, "%v", err)
+		return "", vocab.Errorf(vocab.CodeInvalidArgument, ch.Name, "%v", err)
 	}
 	if fingerprint(salt, ch.SCRAM.User, pw) != ch.PasswordFingerprint {
-		return "", engine.Errorf("STALE_PLAN", ch.Name, "scram_user %s: the password in %s is not the one planned; plan again", ch.Name, ch.SCRAM.passwordSource())
+		return "", vocab.Errorf("STALE_PLAN", ch.Name, "scram_user %s: the password in %s is not the one planned; plan again", ch.Name, ch.SCRAM.passwordSource())
 	}
 	return pw, nil
 }
@@ -138,7 +139,7 @@ func (s SCRAMUserSpec) passwordSource() string {
 
 // applySCRAM sends one step of SCRAM changes: one
 // AlterUserSCRAMCredentials.
-func (c client) applySCRAM(ctx context.Context, p Plan, action string, chs []AppliedChange, idx []int, errs map[int]*engine.Error, env func(string) string) error {
+func (c client) applySCRAM(ctx context.Context, p Plan, action string, chs []AppliedChange, idx []int, errs map[int]*vocab.Error, env func(string) string) error {
 	var ups []engine.SCRAMUpsert
 	var dels []engine.SCRAMDeletion
 	users := map[string][]int{}
@@ -147,7 +148,7 @@ func (c client) applySCRAM(ctx context.Context, p Plan, action string, chs []App
 		s := chs[i].SCRAM
 		mech, err := engine.ParseSCRAMMechanism(s.Mechanism)
 		if err != nil {
-			errs[i] = engine.Errorf(engine.CodeInvalidArgument, chs[i].Name, "%v", err)
+			errs[i] = vocab.Errorf(vocab.CodeInvalidArgument, chs[i].Name, "%v", err)
 			continue
 		}
 		if action == ActionDelete {
@@ -158,7 +159,7 @@ func (c client) applySCRAM(ctx context.Context, p Plan, action string, chs []App
 				errs[i] = e
 				continue
 			}
-			ups = append(ups, engine.SCRAMUpsert{User: s.User, Mechanism: mech, Iterations: s.Iterations, Password: engine.Secret(pw)})
+			ups = append(ups, engine.SCRAMUpsert{User: s.User, Mechanism: mech, Iterations: s.Iterations, Password: vocab.Secret(pw)})
 		}
 		users[s.User] = append(users[s.User], i)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/redact"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // A plan is what was reviewed (DESIGN.md, invariant 8): Apply sends what a
@@ -49,16 +50,16 @@ func (p *Plan) Seal() error {
 // names, or whose digest is not want (the one reviewed, when given).
 func (p Plan) checkDigest(want string) error {
 	if want != "" && !strings.EqualFold(strings.TrimPrefix(want, digestPrefix), strings.TrimPrefix(p.Digest, digestPrefix)) {
-		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan's digest is %s, not %s (--digest): this is not the plan that was reviewed; nothing was applied", orNone(p.Digest), want)
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "the plan's digest is %s, not %s (--digest): this is not the plan that was reviewed; nothing was applied", orNone(p.Digest), want)
 	}
 	got, err := p.ComputeDigest()
 	switch {
 	case err != nil:
-		return engine.Errorf(engine.CodeInvalidArgument, "", "plan: %v", err)
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "plan: %v", err)
 	case p.Digest == "":
-		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan has no digest: plan again; nothing was applied")
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "the plan has no digest: plan again; nothing was applied")
 	case got != p.Digest:
-		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan's content does not match its digest %s (it is %s): the plan was changed after it was made; plan again and review; nothing was applied", p.Digest, got)
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "the plan's content does not match its digest %s (it is %s): the plan was changed after it was made; plan again and review; nothing was applied", p.Digest, got)
 	}
 	return nil
 }
@@ -269,11 +270,11 @@ func (p Policies) changeViolations(ch Change) []string {
 func (p Plan) checkCluster(st *clusterState, profile string) error {
 	switch {
 	case p.ClusterID != st.clusterID:
-		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan was made on cluster %q; this is cluster %q: nothing was applied", p.ClusterID, st.clusterID)
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "the plan was made on cluster %q; this is cluster %q: nothing was applied", p.ClusterID, st.clusterID)
 	case p.Profile != "" && p.Profile != profile:
-		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan was made with profile %q; this run uses %s: nothing was applied", p.Profile, profileName(profile))
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "the plan was made with profile %q; this run uses %s: nothing was applied", p.Profile, profileName(profile))
 	case !slices.ContainsFunc(p.Brokers, func(a string) bool { return slices.Contains(st.addrs, a) }):
-		return engine.Errorf(engine.CodeInvalidArgument, "", "the plan was made on cluster %q at brokers %s; this cluster %q is at %s, none of them: another cluster with the same id; nothing was applied",
+		return vocab.Errorf(vocab.CodeInvalidArgument, "", "the plan was made on cluster %q at brokers %s; this cluster %q is at %s, none of them: another cluster with the same id; nothing was applied",
 			p.ClusterID, strings.Join(p.Brokers, ", "), st.clusterID, strings.Join(st.addrs, ", "))
 	}
 	return nil

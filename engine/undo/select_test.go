@@ -14,6 +14,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 	"github.com/kadmin-lua/kadmin-lua/internal/testengine"
 )
 
@@ -135,9 +136,9 @@ func TestUndoSelectionMatches(t *testing.T) {
 	assert.Len(t, (*Selection)(nil).Select(changes), len(changes), "no selection keeps all")
 }
 
-func requireNoFailure[T engine.Item](t *testing.T, items []T) {
+func requireNoFailure[T vocab.Item](t *testing.T, items []T) {
 	t.Helper()
-	first, _ := engine.FirstFailure(items)
+	first, _ := vocab.FirstFailure(items)
 	require.Nil(t, first)
 }
 
