@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // seedLS: SGroups groups committed on every partition of STopics x
@@ -38,12 +39,12 @@ func seedLS(ctx context.Context, s *seeded, sc Scale) (func(int) ([]string, []st
 		return nil, "", err
 	}
 	s.temps = append(s.temps, dir)
-	state := filepath.Join(dir, "ls.state")
-	if err := fillState(ctx, s, state); err != nil {
+	stateFile := filepath.Join(dir, "ls.state")
+	if err := fillState(ctx, s, stateFile); err != nil {
 		return nil, "", err
 	}
 	return func(int) ([]string, []string) {
-		return []string{"{kadmin}", "-b", "{brokers}", "--state", state, "run", "{scripts}/LS.lua"}, kadminArgs("L.lua")
+		return []string{"{kadmin}", "-b", "{brokers}", "--state", stateFile, "run", "{scripts}/LS.lua"}, kadminArgs("L.lua")
 	}, strconv.FormatInt(total, 10), nil
 }
 
@@ -62,14 +63,14 @@ func fillState(ctx context.Context, s *seeded, path string) error {
 	if err != nil {
 		return err
 	}
-	store, err := engine.OpenStateFile(path, engine.StateOptions{})
+	store, err := state.OpenFile(path, state.Options{})
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	start := time.Now().Add(-11 * time.Minute)
 	for k := range 10 {
-		if err := store.RecordLag(id, "", start.Add(time.Duration(k)*time.Minute), lags); err != nil {
+		if err := engine.RecordLag(store, id, "", start.Add(time.Duration(k)*time.Minute), lags); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // What create_acls and delete_acls record: the ACLs to create that existed
@@ -97,9 +99,9 @@ func (c *Client) lookCreatedACLs(ctx context.Context, _ ACLsBefore, res []Create
 			continue
 		}
 		if present[r.acl()] {
-			found[r.Key()], res[i].Err = FoundApplied, nil
+			found[r.Key()], res[i].Err = auditlog.FoundApplied, nil
 		} else {
-			found[r.Key()], res[i].Err = FoundNotApplied, looked(r.Err, "the ACL does not exist")
+			found[r.Key()], res[i].Err = auditlog.FoundNotApplied, looked(r.Err, "the ACL does not exist")
 		}
 	}
 	return res, err, found
@@ -141,12 +143,12 @@ func (c *Client) lookDeletedACLs(ctx context.Context, before []ACLFilterMatches,
 		}
 		switch {
 		case len(gone) == len(before[i].Matches):
-			found[r.Key()] = FoundApplied
+			found[r.Key()] = auditlog.FoundApplied
 			res[i].Deleted, res[i].Err = sortACLs(append([]ACL{}, gone...)), nil
 		case len(gone) == 0:
-			found[r.Key()], res[i].Err = FoundNotApplied, looked(r.Err, "the ACLs it matched are all still there")
+			found[r.Key()], res[i].Err = auditlog.FoundNotApplied, looked(r.Err, "the ACLs it matched are all still there")
 		default:
-			found[r.Key()] = FoundUndetermined
+			found[r.Key()] = auditlog.FoundUndetermined
 			res[i].Deleted = sortACLs(gone)
 			res[i].Err = looked(r.Err, "some of the ACLs it matched are gone")
 		}

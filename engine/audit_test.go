@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
 )
 
 // createTopic creates one topic through cl and returns the call's error.
@@ -29,7 +31,7 @@ func createTopic(cl *Client, name string) error {
 func linesOf(t *testing.T, path string) []string {
 	t.Helper()
 	var out []string
-	for _, r := range readAudit(t, path) {
+	for _, r := range testaudit.Records(t, path) {
 		out = append(out, r.Type+" "+r.Op)
 	}
 	return out
@@ -41,37 +43,6 @@ func requireNotSent(t *testing.T, c *kfake.Cluster, creates interface{ Load() in
 	assert.NotContains(t, freshTopics(t, c), topic)
 }
 
-func TestAuditLogIsCreated0600(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.jsonl")
-	log, err := OpenAuditLog(path)
-	require.NoError(t, err)
-	defer log.Close()
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-}
-
-func TestOpenAuditLogRefusesFilesOthersCanWrite(t *testing.T) {
-	dir := t.TempDir()
-	for _, mode := range []os.FileMode{0o620, 0o602, 0o666, 0o622} {
-		path := filepath.Join(dir, "shared.jsonl")
-		require.NoError(t, os.WriteFile(path, nil, 0o600))
-		require.NoError(t, os.Chmod(path, mode)) // not subject to the umask
-		_, err := OpenAuditLog(path)
-		require.Error(t, err, "mode %04o", mode)
-		assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
-		assert.Contains(t, err.Error(), path)
-		assert.Contains(t, err.Error(), "may be written by group or others")
-	}
-	// Readable by others is fine: only writing forges lines.
-	path := filepath.Join(dir, "readable.jsonl")
-	require.NoError(t, os.WriteFile(path, nil, 0o600))
-	require.NoError(t, os.Chmod(path, 0o644))
-	log, err := OpenAuditLog(path)
-	require.NoError(t, err)
-	require.NoError(t, log.Close())
-}
-
 func TestOpenAuditLogRefusesAFileOfAnotherUser(t *testing.T) {
 	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
 		t.Skip("needs to chown (root)")
@@ -79,7 +50,7 @@ func TestOpenAuditLogRefusesAFileOfAnotherUser(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "theirs.jsonl")
 	require.NoError(t, os.WriteFile(path, nil, 0o600))
 	require.NoError(t, os.Chown(path, 65534, 65534))
-	_, err := OpenAuditLog(path)
+	_, err := auditlog.Open(path)
 	require.Error(t, err)
 	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
 	assert.Contains(t, err.Error(), path+" belongs to uid 65534, not to this user")
@@ -97,32 +68,6 @@ func TestOpenAuditLogRefusesAFileOfAnotherUser(t *testing.T) {
 	requireNotSent(t, c, creates, "planted")
 }
 
-func TestOpenAuditLogRefusesSymlinksAndNonFiles(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("symlinks need privileges on Windows")
-	}
-	dir := t.TempDir()
-	target := filepath.Join(dir, "real.jsonl")
-	require.NoError(t, os.WriteFile(target, nil, 0o600))
-	link := filepath.Join(dir, "link.jsonl")
-	require.NoError(t, os.Symlink(target, link))
-	_, err := OpenAuditLog(link)
-	require.Error(t, err)
-	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
-	assert.Contains(t, err.Error(), link+" is a symbolic link")
-
-	dangling := filepath.Join(dir, "dangling.jsonl")
-	require.NoError(t, os.Symlink(filepath.Join(dir, "nothing-yet"), dangling))
-	_, err = OpenAuditLog(dangling)
-	require.Error(t, err, "a dangling link would create its target")
-	assert.Contains(t, err.Error(), "symbolic link")
-	assert.NoFileExists(t, filepath.Join(dir, "nothing-yet"))
-
-	_, err = OpenAuditLog(dir)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), dir)
-}
-
 func TestAuditLogFollowsAMovedFile(t *testing.T) {
 	cl, c, _, path := auditedClient(t)
 	require.NoError(t, createTopic(cl, "before-rotation"))
@@ -131,7 +76,7 @@ func TestAuditLogFollowsAMovedFile(t *testing.T) {
 	require.NoError(t, os.Rename(path, path+".1"))
 	require.NoError(t, os.WriteFile(path, nil, 0o600))
 	require.NoError(t, createTopic(cl, "after-rotation"))
-	old, cur := readAudit(t, path+".1"), readAudit(t, path)
+	old, cur := testaudit.Records(t, path+".1"), testaudit.Records(t, path)
 	require.Len(t, old, 2)
 	require.Len(t, cur, 2)
 	assert.Contains(t, string(old[0].Args), "before-rotation")
@@ -145,7 +90,7 @@ func TestAuditLogFollowsAMovedFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	assert.Equal(t, []string{"intent create_topics", "outcome create_topics"}, linesOf(t, path))
-	assert.Len(t, readAudit(t, path+".2"), 2, "the moved file keeps its lines")
+	assert.Len(t, testaudit.Records(t, path+".2"), 2, "the moved file keeps its lines")
 
 	// Moved between an intent and its outcome: the outcome follows its
 	// intent into the moved file.
@@ -154,10 +99,10 @@ func TestAuditLogFollowsAMovedFile(t *testing.T) {
 		return nil, nil, false
 	})
 	require.NoError(t, createTopic(cl, "mid-call"))
-	moved := readAudit(t, path+".3")
+	moved := testaudit.Records(t, path+".3")
 	require.Len(t, moved, 4)
 	assert.Equal(t, moved[2].ID, moved[3].ID)
-	assert.Equal(t, AuditOutcome, moved[3].Type)
+	assert.Equal(t, auditlog.TypeOutcome, moved[3].Type)
 	assert.NoFileExists(t, path, "no intent since: nothing created")
 }
 
@@ -212,21 +157,21 @@ func TestAuditLogReopenRefusesWhatOpenRefuses(t *testing.T) {
 	assert.Contains(t, err.Error(), "symbolic link")
 	assert.Empty(t, mustRead(t, elsewhere))
 	requireNotSent(t, c, creates, "forged")
-	assert.Len(t, readAudit(t, path+".1"), 2)
+	assert.Len(t, testaudit.Records(t, path+".1"), 2)
 }
 
 func TestAuditLineOverTheLimitIsRefusedBeforeSending(t *testing.T) {
 	_, c, _, path := auditedClient(t)
 	// Encoding 16 MiB twice takes seconds under -race: more than the
 	// test client's 5 s deadline on a loaded machine.
-	log, err := OpenAuditLog(path)
+	log, err := auditlog.Open(path)
 	require.NoError(t, err)
 	defer log.Close()
 	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 2 * time.Minute, Audit: log})
 	require.NoError(t, err)
 	defer cl.Close()
 	creates := countRequests(c, kmsg.CreateTopics)
-	huge := strings.Repeat("x", MaxAuditLine)
+	huge := strings.Repeat("x", auditlog.MaxLine)
 	res, err := cl.CreateTopics(context.Background(), []TopicSpec{{Name: "huge", Partitions: 1, Configs: map[string]string{"my.note": huge}}}, CreateTopicsOptions{})
 	require.Error(t, err, "%v", res)
 	assert.Equal(t, CodeAudit, AsError(err, "").Code)
@@ -236,50 +181,16 @@ func TestAuditLineOverTheLimitIsRefusedBeforeSending(t *testing.T) {
 	requireNotSent(t, c, creates, "huge")
 }
 
-// The cost of checking the path before each intent line (an lstat and an
-// fstat), next to the fsync every line pays anyway: BenchmarkAuditAppend.
-func BenchmarkAuditFollowPath(b *testing.B) {
-	log, err := OpenAuditLog(filepath.Join(b.TempDir(), "a.jsonl"))
-	require.NoError(b, err)
-	defer log.Close()
-	for b.Loop() {
-		if err := log.followPath(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkAuditAppend(b *testing.B) {
-	log, err := OpenAuditLog(filepath.Join(b.TempDir(), "a.jsonl"))
-	require.NoError(b, err)
-	defer log.Close()
-	rec := AuditRecord{Type: AuditIntent, ID: "x", Op: "create_topics", ClusterID: "c", Args: []byte(`{"specs":[{"name":"t"}]}`)}
-	for b.Loop() {
-		if err := log.append(rec); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// Opening a log reads only its last line for the chain: the time does not
-// grow with the file (compare lines=1 and lines=20000, ~21 MB).
-func BenchmarkOpenAuditLog(b *testing.B) {
-	for _, n := range []int{1, 20000} {
-		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "a.jsonl")
-			line := `{"type":"outcome","id":"x","op":"create_topics","error":"` + strings.Repeat("x", 1000) + `"}` + "\n"
-			require.NoError(b, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o600))
-			log, err := OpenAuditLog(path)
-			require.NoError(b, err)
-			require.NoError(b, log.append(AuditRecord{Type: AuditOutcome, ID: "y", Op: "create_topics"}))
-			require.NoError(b, log.Close())
-			for b.Loop() {
-				log, err := OpenAuditLog(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_ = log.Close()
-			}
-		})
+func TestAuditRotationStartsANewChain(t *testing.T) {
+	cl, _, _, path := auditedClient(t)
+	require.NoError(t, createTopic(cl, "one"))
+	require.NoError(t, os.Rename(path, path+".1"))
+	require.NoError(t, createTopic(cl, "two"))
+	recs := testaudit.Records(t, path)
+	assert.Empty(t, recs[0].Prev, "the new file's first line starts a chain")
+	for _, p := range []string{path, path + ".1"} {
+		changes, problems := testaudit.Read(t, p, auditlog.Options{})
+		assert.Empty(t, problems, p)
+		assert.Len(t, testaudit.Trusted(changes), 1, p)
 	}
 }

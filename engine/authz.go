@@ -49,7 +49,7 @@ func (c Config) Principal() string {
 		}
 	}
 	if c.TLS != nil && (c.TLS.CertFile != "" || c.TLS.KeyStore != nil) {
-		if tc, err := c.TLS.build(); err == nil && len(tc.Certificates) > 0 && len(tc.Certificates[0].Certificate) > 0 {
+		if tc, err := c.TLS.Build(); err == nil && len(tc.Certificates) > 0 && len(tc.Certificates[0].Certificate) > 0 {
 			if cert, err := x509.ParseCertificate(tc.Certificates[0].Certificate[0]); err == nil {
 				return "User:" + cert.Subject.String()
 			}
@@ -109,7 +109,9 @@ var javaRequestDump = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // IsDenied reports whether e is an authorization failure (the ACLs said no).
-func (e *Error) IsDenied() bool {
+// A function, not a method of Error: the error type lives in engine/vocab,
+// which knows no Kafka codes.
+func IsDenied(e *Error) bool {
 	if e == nil {
 		return false
 	}
@@ -127,7 +129,7 @@ func ExplainDenied(err error, op, principal string, verbose bool) error {
 		return nil
 	}
 	e := AsError(err, "")
-	if !e.IsDenied() || strings.HasPrefix(e.Message, "not authorized: ") {
+	if !IsDenied(e) || strings.HasPrefix(e.Message, "not authorized: ") {
 		return err
 	}
 	c := *e
@@ -137,7 +139,7 @@ func ExplainDenied(err error, op, principal string, verbose bool) error {
 
 // ExplainDeniedItem rewrites an item's error in place (see ExplainDenied).
 func ExplainDeniedItem(e *Error, op, principal string, verbose bool) {
-	if e.IsDenied() && !strings.HasPrefix(e.Message, "not authorized: ") {
+	if IsDenied(e) && !strings.HasPrefix(e.Message, "not authorized: ") {
 		e.Message = deniedMessage(e, op, principal, verbose)
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // QuorumReplica is a voter or observer of the KRaft metadata quorum.
@@ -183,11 +185,11 @@ func (c *Client) UnregisterBroker(ctx context.Context, id int32) (*UnregisteredB
 			case e != nil:
 				return r, err, nil
 			case slices.Contains(ids, id):
-				return r, err, map[string]string{key: FoundNotApplied}
+				return r, err, map[string]string{key: auditlog.FoundNotApplied}
 			}
 			// Metadata lists live brokers only: a dead broker is not
 			// listed whether it is registered or not.
-			return r, err, map[string]string{key: FoundUndetermined}
+			return r, err, map[string]string{key: auditlog.FoundUndetermined}
 		},
 	})
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // Client is a connection to one cluster. It is safe for concurrent use.
@@ -21,7 +24,7 @@ type Client struct {
 	// groupAPIs is what ApiVersions said about group types (groups.go).
 	groupAPIs atomic.Int32
 	// localState holds lag_status's samples when Config.State is nil.
-	localState     *StateStore
+	localState     *state.Store
 	localStateOnce sync.Once
 	// caps is what one broker's ApiVersions said the cluster can do
 	// (needs.go), asked once.
@@ -29,8 +32,8 @@ type Client struct {
 
 	closeOnce sync.Once
 
-	notifyOnce sync.Once // notifier: made on first use (notify.go)
-	notifier   *Notifier
+	notifyOnce sync.Once // notifier: made on first use (notify.go, engine/alerts)
+	notifier   *alerts.Notifier
 
 	probers probers // probe's producer and consumer, kept between probes (probe.go)
 }
@@ -71,4 +74,11 @@ func (c *Client) Close() {
 // is clear that no seed broker can be reached at first contact (first_contact.go).
 func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return c.contact.begin(ctx, c.cfg.timeout())
+}
+
+// CallContext bounds work that drives the client for one caller's call
+// (desired state's plan, an apply's wait) as callCtx bounds one call: by
+// the configured timeout, ended when no seed broker can be reached.
+func (c *Client) CallContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return c.callCtx(ctx)
 }

@@ -1,11 +1,15 @@
 package engine
 
 import (
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // DefaultTimeout bounds every call unless Config.Timeout says otherwise.
@@ -13,11 +17,11 @@ const DefaultTimeout = 30 * time.Second
 
 // Config says how to reach and log in to a cluster.
 type Config struct {
-	Brokers  []string      // seed brokers, host:port
-	ClientID string        // defaults to "kadmin-lua"
-	Timeout  time.Duration // per call; DefaultTimeout when zero
-	TLS      *TLSConfig    // nil: plaintext
-	SASL     *SASLConfig   // nil: no authentication
+	Brokers  []string          // seed brokers, host:port
+	ClientID string            // defaults to "kadmin-lua"
+	Timeout  time.Duration     // per call; DefaultTimeout when zero
+	TLS      *login.TLSConfig  // nil: plaintext
+	SASL     *login.SASLConfig // nil: no authentication
 	// Verbose, when set, receives one line per connection attempt and per
 	// request sent or answered (names, sizes, times; never contents).
 	Verbose io.Writer
@@ -31,7 +35,7 @@ type Config struct {
 	//
 	// Audit is where every mutation is written ahead: an intent line
 	// synced before the request, an outcome line after. nil writes none.
-	Audit *AuditLog
+	Audit *auditlog.Log
 	// DryRun: the client sends nothing that changes the cluster. mutate
 	// refuses every mutating request but a validate_only one with
 	// DRY_RUN. A call may raise it (WithDryRun) and never lower it.
@@ -39,62 +43,22 @@ type Config struct {
 
 	// Notices is where kafka.notify remembers what it last sent for each
 	// alert, so that an open alert is sent once, again after its repeat
-	// interval, and once when it resolves (notify.go). The state store
-	// (--state) implements it: nil takes State's (state_notices.go), or
+	// interval, and once when it resolves (engine/alerts). The state store
+	// (--state) implements it: nil takes State's (engine/state), or
 	// without a State an in-memory ledger for the client's life.
-	Notices NoticeLedger
+	Notices alerts.Ledger
 
 	// State is the store lag_status keeps its samples in between calls
 	// and runs (--state FILE; in memory without it), shared by every
 	// client of the process: each cluster's samples are kept apart by
 	// cluster id. nil: the client keeps its own, in memory.
-	State *StateStore
+	State *state.Store
 
 	// Decompress bounds what reading records (peek, lag in time)
 	// decompresses, whatever memory the process may use
 	// (decompress.go); zero values take the defaults.
 	Decompress DecompressLimits
 }
-
-// TLSConfig enables TLS. Verification is on unless InsecureSkipVerify is set.
-// Brokers are verified against CAFile and TrustStore (both when both are
-// set; the system roots when neither is); the client certificate is
-// CertFile/KeyFile (PEM) or KeyStore (JKS or PKCS12), not both.
-type TLSConfig struct {
-	CAFile             string
-	CertFile, KeyFile  string
-	ServerName         string
-	InsecureSkipVerify bool
-	TrustStore         *KeyStore // Java trust store of CA certificates
-	KeyStore           *KeyStore // Java key store holding the client key and its chain
-}
-
-// SASLConfig logs in with one of SASLMechanisms. PLAIN and SCRAM use
-// Username and Password; OAUTHBEARER, GSSAPI and AWS_MSK_IAM read their own
-// settings (sasl_oauth.go, sasl_kerberos.go, sasl_aws.go).
-type SASLConfig struct {
-	Mechanism string // one of SASLMechanisms
-	Username  string
-	Password  Secret
-	// PasswordFunc, when Password is empty, is asked once, lazily, on the
-	// first login (e.g. an interactive prompt).
-	PasswordFunc func() (string, error)
-
-	OAuth    *OAuthConfig    // OAUTHBEARER
-	Kerberos *KerberosConfig // GSSAPI
-	AWS      *AWSConfig      // AWS_MSK_IAM
-}
-
-// Secret is a string that never prints: fmt, %v, JSON and errors all show
-// "***", so passwords cannot leak into output, logs or the audit log.
-type Secret string
-
-func (Secret) String() string                 { return "***" }
-func (Secret) GoString() string               { return `"***"` }
-func (Secret) MarshalJSON() ([]byte, error)   { return []byte(`"***"`), nil }
-func (s Secret) Reveal() string               { return string(s) }
-func (Secret) Format(f fmt.State, verb rune)  { _, _ = f.Write([]byte("***")) }
-func (s Secret) MarshalText() ([]byte, error) { return []byte("***"), nil }
 
 // HasCredentials reports whether the config logs in (SASL or a TLS client
 // certificate).
@@ -150,14 +114,14 @@ func (c Config) kgoOpts() ([]kgo.Opt, error) {
 		kgo.RetryTimeout(c.timeout()),
 	}
 	if c.TLS != nil {
-		tc, err := c.TLS.build()
+		tc, err := c.TLS.Build()
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, kgo.DialTLSConfig(tc))
 	}
 	if c.SASL != nil {
-		m, err := c.SASL.mechanism()
+		m, err := c.SASL.Build()
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // What alter_configs records: each touched config as it was before (value
@@ -63,7 +66,7 @@ func DynamicSource(r ConfigResource) string {
 }
 
 // alterConfigsArgs are alter_configs' arguments as the intent line records
-// them. The audit log hides values by their config's name (Redact); a
+// them. The audit log hides values by their config's name (redact.Value); a
 // config Kafka marks sensitive (a PASSWORD-type config whose name says
 // nothing, e.g. ssl.truststore.certificates) is hidden too, by what the
 // before-state read says, which is read before the intent line is written.
@@ -99,7 +102,7 @@ func (a *alterConfigsArgs) hide(before []ConfigsBefore) {
 			out := make(map[string]string, len(m))
 			for k, v := range m {
 				if keys[k] {
-					v = Redacted
+					v = redact.Redacted
 				}
 				out[k] = v
 			}
@@ -281,14 +284,14 @@ func (c *Client) lookAlteredConfigs(alts alterations) func(context.Context, []Co
 			}
 			switch {
 			case applied:
-				found[r.String()] = FoundApplied
+				found[r.String()] = auditlog.FoundApplied
 				for i := range res {
 					if res[i].Key() == r.String() {
 						res[i].Err = nil
 					}
 				}
 			case unchanged:
-				found[r.String()] = FoundNotApplied
+				found[r.String()] = auditlog.FoundNotApplied
 			}
 		}
 		return res, err, found

@@ -1,6 +1,11 @@
-// Package engine is kadmin-lua's Kafka admin engine: a thin, typed layer over
+// Package engine is kadmin-lua's Kafka admin core: a thin, typed layer over
 // franz-go's kadm (and kmsg where kadm has no helper) that the Lua API, the
-// CLI and Go programs all share. It never imports Lua.
+// CLI and Go programs all share. It never imports Lua. The engine's other
+// concerns are packages beside it (docs/architecture.md): below it, with no
+// Kafka client, the audit log (auditlog), logins (login), the state store
+// (state), alerts, Burrow's verdicts, placement, redact and the vocabulary
+// every one of them shares (vocab); above it, driving the cluster through
+// it, undo and desired state.
 //
 // The model, copied from kadm:
 //

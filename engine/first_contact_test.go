@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // lockedBuffer is a strings.Builder the client's hooks may write to from
@@ -139,7 +141,7 @@ func TestVerboseShowsConnectionsAndRequestsNeverSecrets(t *testing.T) {
 	defer c.Close()
 	var out lockedBuffer
 	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 10 * time.Second, Verbose: &out,
-		SASL: &SASLConfig{Mechanism: "PLAIN", Username: "admin", Password: pw}})
+		SASL: &login.SASLConfig{Mechanism: "PLAIN", Username: "admin", Password: pw}})
 	require.NoError(t, err)
 	defer cl.Close()
 	_, err = cl.ListTopics(context.Background(), ListTopicsOptions{})
@@ -196,7 +198,7 @@ func TestLoginRefusedByAClosedConnectionIsAnAuthError(t *testing.T) {
 	for _, mech := range []string{"PLAIN", "SCRAM-SHA-256"} {
 		t.Run(mech, func(t *testing.T) {
 			cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 30 * time.Second,
-				SASL: &SASLConfig{Mechanism: mech, Username: "admin", Password: "bad-pa55"}})
+				SASL: &login.SASLConfig{Mechanism: mech, Username: "admin", Password: "bad-pa55"}})
 			require.NoError(t, err)
 			defer cl.Close()
 			began := time.Now()
@@ -210,7 +212,7 @@ func TestLoginRefusedByAClosedConnectionIsAnAuthError(t *testing.T) {
 			assert.NotContains(t, e.Error(), "bad-pa55", "never the password")
 
 			good, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 10 * time.Second,
-				SASL: &SASLConfig{Mechanism: mech, Username: "admin", Password: "pw"}})
+				SASL: &login.SASLConfig{Mechanism: mech, Username: "admin", Password: "pw"}})
 			require.NoError(t, err)
 			defer good.Close()
 			_, err = good.ListTopics(context.Background(), ListTopicsOptions{})

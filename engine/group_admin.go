@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // MemberRef names a group member to remove: a static member by its
@@ -232,7 +234,7 @@ type DeletedOffset struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (d DeletedOffset) Key() string     { return partitionKey(d.Topic, d.Partition) }
+func (d DeletedOffset) Key() string     { return vocab.PartitionKey(d.Topic, d.Partition) }
 func (d DeletedOffset) Failure() *Error { return d.Err }
 
 // DeleteOffsetsOptions modify DeleteGroupOffsets.
@@ -298,7 +300,7 @@ func (c *Client) DeleteGroupOffsets(ctx context.Context, group string, topics []
 		out = append(out, DeletedOffset{Topic: tp.Topic, Partition: tp.Partition, Err: errs[tp]})
 	}
 	slices.SortFunc(out, func(a, b DeletedOffset) int {
-		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
+		return compareTP(TopicPartition{Topic: a.Topic, Partition: a.Partition}, TopicPartition{Topic: b.Topic, Partition: b.Partition})
 	})
 	return out, nil
 }
@@ -398,7 +400,7 @@ func (c *Client) resolvePartitions(ctx context.Context, topics []string, partiti
 			continue
 		}
 		for _, p := range td.Partitions {
-			set[TopicPartition{t, p.Partition}] = true
+			set[TopicPartition{Topic: t, Partition: p.Partition}] = true
 		}
 	}
 	for _, tp := range partitions {

@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Group types as ListGroups reports them (KIP-848 and later). Brokers older
@@ -96,7 +98,7 @@ type CommittedOffset struct {
 	Err         *Error `json:"error,omitempty"`
 }
 
-func (o CommittedOffset) Key() string     { return partitionKey(o.Topic, o.Partition) }
+func (o CommittedOffset) Key() string     { return vocab.PartitionKey(o.Topic, o.Partition) }
 func (o CommittedOffset) Failure() *Error { return o.Err }
 
 // FetchOffsets returns a group's committed offsets sorted by topic and
@@ -150,7 +152,7 @@ func orErr(err, def error) error {
 
 func committedOffset(r kadm.OffsetResponse, group string) CommittedOffset {
 	return CommittedOffset{Topic: r.Topic, Partition: r.Partition, Offset: r.At, LeaderEpoch: r.LeaderEpoch, Metadata: r.Metadata,
-		Err: AsError(r.Err, group+": "+partitionKey(r.Topic, r.Partition))}
+		Err: AsError(r.Err, group+": "+vocab.PartitionKey(r.Topic, r.Partition))}
 }
 
 // fetchOffsets fetches one group's commits, retrying group-level and
@@ -193,7 +195,7 @@ type CommitResult struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (r CommitResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
+func (r CommitResult) Key() string     { return vocab.PartitionKey(r.Topic, r.Partition) }
 func (r CommitResult) Failure() *Error { return r.Err }
 
 // CommitOffsets commits offsets for a group, one result per partition in
@@ -211,14 +213,14 @@ func (c *Client) CommitOffsets(ctx context.Context, group string, offsets []Offs
 // commitOffsets is CommitOffsets, audited as op (reset_offsets commits
 // through it too).
 func (c *Client) commitOffsets(ctx context.Context, op, group string, offsets []OffsetCommit) ([]CommitResult, error) {
-	byKey, keys, err := uniqueTPs(offsets, func(o OffsetCommit) TopicPartition { return TopicPartition{o.Topic, o.Partition} })
+	byKey, keys, err := uniqueTPs(offsets, func(o OffsetCommit) TopicPartition { return TopicPartition{Topic: o.Topic, Partition: o.Partition} })
 	if err != nil {
 		return nil, err
 	}
 	names := make([]string, len(keys))
 	sorted := make([]OffsetCommit, len(keys))
 	for i, k := range keys {
-		names[i], sorted[i] = partitionKey(k.Topic, k.Partition), byKey[k]
+		names[i], sorted[i] = vocab.PartitionKey(k.Topic, k.Partition), byKey[k]
 	}
 	return mutate(ctx, c, mutation[GroupOffsetsBefore, []CommitResult]{
 		op: op, keys: names,
@@ -236,7 +238,7 @@ func (c *Client) commitOffsets(ctx context.Context, op, group string, offsets []
 }
 
 func (c *Client) sendCommit(ctx context.Context, group string, keys []TopicPartition, byKey map[TopicPartition]OffsetCommit) []CommitResult {
-	res := func(k TopicPartition) string { return partitionKey(k.Topic, k.Partition) }
+	res := func(k TopicPartition) string { return vocab.PartitionKey(k.Topic, k.Partition) }
 	errs := retryItems(ctx, keys, res, func(ctx context.Context, pending []TopicPartition) (map[TopicPartition]*Error, error) {
 		os := kadm.Offsets{}
 		for _, k := range pending {
@@ -253,7 +255,7 @@ func (c *Client) sendCommit(ctx context.Context, group string, keys []TopicParti
 			if r.Err != nil && !errors.As(r.Err, &ke) {
 				return // missing from the response: unanswered, asked again
 			}
-			answers[TopicPartition{r.Topic, r.Partition}] = AsError(r.Err, res(TopicPartition{r.Topic, r.Partition}))
+			answers[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = AsError(r.Err, res(TopicPartition{Topic: r.Topic, Partition: r.Partition}))
 		})
 		return answers, nil
 	})

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // What the group mutations record: the committed offsets before (undo
@@ -55,7 +57,7 @@ func (c *Client) lookCommitted(group string, byKey map[TopicPartition]OffsetComm
 		var tps []TopicPartition
 		for _, r := range res {
 			if unknown[r.Key()] {
-				tps = append(tps, TopicPartition{r.Topic, r.Partition})
+				tps = append(tps, TopicPartition{Topic: r.Topic, Partition: r.Partition})
 			}
 		}
 		now, ferr := c.committedOf(ctx, group, tps)
@@ -63,14 +65,14 @@ func (c *Client) lookCommitted(group string, byKey map[TopicPartition]OffsetComm
 			return res, err, found
 		}
 		for _, n := range now {
-			tp := TopicPartition{n.Topic, n.Partition}
+			tp := TopicPartition{Topic: n.Topic, Partition: n.Partition}
 			i := slices.IndexFunc(res, func(r CommitResult) bool { return r.Topic == n.Topic && r.Partition == n.Partition })
 			old := slices.IndexFunc(before.Offsets, func(b PartitionOffset) bool { return b.Topic == n.Topic && b.Partition == n.Partition })
 			switch {
 			case n.Offset == byKey[tp].Offset:
-				found[tp.String()], res[i].Err = FoundApplied, nil
+				found[tp.String()], res[i].Err = auditlog.FoundApplied, nil
 			case old >= 0 && before.Offsets[old].Offset == n.Offset:
-				found[tp.String()] = FoundNotApplied
+				found[tp.String()] = auditlog.FoundNotApplied
 			}
 		}
 		return res, err, found
@@ -154,13 +156,13 @@ func (c *Client) lookDeletedGroups(o DeleteGroupsOptions) func(context.Context, 
 			_, there := states[r.Group]
 			switch {
 			case there:
-				found[r.Group], res[i].Err = FoundNotApplied, looked(r.Err, "the group still exists")
+				found[r.Group], res[i].Err = auditlog.FoundNotApplied, looked(r.Err, "the group still exists")
 			case before.existed(r.Group):
-				found[r.Group], res[i].Err = FoundApplied, nil
+				found[r.Group], res[i].Err = auditlog.FoundApplied, nil
 			case o.IfExists:
-				found[r.Group], res[i].Err, res[i].Missing = FoundNotApplied, nil, true
+				found[r.Group], res[i].Err, res[i].Missing = auditlog.FoundNotApplied, nil, true
 			default:
-				found[r.Group] = FoundNotApplied
+				found[r.Group] = auditlog.FoundNotApplied
 				res[i].Err = &Error{Code: kerr.GroupIDNotFound.Message, Resource: r.Group, Message: "the group did not exist before this call"}
 			}
 		}

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // Burrow and lag_status side by side on one scripted timeline (the table in
@@ -22,7 +25,7 @@ import (
 // Burrow is run as Burrow runs: its storage keeps the last 10 commits
 // (intervals), each with its lag against the end offset it refreshed last
 // (offset-refresh, 10 s), and the last 10 end offsets; its evaluator is
-// EvaluateLag with Committing (Burrow's calculatePartitionStatus, its own
+// verdicts.EvaluateLag with Committing (Burrow's calculatePartitionStatus, its own
 // test cases ported in TestEvaluateLagBurrowCases), asked every second.
 // lag_status is run as cron runs it: one sample a minute, or every five
 // minutes, a second past the minute, through the state store and the
@@ -49,9 +52,9 @@ func TestBurrowAndLagStatusSideBySide(t *testing.T) {
 	before := func(ms int64) bool { return ms < e }
 	keepsUp := func(ms int64) int64 { return produced(ms) }
 	consumers := []consumer{
-		{"dies caught up", LagStatusStop, keepsUp, before, before},
-		{"stalls", LagStatusStall, func(ms int64) int64 { return produced(min(ms, e)) }, always, always},
-		{"slows to 80%", LagStatusWarn, func(ms int64) int64 {
+		{"dies caught up", verdicts.LagStatusStop, keepsUp, before, before},
+		{"stalls", verdicts.LagStatusStall, func(ms int64) int64 { return produced(min(ms, e)) }, always, always},
+		{"slows to 80%", verdicts.LagStatusWarn, func(ms int64) int64 {
 			if ms < e {
 				return produced(ms)
 			}
@@ -61,7 +64,7 @@ func TestBurrowAndLagStatusSideBySide(t *testing.T) {
 	}
 
 	burrow := func(c consumer) string {
-		var commits []LagSample
+		var commits []verdicts.LagSample
 		var ends []int64
 		var lastEnd int64
 		first := map[string]int64{}
@@ -74,14 +77,14 @@ func TestBurrowAndLagStatusSideBySide(t *testing.T) {
 			if ms > 0 && ms%every == 0 && c.commit(ms) {
 				off := c.pos(ms)
 				lag := max(lastEnd-off, 0)
-				commits = append(commits, LagSample{Offset: off, TimeMs: ms, Lag: &lag})
+				commits = append(commits, verdicts.LagSample{Offset: off, TimeMs: ms, Lag: &lag})
 				commits = commits[max(len(commits)-10, 0):]
 			}
 			if ms < e || len(commits) == 0 {
 				continue
 			}
 			current := max(lastEnd-commits[len(commits)-1].Offset, 0)
-			v := EvaluateLag(commits, EvaluateOptions{NowMs: ms, EndOffsets: ends, CurrentLag: &current, Committing: true})
+			v := verdicts.EvaluateLag(commits, verdicts.EvaluateOptions{NowMs: ms, EndOffsets: ends, CurrentLag: &current, Committing: true})
 			if _, ok := first[v.Status]; !ok {
 				first[v.Status] = ms - e
 			}
@@ -90,9 +93,9 @@ func TestBurrowAndLagStatusSideBySide(t *testing.T) {
 	}
 
 	ours := func(c consumer, cadence int64) string {
-		s := NewStateStore(StateOptions{})
+		s := state.New(state.Options{})
 		var j judge
-		j.windowMs = s.opts.Window.Milliseconds()
+		j.windowMs = s.Options().Window.Milliseconds()
 		first := map[string]int64{}
 		for ms := int64(1_000); ms <= until; ms += cadence {
 			committed := int64(0)
@@ -108,7 +111,7 @@ func TestBurrowAndLagStatusSideBySide(t *testing.T) {
 			}
 			j.nowMs = ms
 			var v PartitionLagStatus
-			err := s.record("c", "n", ms, []groupSample{{group: "g", parts: []PartitionLag{p}}}, func(_, _ int, w partitionWindow) {
+			err := state.Record(s, "c", "n", ms, []lagGroup{{Name: "g", Parts: []PartitionLag{p}}}, lagReading, func(_, _ int, w state.PartitionWindow) {
 				v = j.partition(p, w)
 			})
 			if err != nil {
@@ -142,7 +145,7 @@ func TestBurrowAndLagStatusSideBySide(t *testing.T) {
 // for "", the first verdict but OK, and which.
 func firstOf(first map[string]int64, status string) string {
 	if status == "" {
-		for _, s := range []string{LagStatusWarn, LagStatusStall, LagStatusStop, LagStatusRewind} {
+		for _, s := range []string{verdicts.LagStatusWarn, verdicts.LagStatusStall, verdicts.LagStatusStop, verdicts.LagStatusRewind} {
 			if _, ok := first[s]; ok {
 				return s + " " + firstOf(first, s)
 			}

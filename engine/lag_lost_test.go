@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // Records deleted before a group read them are lag, not its absence: the
@@ -49,7 +51,7 @@ func TestLostRecordsAreLagInTime(t *testing.T) {
 	sts, err := cl.LagStatus(ctx, []string{"lost", "slow"}, LagStatusOptions{Lag: LagOptions{Now: func() time.Time { return now }}, MaxLagMs: 3_600_000})
 	require.NoError(t, err)
 	lost, slow := statusOf(t, sts, "lost"), statusOf(t, sts, "slow")
-	assert.Equal(t, GroupStatusErr, lost.Status)
+	assert.Equal(t, verdicts.GroupStatusErr, lost.Status)
 	assert.Contains(t, lost.Reason, "2 records were deleted before it read them: its lag in time is unknown (at least 40000 ms), so max_lag_ms 3600000 cannot be held")
-	assert.Equal(t, GroupStatusOK, slow.Status, slow.Reason)
+	assert.Equal(t, verdicts.GroupStatusOK, slow.Status, slow.Reason)
 }

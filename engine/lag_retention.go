@@ -38,7 +38,7 @@ func (r retentions) atRisk(p *PartitionLag, lagMs int64, risk float64) string {
 	if t.ms > 0 && float64(lagMs) >= risk*float64(t.ms) {
 		return "retention.ms"
 	}
-	size, ok := r.sizes[TopicPartition{p.Topic, p.Partition}]
+	size, ok := r.sizes[TopicPartition{Topic: p.Topic, Partition: p.Partition}]
 	if t.bytes <= 0 || !ok || size <= 0 || p.logStart < 0 || p.EndOffset <= p.logStart || float64(size) < risk*float64(t.bytes) {
 		return ""
 	}
@@ -119,7 +119,7 @@ func (c *Client) partitionSizes(ctx context.Context, topics []string, into map[T
 	}
 	for _, d := range dirs {
 		for _, p := range d.Partitions {
-			if tp := (TopicPartition{p.Topic, p.Partition}); !p.IsFuture && p.Size > into[tp] {
+			if tp := (TopicPartition{Topic: p.Topic, Partition: p.Partition}); !p.IsFuture && p.Size > into[tp] {
 				into[tp] = p.Size
 			}
 		}
@@ -170,7 +170,7 @@ func (c *Client) nextDeletions(ctx context.Context, out []GroupLag, r retentions
 	var noSize []string
 	for _, g := range out {
 		for _, p := range g.Partitions {
-			tp := TopicPartition{p.Topic, p.Partition}
+			tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
 			if !p.AtRisk || p.logStart < 0 || p.EndOffset <= p.logStart {
 				continue
 			}
@@ -313,7 +313,7 @@ func (c *Client) nextDeletions(ctx context.Context, out []GroupLag, r retentions
 	for gi := range out {
 		for pi := range out[gi].Partitions {
 			p := &out[gi].Partitions[pi]
-			e, ok := est[TopicPartition{p.Topic, p.Partition}]
+			e, ok := est[TopicPartition{Topic: p.Topic, Partition: p.Partition}]
 			if !p.AtRisk || !ok {
 				continue
 			}

@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // lag_status: lag judged over time. Each call samples lag now (LagWith),
 // adds the sample to the state store, judges every partition's window
-// with Burrow's rules (EvaluateLag) and folds them into a verdict per
+// with Burrow's rules (verdicts.EvaluateLag) and folds them into a verdict per
 // group, with the rates, the trend and an ETA read off the window, and the
 // caller's thresholds on top.
 
@@ -88,7 +91,7 @@ type PartitionLagStatus struct {
 type GroupLagStatus struct {
 	Group  string `json:"group"`
 	State  string `json:"state"`
-	Status string `json:"status"` // GroupStatusOK, Warn, Err or NotFound
+	Status string `json:"status"` // verdicts.GroupStatusOK, Warn, Err or NotFound
 	// Reason says what decided a status other than OK: a threshold passed,
 	// or the worst partition and its rule.
 	Reason      string   `json:"reason,omitempty"`
@@ -132,11 +135,11 @@ func (g GroupLagStatus) Failure() *Error { return g.Err }
 
 // State is the store the client keeps its samples in: the configuration's,
 // or one in memory made for the client.
-func (c *Client) State() *StateStore {
+func (c *Client) State() *state.Store {
 	if c.cfg.State != nil {
 		return c.cfg.State
 	}
-	c.localStateOnce.Do(func() { c.localState = NewStateStore(StateOptions{}) })
+	c.localStateOnce.Do(func() { c.localState = state.New(state.Options{}) })
 	return c.localState
 }
 
@@ -157,7 +160,7 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	// samples come after the other's (sampled before and recorded after,
 	// they read as a clock gone backwards and restarted the windows).
 	store := c.State()
-	if err := store.beginChange(); err != nil {
+	if err := store.BeginChange(); err != nil {
 		return nil, err
 	}
 	lags, err := c.LagWith(ctx, groups, lo)
@@ -174,14 +177,14 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	// store's own window (no copy), and folded into its group's
 	// judgment: no slice of every partition's verdict unless asked for
 	// (for 300,000 partitions it was 42 MB of fresh memory and copies).
-	seen := make([]groupSample, 0, len(lags))
+	seen := make([]lagGroup, 0, len(lags))
 	at := make([]int, 0, len(lags)) // seen[i] is lags[at[i]]
 	for i, g := range lags {
 		switch {
 		case isNotFound(g.Err):
-			seen = append(seen, groupSample{group: g.Group, gone: true})
+			seen = append(seen, lagGroup{Name: g.Group, Gone: true})
 		case g.Err == nil:
-			seen = append(seen, groupSample{group: g.Group, parts: g.Partitions})
+			seen = append(seen, lagGroup{Name: g.Group, Parts: g.Partitions})
 		default:
 			continue
 		}
@@ -189,8 +192,8 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 	}
 	worst := cmp.Or(o.Worst, DefaultLagStatusWorst)
 	judged := make([]groupJudgment, len(lags))
-	j := judge{windowMs: store.opts.Window.Milliseconds(), minComplete: o.MinComplete, allowed: o.AllowedLag, nowMs: nowMs}
-	visit := func(si, pi int, w partitionWindow) {
+	j := judge{windowMs: store.Options().Window.Milliseconds(), minComplete: o.MinComplete, allowed: o.AllowedLag, nowMs: nowMs}
+	visit := func(si, pi int, w state.PartitionWindow) {
 		gi := at[si]
 		p := lags[gi].Partitions[pi]
 		if p.Err != nil {
@@ -198,7 +201,7 @@ func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOpti
 		}
 		judged[gi].add(j.partition(p, w), worst, o.Partitions)
 	}
-	if err := store.record(id, stateName(c.cfg), nowMs, seen, visit); err != nil {
+	if err := state.Record(store, id, stateName(c.cfg), nowMs, seen, lagReading, visit); err != nil {
 		return nil, err
 	}
 	out := make([]GroupLagStatus, 0, len(lags))
@@ -235,7 +238,7 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 	if ps.Committed >= 0 && (!a.windowed || ps.Complete < a.complete) {
 		a.windowed, a.windowMs, a.complete = true, ps.WindowMs, ps.Complete
 	}
-	if ps.Rule == LagRuleWindowIncomplete {
+	if ps.Rule == verdicts.LagRuleWindowIncomplete {
 		a.incomplete++
 	}
 	a.samples = max(a.samples, ps.Samples)
@@ -251,14 +254,14 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus
 	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
 	switch {
 	case isNotFound(g.Err):
-		st.Status, st.Reason, st.Err = GroupStatusNotFound, "the group does not exist", nil
+		st.Status, st.Reason, st.Err = verdicts.GroupStatusNotFound, "the group does not exist", nil
 		return st
 	case g.Err != nil:
-		st.Status, st.Reason = GroupStatusErr, g.Err.Error()
+		st.Status, st.Reason = verdicts.GroupStatusErr, g.Err.Error()
 		return st
 	}
 	st.Samples, st.WindowMs, st.Complete, st.Incomplete = a.samples, a.windowMs, a.complete, a.incomplete
-	st.Status = [...]string{GroupStatusOK, GroupStatusWarn, GroupStatusErr}[a.rank]
+	st.Status = [...]string{verdicts.GroupStatusOK, verdicts.GroupStatusWarn, verdicts.GroupStatusErr}[a.rank]
 	if a.rated {
 		consume, produce := a.consume, a.produce
 		st.ConsumeRate, st.ProduceRate = &consume, &produce
@@ -287,9 +290,9 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus
 		reasons = append(reasons, fmt.Sprintf("lag in time %d ms is over max_lag_ms %d", *st.MaxLagMs, o.MaxLagMs))
 	}
 	if len(reasons) > 0 {
-		st.Status = GroupStatusErr
+		st.Status = verdicts.GroupStatusErr
 	}
-	if len(st.Worst) > 0 && st.Worst[0].Status != LagStatusOK {
+	if len(st.Worst) > 0 && st.Worst[0].Status != verdicts.LagStatusOK {
 		w := st.Worst[0]
 		reasons = append(reasons, fmt.Sprintf("%s[%d] is %s (%s)", w.Topic, w.Partition, w.Status, w.Rule))
 	}
@@ -335,7 +338,7 @@ type judge struct {
 	windowMs, allowed, nowMs int64
 	minComplete              float64
 
-	samples []LagSample
+	samples []verdicts.LagSample
 	lags    []int64
 	ends    []int64
 	current int64
@@ -370,41 +373,41 @@ func (j *judge) float64(v float64) *float64 {
 // partition is Burrow's verdict on one partition's window, with its
 // rates. A partition the group never committed to is not judged (Burrow
 // sees only commits): OK, rule "no_commit".
-func (j *judge) partition(p PartitionLag, w partitionWindow) PartitionLagStatus {
+func (j *judge) partition(p PartitionLag, w state.PartitionWindow) PartitionLagStatus {
 	allowed, nowMs := j.allowed, j.nowMs
-	ps := PartitionLagStatus{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, Committed: p.Committed, EndOffset: p.EndOffset, LagMs: p.LagMs, Samples: len(w.samples), Reset: w.reset}
-	if len(w.samples) > 0 {
-		ps.WindowMs = max(nowMs-w.samples[0].TimeMs, 0)
+	ps := PartitionLagStatus{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, Committed: p.Committed, EndOffset: p.EndOffset, LagMs: p.LagMs, Samples: len(w.Samples), Reset: w.Reset}
+	if len(w.Samples) > 0 {
+		ps.WindowMs = max(nowMs-w.Samples[0].TimeMs, 0)
 		ps.Complete = 1
 		if ps.WindowMs < j.windowMs {
 			ps.Complete = float64(ps.WindowMs) / float64(j.windowMs)
 		}
 	}
-	if c, pr, ok := windowRates(w.samples); ok {
+	if c, pr, ok := windowRates(w.Samples); ok {
 		ps.ConsumeRate, ps.ProduceRate = j.float64(c), j.float64(pr)
 	}
 	if p.Committed < 0 {
-		ps.Status, ps.Rule = LagStatusOK, "no_commit"
+		ps.Status, ps.Rule = verdicts.LagStatusOK, "no_commit"
 		return ps
 	}
 	if p.Lag > max(allowed, 0) && ps.Complete < j.minComplete {
 		// Burrow's minimum-complete: not judged on a part of a window.
-		ps.Status, ps.Rule = LagStatusOK, LagRuleWindowIncomplete
+		ps.Status, ps.Rule = verdicts.LagStatusOK, verdicts.LagRuleWindowIncomplete
 		return ps
 	}
 	j.samples, j.lags, j.ends = j.samples[:0], j.lags[:0], j.ends[:0]
-	for _, s := range w.samples {
+	for _, s := range w.Samples {
 		j.lags = append(j.lags, s.Lag)
 	}
 	// Burrow's "recently caught up" looks at the end offsets of the
 	// newest samples only (this run's and the one before): over the
 	// whole window, a consumer that died caught up read OK until that
 	// sample left the window.
-	for _, s := range w.samples[max(len(w.samples)-2, 0):] {
+	for _, s := range w.Samples[max(len(w.Samples)-2, 0):] {
 		j.ends = append(j.ends, s.End)
 	}
-	for i, s := range w.samples {
-		ls := LagSample{Offset: s.Committed, TimeMs: s.TimeMs}
+	for i, s := range w.Samples {
+		ls := verdicts.LagSample{Offset: s.Committed, TimeMs: s.TimeMs}
 		if s.Lag >= 0 {
 			ls.Lag = &j.lags[i]
 		}
@@ -417,16 +420,16 @@ func (j *judge) partition(p PartitionLag, w partitionWindow) PartitionLagStatus 
 	// distance of it was merged into it, and a few milliseconds of an
 	// offset standing still are no stop.
 	asOf := nowMs
-	if n := len(w.samples); n > 0 {
-		asOf = w.samples[n-1].TimeMs
+	if n := len(w.Samples); n > 0 {
+		asOf = w.Samples[n-1].TimeMs
 	}
-	v := EvaluateLag(j.samples, EvaluateOptions{NowMs: asOf, EndOffsets: j.ends, CurrentLag: &j.current, AllowedLag: allowed,
-		Committing: p.MemberID != "", ChangedMs: w.changedMs, PauseMs: w.pauseMs})
+	v := verdicts.EvaluateLag(j.samples, verdicts.EvaluateOptions{NowMs: asOf, EndOffsets: j.ends, CurrentLag: &j.current, AllowedLag: allowed,
+		Committing: p.MemberID != "", ChangedMs: w.ChangedMs, PauseMs: w.PauseMs})
 	ps.Status, ps.Rule = v.Status, v.Rule
 	// Stuck only where standing still is the verdict: between its
 	// commits a healthy consumer's offset stands still too.
-	if (v.Status == LagStatusStall || v.Status == LagStatusStop) && len(w.samples) > 1 && w.changedMs < nowMs {
-		ps.StuckMs = j.int64(nowMs - w.changedMs)
+	if (v.Status == verdicts.LagStatusStall || v.Status == verdicts.LagStatusStop) && len(w.Samples) > 1 && w.ChangedMs < nowMs {
+		ps.StuckMs = j.int64(nowMs - w.ChangedMs)
 	}
 	return ps
 }
@@ -434,9 +437,9 @@ func (j *judge) partition(p PartitionLag, w partitionWindow) PartitionLagStatus 
 // severity orders statuses for the worst-first list.
 func severity(status string) int {
 	switch status {
-	case LagStatusStop, LagStatusStall, LagStatusRewind:
+	case verdicts.LagStatusStop, verdicts.LagStatusStall, verdicts.LagStatusRewind:
 		return 2
-	case LagStatusWarn:
+	case verdicts.LagStatusWarn:
 		return 1
 	}
 	return 0
@@ -445,7 +448,7 @@ func severity(status string) int {
 // windowRates are the records/s consumed and produced between the
 // window's first and last samples; ok false with fewer than two samples,
 // no time between them or no commit.
-func windowRates(ss []StateSample) (consume, produce float64, ok bool) {
+func windowRates(ss []state.Sample) (consume, produce float64, ok bool) {
 	if len(ss) < 2 {
 		return 0, 0, false
 	}

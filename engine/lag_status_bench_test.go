@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // lag_status against lag() alone on 300 groups x 100 partitions with a
@@ -57,7 +59,7 @@ func BenchmarkLagStatus(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cl, err := New(Config{Brokers: c.ListenAddrs(), State: NewStateStore(StateOptions{})})
+	cl, err := New(Config{Brokers: c.ListenAddrs(), State: state.New(state.Options{})})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func BenchmarkLagStatus(b *testing.B) {
 	}
 	start := time.Now().Add(-11 * time.Minute)
 	for k := range 10 {
-		if err := cl.State().RecordLag(id, "", start.Add(time.Duration(k)*time.Minute), lags); err != nil {
+		if err := RecordLag(cl.State(), id, "", start.Add(time.Duration(k)*time.Minute), lags); err != nil {
 			b.Fatal(err)
 		}
 	}

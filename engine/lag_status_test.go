@@ -14,6 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // produceN appends n records to topic's partition 0.
@@ -56,7 +59,7 @@ func statusOf(t *testing.T, sts []GroupLagStatus, group string) GroupLagStatus {
 // minutes: the five runs fill 4 of them.
 func TestLagStatusJudgesConsumersOverRuns(t *testing.T) {
 	cl, c, adm := newTestClient(t)
-	cl.cfg.State = NewStateStore(StateOptions{Window: 5 * time.Minute})
+	cl.cfg.State = state.New(state.Options{Window: 5 * time.Minute})
 	ctx := context.Background()
 	kc := oneTopic(t, c, adm, "t")
 	produceN(t, kc, "t", 100)
@@ -102,8 +105,8 @@ func TestLagStatusJudgesConsumersOverRuns(t *testing.T) {
 	}
 
 	up := statusOf(t, sts, "catching-up")
-	assert.Equal(t, GroupStatusOK, up.Status, up.Reason)
-	assert.Equal(t, LagRuleDecreasing, up.Worst[0].Rule)
+	assert.Equal(t, verdicts.GroupStatusOK, up.Status, up.Reason)
+	assert.Equal(t, verdicts.LagRuleDecreasing, up.Worst[0].Rule)
 	assert.Equal(t, TrendFalling, up.Trend)
 	require.NotNil(t, up.ConsumeRate)
 	require.NotNil(t, up.ProduceRate)
@@ -118,23 +121,23 @@ func TestLagStatusJudgesConsumersOverRuns(t *testing.T) {
 	assert.InDelta(t, 0.8, up.Worst[0].Complete, 1e-9)
 
 	st := statusOf(t, sts, "stopped")
-	assert.Equal(t, GroupStatusErr, st.Status)
-	assert.Equal(t, LagStatusStop, st.Worst[0].Status)
+	assert.Equal(t, verdicts.GroupStatusErr, st.Status)
+	assert.Equal(t, verdicts.LagStatusStop, st.Worst[0].Status)
 	assert.Contains(t, st.Reason, "t[0] is STOP (stopped)")
 
 	rw := statusOf(t, sts, "rewound")
-	assert.Equal(t, GroupStatusErr, rw.Status)
-	assert.Equal(t, LagStatusRewind, rw.Worst[0].Status)
+	assert.Equal(t, verdicts.GroupStatusErr, rw.Status)
+	assert.Equal(t, verdicts.LagStatusRewind, rw.Worst[0].Status)
 
 	fb := statusOf(t, sts, "falling-behind")
-	assert.Equal(t, GroupStatusWarn, fb.Status)
-	assert.Equal(t, LagRuleNotDecreasing, fb.Worst[0].Rule)
+	assert.Equal(t, verdicts.GroupStatusWarn, fb.Status)
+	assert.Equal(t, verdicts.LagRuleNotDecreasing, fb.Worst[0].Rule)
 	assert.Equal(t, TrendRising, fb.Trend)
 	assert.Nil(t, fb.EtaSeconds, "no ETA while the lag rises")
 
 	sl := statusOf(t, sts, "stalled")
-	assert.Equal(t, GroupStatusErr, sl.Status, sl.Reason)
-	assert.Equal(t, LagStatusStall, sl.Worst[0].Status)
+	assert.Equal(t, verdicts.GroupStatusErr, sl.Status, sl.Reason)
+	assert.Equal(t, verdicts.LagStatusStall, sl.Worst[0].Status)
 	assert.NotEmpty(t, sl.Worst[0].Rule)
 
 	// The window is the store's: 5 samples of the catching-up group.
@@ -160,7 +163,7 @@ func TestLagStatusThresholdsAndGroupsThatGoAndComeBack(t *testing.T) {
 	commitAt(t, adm, "g", "t", map[int32]int64{0: 10})
 	sts, err := cl.LagStatus(ctx, []string{"g"}, opts)
 	require.NoError(t, err)
-	assert.Equal(t, GroupStatusErr, sts[0].Status)
+	assert.Equal(t, verdicts.GroupStatusErr, sts[0].Status)
 	assert.Contains(t, sts[0].Reason, "total lag 490 records is over max_lag 100")
 	assert.Equal(t, TrendUnknown, sts[0].Trend)
 
@@ -169,7 +172,7 @@ func TestLagStatusThresholdsAndGroupsThatGoAndComeBack(t *testing.T) {
 	now = now.Add(time.Minute)
 	sts, err = cl.LagStatus(ctx, []string{"g"}, opts)
 	require.NoError(t, err)
-	assert.Equal(t, GroupStatusNotFound, sts[0].Status)
+	assert.Equal(t, verdicts.GroupStatusNotFound, sts[0].Status)
 	assert.Nil(t, sts[0].Err, "not found is a verdict, not a failure")
 	id, _ := cl.ClusterID(ctx)
 	assert.Nil(t, cl.State().Window(id, "g", "t", 0))
@@ -178,14 +181,14 @@ func TestLagStatusThresholdsAndGroupsThatGoAndComeBack(t *testing.T) {
 	now = now.Add(time.Minute)
 	sts, err = cl.LagStatus(ctx, []string{"g"}, opts)
 	require.NoError(t, err)
-	assert.Equal(t, GroupStatusOK, sts[0].Status, sts[0].Reason)
+	assert.Equal(t, verdicts.GroupStatusOK, sts[0].Status, sts[0].Reason)
 	assert.Equal(t, 1, sts[0].Samples, "a group made again starts a new window")
 }
 
 // insertWorst, fed partitions one by one, lists what a stable sort by
 // severity then lag would put first, ties in the order they came.
 func TestInsertWorstIsAStableSortsHead(t *testing.T) {
-	statuses := []string{LagStatusOK, LagStatusWarn, LagStatusStall, LagStatusStop, LagStatusRewind}
+	statuses := []string{verdicts.LagStatusOK, verdicts.LagStatusWarn, verdicts.LagStatusStall, verdicts.LagStatusStop, verdicts.LagStatusRewind}
 	rng := uint64(7)
 	next := func(n uint64) uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return (rng >> 33) % n }
 	for range 200 {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // A consumer that keeps up commits every few seconds, so between two
@@ -38,7 +40,7 @@ func TestStuckOnlyWhereTheVerdictSaysStuck(t *testing.T) {
 	sample(20)
 	produceN(t, kc, "t", 5) // between its commits: lag 16
 	healthy := sample(22)
-	assert.Equal(t, LagStatusOK, healthy.Status, "%+v", healthy)
+	assert.Equal(t, verdicts.LagStatusOK, healthy.Status, "%+v", healthy)
 	assert.Nil(t, healthy.StuckMs, "healthy: not stuck, though it stood still 2 s")
 
 	lags, err := cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true, Now: at(23).Now})
@@ -48,7 +50,7 @@ func TestStuckOnlyWhereTheVerdictSaysStuck(t *testing.T) {
 	// It stops: the offset stands still past the window's span.
 	sample(50)
 	stopped := sample(90)
-	assert.Equal(t, LagStatusStop, stopped.Status, "%+v", stopped)
+	assert.Equal(t, verdicts.LagStatusStop, stopped.Status, "%+v", stopped)
 	require.NotNil(t, stopped.StuckMs)
 	assert.EqualValues(t, 70_000, *stopped.StuckMs, "since it last moved, at 20 s")
 	lags, err = cl.LagWith(ctx, []string{"g"}, LagOptions{Time: true, Now: at(100).Now})

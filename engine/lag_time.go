@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // Lag in time: how far behind a group is, in the records' own time. For
@@ -60,7 +62,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 	for _, g := range out {
 		for _, p := range g.Partitions {
 			if p.Err == nil && p.Lag > 0 {
-				tp := TopicPartition{p.Topic, p.Partition}
+				tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
 				want = append(want, RecordWant{tp, p.firstUnread()})
 				lagging[tp] = true
 			}
@@ -84,7 +86,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 		}
 		heads = make(map[TopicPartition]ListedOffset, len(listed))
 		for _, l := range listed {
-			heads[TopicPartition{l.Topic, l.Partition}] = l
+			heads[TopicPartition{Topic: l.Topic, Partition: l.Partition}] = l
 		}
 	}
 	retention, err := c.retention(ctx, out)
@@ -114,7 +116,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				p.LagMs, p.BehindHeadMs = &zero, &zero
 				continue
 			}
-			tp := TopicPartition{p.Topic, p.Partition}
+			tp := TopicPartition{Topic: p.Topic, Partition: p.Partition}
 			if ms, ok := stuck(g.Group, *p, at); ok {
 				p.StuckMs = &ms
 			}
@@ -175,7 +177,7 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLag, nowMs int64) (int64, bool) {
 	none := func(string, PartitionLag, int64) (int64, bool) { return 0, false }
 	store := c.State()
-	if store.empty() {
+	if store.Empty() {
 		return none
 	}
 	id, err := c.auditClusterID(ctx)
@@ -186,12 +188,12 @@ func (c *Client) stuckFunc(ctx context.Context) func(group string, p PartitionLa
 		if p.Committed < 0 {
 			return 0, false
 		}
-		w, ok := store.stillWindow(id, group, TopicPartition{p.Topic, p.Partition}, p.Committed, nowMs)
+		w, ok := store.StillWindow(id, group, TopicPartition{Topic: p.Topic, Partition: p.Partition}, p.Committed, nowMs)
 		if !ok {
 			return 0, false
 		}
-		w.samples = append(w.samples, StateSample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
-		j := judge{windowMs: store.opts.Window.Milliseconds(), nowMs: nowMs}
+		w.Samples = append(w.Samples, state.Sample{TimeMs: nowMs, Committed: p.Committed, End: p.EndOffset, Lag: p.Lag})
+		j := judge{windowMs: store.Options().Window.Milliseconds(), nowMs: nowMs}
 		v := j.partition(p, w)
 		if v.StuckMs == nil {
 			return 0, false

@@ -180,7 +180,7 @@ func TestListOffsetsAtOneTimePerPartition(t *testing.T) {
 	produceAt(t, kc, "ts", 1, base+100, base+200)
 
 	lists := countKey(c, kmsg.ListOffsets)
-	got, err := cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{"ts", 0}: base + 15, {"ts", 1}: base + 150, {"ts", 9}: base})
+	got, err := cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{Topic: "ts", Partition: 0}: base + 15, {Topic: "ts", Partition: 1}: base + 150, {Topic: "ts", Partition: 9}: base})
 	require.NoError(t, err)
 	require.Len(t, got, 3)
 	assert.Equal(t, int64(2), got[0].Offset, "p0: the first record at or after base+15")
@@ -191,7 +191,7 @@ func TestListOffsetsAtOneTimePerPartition(t *testing.T) {
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", got[2].Err.Code)
 	assert.LessOrEqual(t, lists.Load(), int32(4), "one request for both times (and the unknown partition's retries), not one per partition")
 
-	_, err = cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{"ts", 0}: -5})
+	_, err = cl.ListOffsetsAt(ctx, map[TopicPartition]int64{{Topic: "ts", Partition: 0}: -5})
 	assert.Equal(t, CodeInvalidArgument, AsError(err, "").Code)
 }
 

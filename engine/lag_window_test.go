@@ -11,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // A consumer that commits as it reads, caught up, and dies: the run after
@@ -40,20 +42,20 @@ func TestLagStatusStopsTheSecondRunAfterAConsumerDiesCaughtUp(t *testing.T) {
 				end += 10
 				commitAt(t, adm, "g", "t", map[int32]int64{0: end})
 				p := run()
-				require.Equal(t, LagStatusOK, p.Status)
+				require.Equal(t, verdicts.LagStatusOK, p.Status)
 				require.Zero(t, p.Lag)
 				now = now.Add(every)
 			}
 			// It dies; records keep coming.
 			produceN(t, kc, "t", 10)
 			first := run()
-			assert.Equal(t, LagStatusOK, first.Status, "caught up a run ago: %s", first.Rule)
+			assert.Equal(t, verdicts.LagStatusOK, first.Status, "caught up a run ago: %s", first.Rule)
 			assert.EqualValues(t, 10, first.Lag)
 			now = now.Add(every)
 			produceN(t, kc, "t", 10)
 			second := run()
-			assert.Equal(t, LagStatusStop, second.Status, second.Rule)
-			assert.Equal(t, LagRuleStopped, second.Rule)
+			assert.Equal(t, verdicts.LagStatusStop, second.Status, second.Rule)
+			assert.Equal(t, verdicts.LagRuleStopped, second.Rule)
 		})
 	}
 }
@@ -91,19 +93,19 @@ func TestLagStatusStallsWhenLiveMembersCommitTheSameOffsetTwice(t *testing.T) {
 
 	now := time.UnixMilli(1_700_000_000_000)
 	opts := LagStatusOptions{Lag: LagOptions{Now: func() time.Time { return now }}}
-	var verdicts []string
+	var got []string
 	for _, offset := range []int64{10, 20, 30, 40, 40, 40} {
 		memberCommits(t, member, "t", offset)
 		sts, err := cl.LagStatus(ctx, []string{"g"}, opts)
 		require.NoError(t, err)
 		require.NotEmpty(t, sts[0].Worst)
-		verdicts = append(verdicts, sts[0].Worst[0].Status)
+		got = append(got, sts[0].Worst[0].Status)
 		produceN(t, kc, "t", 20)
 		now = now.Add(time.Minute)
 	}
 	// It reads 10 records a minute of the 20 written: WARN while it
 	// moves, STALL from the second commit of 40.
-	assert.Equal(t, []string{LagStatusOK, LagStatusWarn, LagStatusWarn, LagStatusWarn, LagStatusStall, LagStatusStall}, verdicts)
+	assert.Equal(t, []string{verdicts.LagStatusOK, verdicts.LagStatusWarn, verdicts.LagStatusWarn, verdicts.LagStatusWarn, verdicts.LagStatusStall, verdicts.LagStatusStall}, got)
 }
 
 // lag_status rows say the window's span and how complete it is; with
@@ -123,9 +125,9 @@ func TestLagStatusWindowCompleteness(t *testing.T) {
 		complete float64
 		rule     string
 	}{
-		{0, 0, LagRuleWindowIncomplete},
-		{30_000, 30.0 / 45, LagRuleWindowIncomplete},
-		{60_000, 1, LagRuleStopped}, // the opening sample: the window spans all of its 45 s
+		{0, 0, verdicts.LagRuleWindowIncomplete},
+		{30_000, 30.0 / 45, verdicts.LagRuleWindowIncomplete},
+		{60_000, 1, verdicts.LagRuleStopped}, // the opening sample: the window spans all of its 45 s
 	} {
 		sts, err := cl.LagStatus(ctx, []string{"g"}, opts)
 		require.NoError(t, err)
@@ -135,13 +137,13 @@ func TestLagStatusWindowCompleteness(t *testing.T) {
 		assert.Equal(t, want.windowMs, g.Worst[0].WindowMs)
 		assert.Equal(t, want.rule, g.Worst[0].Rule, "run %d", i)
 		assert.False(t, g.StateFile, "a store in memory")
-		if want.rule == LagRuleWindowIncomplete {
-			assert.Equal(t, GroupStatusOK, g.Status)
+		if want.rule == verdicts.LagRuleWindowIncomplete {
+			assert.Equal(t, verdicts.GroupStatusOK, g.Status)
 			assert.Equal(t, 1, g.Incomplete)
 			assert.Contains(t, g.Reason, fmt.Sprintf("1 lagging partitions not judged: their window covers %.0f%% of its span", 100*want.complete))
 		} else {
 			assert.Zero(t, g.Incomplete)
-			assert.Equal(t, GroupStatusErr, g.Status)
+			assert.Equal(t, verdicts.GroupStatusErr, g.Status)
 		}
 		now = now.Add(30 * time.Second)
 	}
@@ -149,6 +151,6 @@ func TestLagStatusWindowCompleteness(t *testing.T) {
 	commitAt(t, adm, "caught-up", "t", map[int32]int64{0: 100})
 	sts, err := cl.LagStatus(ctx, []string{"caught-up"}, opts)
 	require.NoError(t, err)
-	assert.Equal(t, LagRuleWithinAllowed, sts[0].Worst[0].Rule)
+	assert.Equal(t, verdicts.LagRuleWithinAllowed, sts[0].Worst[0].Rule)
 	assert.Zero(t, sts[0].Incomplete)
 }

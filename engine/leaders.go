@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 func sortedUniqueTPs(tps []TopicPartition) []TopicPartition {
@@ -36,7 +38,7 @@ type ElectedLeader struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (e ElectedLeader) Key() string     { return TopicPartition{e.Topic, e.Partition}.String() }
+func (e ElectedLeader) Key() string     { return vocab.PartitionKey(e.Topic, e.Partition) }
 func (e ElectedLeader) Failure() *Error { return e.Err }
 
 // ElectionTargets expands topics (all their partitions) and partitions into
@@ -67,7 +69,7 @@ func (c *Client) ElectionTargets(ctx context.Context, topics []string, partition
 			if len(p.Replicas) > 0 {
 				pref = p.Replicas[0]
 			}
-			tp := TopicPartition{*t.Topic, p.Partition}
+			tp := TopicPartition{Topic: *t.Topic, Partition: p.Partition}
 			leaders[tp] = [2]int32{p.Leader, pref}
 			if slices.Contains(topics, *t.Topic) {
 				tps = append(tps, tp)
@@ -103,7 +105,7 @@ func (c *Client) leadersAfterElection(ctx context.Context, typ ElectionType, tps
 			for _, t := range m.Topics {
 				for _, p := range t.Partitions {
 					if t.Topic != nil {
-						after[TopicPartition{*t.Topic, p.Partition}] = p.Leader
+						after[TopicPartition{Topic: *t.Topic, Partition: p.Partition}] = p.Leader
 					}
 				}
 			}
@@ -117,7 +119,7 @@ func (c *Client) leadersAfterElection(ctx context.Context, typ ElectionType, tps
 				settled = false
 			}
 		}
-		if settled || !backoff(ctx, attempt) {
+		if settled || !vocab.Backoff(ctx, attempt) {
 			return after
 		}
 	}
@@ -206,7 +208,7 @@ func (c *Client) elect(ctx context.Context, typ ElectionType, tps []TopicPartiti
 		answers := map[TopicPartition]*Error{}
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				tp := TopicPartition{t.Topic, p.Partition}
+				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				if p.ErrorCode == kerr.ElectionNotNeeded.Code {
 					notNeeded[tp] = true
 					answers[tp] = nil

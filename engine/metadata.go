@@ -22,6 +22,45 @@ func FormatTopicID(id [16]byte) string {
 	return base64.RawURLEncoding.EncodeToString(id[:])
 }
 
+// ClusterView is the cluster as one fresh Metadata answer shows it: what
+// desired state plans against, read in one request whatever the size.
+type ClusterView struct {
+	ClusterID string
+	Brokers   []Broker // ID, Host, Port and Rack (State is not asked)
+	// Topics are the topics the answer lists without an error.
+	Topics map[string]TopicView
+}
+
+// TopicView is one topic of a ClusterView.
+type TopicView struct {
+	ID       string // FormatTopicID
+	Internal bool
+	Replicas map[int32][]int32 // partition -> replicas
+}
+
+// View reads the ClusterView: every topic, one Metadata request.
+func (c *Client) View(ctx context.Context) (ClusterView, error) {
+	m, err := c.metadata(ctx, nil)
+	if err != nil {
+		return ClusterView{}, err
+	}
+	v := ClusterView{ClusterID: m.Cluster, Topics: make(map[string]TopicView, len(m.Topics))}
+	for _, b := range m.Brokers {
+		v.Brokers = append(v.Brokers, Broker{ID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
+	}
+	for name, t := range m.Topics {
+		if t.Err != nil {
+			continue
+		}
+		tv := TopicView{ID: FormatTopicID(t.ID), Internal: t.IsInternal, Replicas: make(map[int32][]int32, len(t.Partitions))}
+		for _, p := range t.Partitions {
+			tv.Replicas[p.Partition] = p.Replicas
+		}
+		v.Topics[name] = tv
+	}
+	return v, nil
+}
+
 // metadata issues a fresh Metadata request for topics, or for all topics
 // when topics is nil, retrying retriable failures.
 func (c *Client) metadata(ctx context.Context, topics []string) (kadm.Metadata, *Error) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // CodeAudit: the audit log could not be written. When the intent line
@@ -58,7 +60,7 @@ type mutation[B, R any] struct {
 	items      func(R) []Item
 	// look resolves unknown outcomes (keys in unknown) by looking at the
 	// cluster: it returns the result corrected to what it found and, per
-	// key, FoundApplied, FoundNotApplied or FoundUndetermined.
+	// key, auditlog.FoundApplied, auditlog.FoundNotApplied or auditlog.FoundUndetermined.
 	look func(ctx context.Context, before B, res R, err error, unknown map[string]bool) (R, error, map[string]string)
 	// detail is what undo needs to know about an applied item (a created
 	// topic's id, the ACLs a filter deleted); nil when nothing.
@@ -122,7 +124,7 @@ func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, erro
 			if unknown[outs[i].Key] {
 				outs[i].Found = found[outs[i].Key]
 				if outs[i].Found == "" {
-					outs[i].Found = FoundUndetermined
+					outs[i].Found = auditlog.FoundUndetermined
 				}
 			}
 		}
@@ -136,7 +138,7 @@ func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, erro
 				continue
 			}
 			if d := m.detail(before, res, outs[i].Key); d != nil {
-				raw, jerr := auditJSON(d)
+				raw, jerr := auditlog.RedactedJSON(d)
 				if jerr != nil {
 					return res, &Error{Code: CodeAudit, Message: "the change was made but its outcome cannot be written to the audit log: " + jerr.Error()}
 				}
@@ -144,11 +146,11 @@ func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, erro
 			}
 		}
 	}
-	rec := AuditRecord{Type: AuditOutcome, ID: id, Op: m.op, Items: outs}
+	rec := auditlog.Record{Type: auditlog.TypeOutcome, ID: id, Op: m.op, Items: outs}
 	if err != nil {
 		rec.Error = AsError(err, "").Error()
 	}
-	if werr := log.append(rec); werr != nil {
+	if werr := log.Append(rec); werr != nil {
 		return res, &Error{Code: CodeAudit, Message: "the change was sent but its outcome could not be written to the audit log: " + werr.Error()}
 	}
 	return res, err
@@ -156,15 +158,15 @@ func mutate[B, R any](ctx context.Context, c *Client, m mutation[B, R]) (R, erro
 
 // outcomes turns a result into per-item audit outcomes (when all), and the
 // keys whose outcome is unknown (nil when none).
-func outcomes[B, R any](m mutation[B, R], res R, err error, all bool) ([]AuditItemOutcome, map[string]bool) {
+func outcomes[B, R any](m mutation[B, R], res R, err error, all bool) ([]auditlog.ItemOutcome, map[string]bool) {
 	var items []Item
 	if m.items != nil && err == nil {
 		items = m.items(res)
 	}
 	var unknown map[string]bool
-	var outs []AuditItemOutcome
+	var outs []auditlog.ItemOutcome
 	if all {
-		outs = make([]AuditItemOutcome, 0, max(len(items), len(m.keys)))
+		outs = make([]auditlog.ItemOutcome, 0, max(len(items), len(m.keys)))
 	}
 	add := func(key string, f *Error) {
 		if f != nil && unknownOutcome(f) {
@@ -176,11 +178,11 @@ func outcomes[B, R any](m mutation[B, R], res R, err error, all bool) ([]AuditIt
 		if !all {
 			return
 		}
-		o := AuditItemOutcome{Key: key, Outcome: OutcomeOK}
+		o := auditlog.ItemOutcome{Key: key, Outcome: auditlog.OutcomeOK}
 		if f != nil {
 			o.Outcome, o.Error = f.Code, f.Message
 			if unknownOutcome(f) {
-				o.Outcome = OutcomeUnknown
+				o.Outcome = auditlog.OutcomeUnknown
 				o.Error = f.Code + ": " + f.Message
 			}
 		}
@@ -214,12 +216,12 @@ func unknownOutcome(e *Error) bool {
 
 // writeIntent writes and syncs the intent line; an error means nothing may
 // be sent.
-func (c *Client) writeIntent(ctx context.Context, log *AuditLog, op string, args, before any, beforeErr error) (string, error) {
-	argsJSON, err := auditJSON(args)
+func (c *Client) writeIntent(ctx context.Context, log *auditlog.Log, op string, args, before any, beforeErr error) (string, error) {
+	argsJSON, err := auditlog.RedactedJSON(args)
 	if err != nil {
 		return "", Errorf(CodeInvalidArgument, "", "%s: the arguments cannot be written to the audit log (%v); nothing was sent", op, err)
 	}
-	beforeJSON, err := auditJSON(before)
+	beforeJSON, err := auditlog.RedactedJSON(before)
 	if err != nil {
 		return "", Errorf(CodeInvalidArgument, "", "%s: the state before cannot be written to the audit log (%v); nothing was sent", op, err)
 	}
@@ -227,7 +229,7 @@ func (c *Client) writeIntent(ctx context.Context, log *AuditLog, op string, args
 	if err != nil {
 		return "", err
 	}
-	rec := AuditRecord{Type: AuditIntent, ID: newAuditID(log.now()), Op: op, ClusterID: cid,
+	rec := auditlog.Record{Type: auditlog.TypeIntent, ID: log.NewID(), Op: op, ClusterID: cid,
 		Brokers: c.cfg.Brokers, Profile: c.cfg.Profile, Args: argsJSON, Before: beforeJSON}
 	if c.cfg.SASL != nil {
 		rec.User = c.cfg.SASL.Username
@@ -238,7 +240,7 @@ func (c *Client) writeIntent(ctx context.Context, log *AuditLog, op string, args
 	if beforeErr != nil {
 		rec.BeforeError = AsError(beforeErr, "").Error()
 	}
-	if err := log.append(rec); err != nil {
+	if err := log.Append(rec); err != nil {
 		return "", &Error{Code: CodeAudit, Err: err,
 			Message: "cannot write the intent line to the audit log (" + err.Error() + "); nothing was sent"}
 	}

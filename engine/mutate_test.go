@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -17,6 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/internal/testaudit"
 )
 
 // auditedClient is newTestClient with an audit log in a temp dir.
@@ -24,7 +26,7 @@ func auditedClient(t *testing.T) (*Client, *kfake.Cluster, *kadm.Client, string)
 	t.Helper()
 	cl, c, adm := newTestClient(t)
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log, err := OpenAuditLog(path)
+	log, err := auditlog.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = log.Close() })
 	return withAudit(t, cl, log), c, adm, path
@@ -32,30 +34,13 @@ func auditedClient(t *testing.T) (*Client, *kfake.Cluster, *kadm.Client, string)
 
 // withAudit is a client like cl whose mutations are written ahead to log:
 // the audit log is configuration, so a new client.
-func withAudit(t *testing.T, cl *Client, log *AuditLog) *Client {
+func withAudit(t *testing.T, cl *Client, log *auditlog.Log) *Client {
 	t.Helper()
 	cfg := cl.Config()
 	cfg.Audit = log
 	out, err := New(cfg)
 	require.NoError(t, err)
 	t.Cleanup(out.Close)
-	return out
-}
-
-// readAudit reads the log as its lines.
-func readAudit(t *testing.T, path string) []AuditRecord {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var out []AuditRecord
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var r AuditRecord
-		require.NoError(t, json.Unmarshal(line, &r), "%s", line)
-		out = append(out, r)
-	}
 	return out
 }
 
@@ -73,9 +58,9 @@ func countRequests(c *kfake.Cluster, key kmsg.Key) *atomic.Int32 {
 func TestAuditIntentIsOnDiskBeforeTheRequestArrives(t *testing.T) {
 	cl, c, adm, path := auditedClient(t)
 	ctx := context.Background()
-	var seen []AuditRecord
+	var seen []auditlog.Record
 	c.ControlKey(int16(kmsg.CreateTopics), func(kmsg.Request) (kmsg.Response, error, bool) {
-		seen = readAudit(t, path) // what a crash now would leave
+		seen = testaudit.Records(t, path) // what a crash now would leave
 		return nil, nil, false
 	})
 	res, err := cl.CreateTopics(ctx, []TopicSpec{{Name: "audited", Partitions: 2, Configs: map[string]string{"ssl.key.password": "hunter2"}}}, CreateTopicsOptions{})
@@ -84,17 +69,17 @@ func TestAuditIntentIsOnDiskBeforeTheRequestArrives(t *testing.T) {
 
 	require.Len(t, seen, 1, "the intent line is written before the request reaches the broker")
 	intent := seen[0]
-	assert.Equal(t, AuditIntent, intent.Type)
+	assert.Equal(t, auditlog.TypeIntent, intent.Type)
 	assert.Equal(t, "create_topics", intent.Op)
 	assert.Equal(t, "kfake", intent.ClusterID)
 	assert.Equal(t, c.ListenAddrs(), intent.Brokers)
 	assert.JSONEq(t, `{"specs":[{"name":"audited","partitions":2,"configs":{"ssl.key.password":"***"}}]}`, string(intent.Args))
 	assert.JSONEq(t, `{"audited":{"exists":false}}`, string(intent.Before))
 
-	lines := readAudit(t, path)
+	lines := testaudit.Records(t, path)
 	require.Len(t, lines, 2)
 	out := lines[1]
-	assert.Equal(t, AuditOutcome, out.Type)
+	assert.Equal(t, auditlog.TypeOutcome, out.Type)
 	assert.Equal(t, intent.ID, out.ID)
 	require.Len(t, out.Items, 1)
 	assert.Equal(t, "ok", out.Items[0].Outcome)
@@ -114,19 +99,9 @@ func TestAuditUnwritableLogSendsNothing(t *testing.T) {
 	cl, c, adm := newTestClient(t)
 	ctx := context.Background()
 	creates := countRequests(c, kmsg.CreateTopics)
-	if _, err := os.Stat("/dev/full"); err == nil {
-		// Every write fails: ENOSPC. OpenAuditLog refuses a device (and a
-		// world-writable one), so the log is made around the open file.
-		f, err := os.OpenFile("/dev/full", os.O_WRONLY|os.O_APPEND, 0)
-		require.NoError(t, err)
-		full := &AuditLog{path: "/dev/full", f: f, now: time.Now}
-		defer full.Close()
-		_, err = withAudit(t, cl, full).CreateTopics(ctx, []TopicSpec{{Name: "never"}}, CreateTopicsOptions{})
-		require.Error(t, err)
-		assert.Equal(t, CodeAudit, AsError(err, "").Code)
-		assert.Contains(t, err.Error(), "nothing was sent")
-	}
-	closed, err := OpenAuditLog(filepath.Join(t.TempDir(), "a.jsonl"))
+	// A write that fails (a full disk: auditlog's TestAppendToAFullDiskFails)
+	// fails the call before anything is sent, as a closed log's does.
+	closed, err := auditlog.Open(filepath.Join(t.TempDir(), "a.jsonl"))
 	require.NoError(t, err)
 	require.NoError(t, closed.Close())
 	_, err = withAudit(t, cl, closed).DeleteTopics(ctx, []string{"never"}, DeleteTopicsOptions{})
@@ -183,11 +158,11 @@ func TestAuditUnknownOutcomeResolvedByLooking(t *testing.T) {
 	assert.Nil(t, res[0].Err, "looked afterwards: created by this call")
 	assert.NotEmpty(t, res[0].ID)
 
-	lines := readAudit(t, path)
+	lines := testaudit.Records(t, path)
 	require.Len(t, lines, 2)
 	it := lines[1].Items[0]
-	assert.Equal(t, OutcomeUnknown, it.Outcome)
-	assert.Equal(t, FoundApplied, it.Found)
+	assert.Equal(t, auditlog.OutcomeUnknown, it.Outcome)
+	assert.Equal(t, auditlog.FoundApplied, it.Found)
 	assert.Contains(t, it.Error, "CANCELED")
 	assert.True(t, it.Applied())
 }
@@ -266,7 +241,7 @@ func TestTimedOutDeleteOfMissingGroupIsNotReportedDeleted(t *testing.T) {
 }
 
 func TestHiddenTopicStateSaysNothingOfExistence(t *testing.T) {
-	b, err := json.Marshal(topicStates{
+	b, err := json.Marshal(TopicsBefore{
 		"hidden": {Hidden: "TOPIC_AUTHORIZATION_FAILED"},
 		"absent": {},
 		"there":  {Exists: true, ID: "abc", Partitions: 3, ReplicationFactor: 2},
@@ -274,7 +249,7 @@ func TestHiddenTopicStateSaysNothingOfExistence(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"hidden":{"hidden":"TOPIC_AUTHORIZATION_FAILED"},"absent":{"exists":false},
 		"there":{"exists":true,"id":"abc","partitions":3,"replication_factor":2}}`, string(b))
-	var back topicStates
+	var back TopicsBefore
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, "TOPIC_AUTHORIZATION_FAILED", back["hidden"].Hidden)
 	assert.True(t, back["there"].Exists)

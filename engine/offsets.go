@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // OffsetQuery says which offset ListOffsets asks for. The zero value is
@@ -65,7 +67,7 @@ type ListedOffset struct {
 	Err         *Error `json:"error,omitempty"`
 }
 
-func (o ListedOffset) Key() string     { return partitionKey(o.Topic, o.Partition) }
+func (o ListedOffset) Key() string     { return vocab.PartitionKey(o.Topic, o.Partition) }
 func (o ListedOffset) Failure() *Error { return o.Err }
 
 // ListOffsets lists an offset of every partition of the topics, sorted by
@@ -96,7 +98,7 @@ func (c *Client) ListOffsets(ctx context.Context, topics []string, q OffsetQuery
 	}
 	out = append(out, missing...)
 	slices.SortFunc(out, func(a, b ListedOffset) int {
-		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
+		return compareTP(TopicPartition{Topic: a.Topic, Partition: a.Partition}, TopicPartition{Topic: b.Topic, Partition: b.Partition})
 	})
 	return out, nil
 }
@@ -117,7 +119,7 @@ func (c *Client) topicPartitions(ctx context.Context, topics []string) ([]TopicP
 			continue
 		}
 		for _, p := range d.Partitions {
-			tps = append(tps, TopicPartition{d.Name, p.Partition})
+			tps = append(tps, TopicPartition{Topic: d.Name, Partition: p.Partition})
 		}
 	}
 	return tps, failed, nil
@@ -228,7 +230,7 @@ func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, tsOf
 		rt.Topic = t
 		for _, p := range byTopic[t] {
 			rp := kmsg.NewListOffsetsRequestTopicPartition()
-			rp.Partition, rp.Timestamp = p, tsOf(TopicPartition{t, p})
+			rp.Partition, rp.Timestamp = p, tsOf(TopicPartition{Topic: t, Partition: p})
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		req.Topics = append(req.Topics, rt)
@@ -243,7 +245,7 @@ func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, tsOf
 			sreq := shard.Req.(*kmsg.ListOffsetsRequest)
 			for _, t := range sreq.Topics {
 				for _, p := range t.Partitions {
-					tp := TopicPartition{t.Topic, p.Partition}
+					tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 					answers[tp] = AsError(shard.Err, tp.String())
 				}
 			}
@@ -252,7 +254,7 @@ func (c *Client) listOffsetsOnce(ctx context.Context, tps []TopicPartition, tsOf
 		resp := shard.Resp.(*kmsg.ListOffsetsResponse)
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				tp := TopicPartition{t.Topic, p.Partition}
+				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				if e := kafkaErr(p.ErrorCode, nil, tp.String()); e != nil {
 					answers[tp] = e
 					continue

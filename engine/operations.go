@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // The operations table: one row per function that changes the cluster,
@@ -57,14 +59,14 @@ type Operation struct {
 	// of its own.
 	Via []string
 
-	revert func(u *undoer, applied map[string]AuditItemOutcome) error
+	revert func(u *undoer, applied map[string]auditlog.ItemOutcome) error
 }
 
 // Undoable reports whether `kadmin-lua undo` reverts the operation.
 func (o *Operation) Undoable() bool { return o.revert != nil }
 
-func revertOffsets(deleted bool) func(u *undoer, applied map[string]AuditItemOutcome) error {
-	return func(u *undoer, applied map[string]AuditItemOutcome) error { return u.offsets(applied, deleted) }
+func revertOffsets(deleted bool) func(u *undoer, applied map[string]auditlog.ItemOutcome) error {
+	return func(u *undoer, applied map[string]auditlog.ItemOutcome) error { return u.offsets(applied, deleted) }
 }
 
 // operations, sorted by name. Filled in init: the reverters call the

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // Every row says everything: how it dry-runs, how undo reverts it or why
@@ -86,19 +88,22 @@ func TestDryRunIsEnforcedWhereRequestsAreSent(t *testing.T) {
 	assert.NotContains(t, td, "checked")
 }
 
-// undo answers from the row: an op that cannot be undone says the row's
+// The reverter answers from the row: an op that cannot be undone says the row's
 // reason; one the table does not know is said to be unknown.
 func TestUndoReadsTheOperationsTable(t *testing.T) {
 	cl, _, _ := newTestClient(t)
 	id, _ := cl.ClusterID(context.Background())
-	change := func(op string) AuditedChange {
-		return AuditedChange{
-			Intent:  AuditRecord{Type: AuditIntent, ID: "20261201T000000.000000Z-" + op, Op: op, ClusterID: id},
-			Outcome: &AuditRecord{Type: AuditOutcome, Op: op, Items: []AuditItemOutcome{{Key: "x", Outcome: OutcomeOK}}},
+	change := func(op string) auditlog.Change {
+		return auditlog.Change{
+			Intent:  auditlog.Record{Type: auditlog.TypeIntent, ID: "20261201T000000.000000Z-" + op, Op: op, ClusterID: id},
+			Outcome: &auditlog.Record{Type: auditlog.TypeOutcome, Op: op, Items: []auditlog.ItemOutcome{{Key: "x", Outcome: auditlog.OutcomeOK}}},
 		}
 	}
-	steps, err := cl.Undo(context.Background(), []AuditedChange{change("create_partitions"), change("frobnicate")}, UndoOptions{})
-	require.NoError(t, err)
+	r := cl.Reverter(RevertOptions{})
+	var steps []UndoStep
+	for _, op := range []string{"frobnicate", "create_partitions"} { // newest first, as undo calls it
+		steps = append(steps, r.Revert(context.Background(), change(op), nil)...)
+	}
 	require.Len(t, steps, 2)
 	byOp := map[string]UndoStep{}
 	for _, s := range steps {

@@ -116,7 +116,7 @@ type Peeked struct {
 func (c *Client) Peek(ctx context.Context, topic string, partition int32, from PeekFrom, opts PeekOptions) (*Peeked, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	tp := TopicPartition{topic, partition}
+	tp := TopicPartition{Topic: topic, Partition: partition}
 	switch {
 	case topic == "":
 		return nil, Errorf(CodeInvalidArgument, "", "topic must not be empty")

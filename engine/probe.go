@@ -15,6 +15,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The end-to-end probe, after KMinion's (redpanda-data/kminion, e2e): a
@@ -165,7 +167,7 @@ func (c *Client) Probe(ctx context.Context, o ProbeOptions) (*ProbeResult, error
 	// anything is written, so that it sees the probe records as they come.
 	tps := make([]TopicPartition, len(parts))
 	for i, p := range parts {
-		tps[i] = TopicPartition{o.Topic, p.Partition}
+		tps[i] = TopicPartition{Topic: o.Topic, Partition: p.Partition}
 	}
 	ends, err := c.listOffsets(ctx, tps, OffsetQuery{Kind: OffsetAtLatest})
 	if err != nil {
@@ -221,7 +223,7 @@ func (c *Client) Probe(ctx context.Context, o ProbeOptions) (*ProbeResult, error
 		p.Offset, p.ProduceMs = pr.Offset, ms(pr.acked.Sub(pr.sent))
 		at, ok := received[p.Partition]
 		if !ok {
-			p.Err = Errorf(CodeTimeout, partitionKey(o.Topic, p.Partition), "written at offset %d but not read back within %s", pr.Offset, timeout)
+			p.Err = Errorf(CodeTimeout, vocab.PartitionKey(o.Topic, p.Partition), "written at offset %d but not read back within %s", pr.Offset, timeout)
 			res.Failures = append(res.Failures, fmt.Sprintf("%s: end-to-end: %s", what, p.Err.Message))
 			continue
 		}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // A call that waits (wait_reassignments, a reset waiting for a group to
@@ -47,7 +49,7 @@ func ReassignProgress(moving []Reassignment, finished int) string {
 		if i == 0 {
 			s += ":"
 		}
-		s += " " + partitionKey(r.Topic, r.Partition)
+		s += " " + vocab.PartitionKey(r.Topic, r.Partition)
 	}
 	return fmt.Sprintf("%s; %d finished", s, finished)
 }

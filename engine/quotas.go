@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -110,6 +111,21 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, filters []QuotaFilter
 		out = append(out, byEntity[k])
 	}
 	return out, nil
+}
+
+// DescribeClientQuotasOn is every quota entity as broker b alone describes
+// it: quotas reach the brokers one by one, so one broker may not show a
+// change yet (desired state's apply waits for each). Not retried.
+func (c *Client) DescribeClientQuotasOn(ctx context.Context, b int32) ([]DescribedQuota, error) {
+	req := kmsg.NewPtrDescribeClientQuotasRequest() // no component: every entity
+	resp, err := req.RequestWith(ctx, c.kgo.Broker(int(b)))
+	if err != nil {
+		return nil, AsError(err, fmt.Sprintf("broker %d", b))
+	}
+	if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, fmt.Sprintf("broker %d", b)); e != nil {
+		return nil, e
+	}
+	return describedQuotas(resp), nil
 }
 
 // describedQuotas are the entities of a DescribeClientQuotas answer.

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // What alter_client_quotas records: each entity's quotas before (undo sets
@@ -85,9 +87,9 @@ func (c *Client) lookAlteredQuotas(alts []QuotaAlteration) func(context.Context,
 			old := slices.IndexFunc(before, func(b DescribedQuota) bool { return b.Entity.String() == key })
 			switch {
 			case quotasMatch(quotasAfter(nil, alts, key), n.Quotas):
-				found[key], res[i].Err = FoundApplied, nil
+				found[key], res[i].Err = auditlog.FoundApplied, nil
 			case old >= 0 && quotasMatch(beforeAsAfter(before[old], quotasAfter(nil, alts, key)), n.Quotas):
-				found[key] = FoundNotApplied
+				found[key] = auditlog.FoundNotApplied
 			}
 		}
 		return res, err, found

@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // RaftEndpoint is one listener a KRaft controller is reached on.
@@ -203,27 +205,27 @@ func (c *Client) changeVoter(ctx context.Context, op string, v RaftVoter, send f
 			}
 			if isVoter(voters, v.ID, v.DirectoryID) == adding {
 				out := v
-				return &out, nil, map[string]string{key: FoundApplied}
+				return &out, nil, map[string]string{key: auditlog.FoundApplied}
 			}
-			return r, err, map[string]string{key: FoundNotApplied}
+			return r, err, map[string]string{key: auditlog.FoundNotApplied}
 		},
 	})
 }
 
 // addedRaftVoter undoes add_raft_voter: removes the voter again.
-func (u *undoer) addedRaftVoter(applied map[string]AuditItemOutcome) error {
+func (u *undoer) addedRaftVoter(applied map[string]auditlog.ItemOutcome) error {
 	return u.raftVoter(applied, true)
 }
 
 // removedRaftVoter undoes remove_raft_voter: adds the voter again with the
 // endpoints the intent line recorded.
-func (u *undoer) removedRaftVoter(applied map[string]AuditItemOutcome) error {
+func (u *undoer) removedRaftVoter(applied map[string]auditlog.ItemOutcome) error {
 	return u.raftVoter(applied, false)
 }
 
-func (u *undoer) raftVoter(applied map[string]AuditItemOutcome, added bool) error {
+func (u *undoer) raftVoter(applied map[string]auditlog.ItemOutcome, added bool) error {
 	var v RaftVoter
-	if err := decodeRaw(u.ch.Intent.Args, &v); err != nil {
+	if err := auditlog.DecodeField(u.ch.Intent.Args, &v); err != nil {
 		return err
 	}
 	key := voterKey(v.ID)
@@ -252,7 +254,7 @@ func (u *undoer) raftVoter(applied map[string]AuditItemOutcome, added bool) erro
 		})
 	default:
 		var before []RaftVoter
-		if err := decodeRaw(u.ch.Intent.Before, &before); err != nil {
+		if err := auditlog.DecodeField(u.ch.Intent.Before, &before); err != nil {
 			return err
 		}
 		i := slices.IndexFunc(before, func(b RaftVoter) bool { return b.ID == v.ID && b.DirectoryID == v.DirectoryID })

@@ -9,6 +9,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/placement"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Reassignment is one partition being reassigned: its replicas (the union
@@ -78,7 +81,7 @@ type ReassignResult struct {
 	Err       *Error  `json:"error,omitempty"`
 }
 
-func (r ReassignResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
+func (r ReassignResult) Key() string     { return vocab.PartitionKey(r.Topic, r.Partition) }
 func (r ReassignResult) Failure() *Error { return r.Err }
 
 // AlterPartitionReassignments starts moving partitions to new replicas.
@@ -88,7 +91,7 @@ func (r ReassignResult) Failure() *Error { return r.Err }
 func (c *Client) AlterPartitionReassignments(ctx context.Context, targets []PartitionTarget) ([]ReassignResult, error) {
 	for _, t := range targets {
 		if len(t.Replicas) == 0 {
-			return nil, Errorf(CodeInvalidArgument, partitionKey(t.Topic, t.Partition), "replicas must not be empty")
+			return nil, Errorf(CodeInvalidArgument, vocab.PartitionKey(t.Topic, t.Partition), "replicas must not be empty")
 		}
 	}
 	return c.reassign(ctx, "alter_partition_reassignments", targets)
@@ -106,7 +109,7 @@ func (c *Client) CancelPartitionReassignments(ctx context.Context, parts []Parti
 func (c *Client) reassign(ctx context.Context, op string, targets []PartitionTarget) ([]ReassignResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) TopicPartition { return TopicPartition{t.Topic, t.Partition} })
+	by, keys, err := uniqueTPs(targets, func(t PartitionTarget) TopicPartition { return TopicPartition{Topic: t.Topic, Partition: t.Partition} })
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +159,7 @@ func (c *Client) sendReassign(ctx context.Context, keys []TopicPartition, by map
 		answers := map[TopicPartition]*Error{}
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				answers[TopicPartition{t.Topic, p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, partitionKey(t.Topic, p.Partition))
+				answers[TopicPartition{Topic: t.Topic, Partition: p.Partition}] = kafkaErr(p.ErrorCode, p.ErrorMessage, vocab.PartitionKey(t.Topic, p.Partition))
 			}
 		}
 		return answers, nil
@@ -190,19 +193,19 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 		}
 		moving = map[TopicPartition]bool{}
 		for _, r := range list {
-			moving[TopicPartition{r.Topic, r.Partition}] = true
+			moving[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = true
 		}
 	}
 	out := []ReassignResult{}
 	for _, t := range targets {
 		r := ReassignResult{Topic: t.Topic, Partition: t.Partition, Replicas: t.Replicas}
-		key := partitionKey(t.Topic, t.Partition)
+		key := vocab.PartitionKey(t.Topic, t.Partition)
 		td, ok := m.Topics[t.Topic]
 		_, pok := td.Partitions[t.Partition]
 		switch {
 		case !ok || td.Err != nil || !pok:
 			r.Err = AsError(kerr.UnknownTopicOrPartition, key)
-		case cancelling && !moving[TopicPartition{t.Topic, t.Partition}]:
+		case cancelling && !moving[TopicPartition{Topic: t.Topic, Partition: t.Partition}]:
 			r.Err = AsError(kerr.NoReassignmentInProgress, key)
 		}
 		for _, b := range t.Replicas {
@@ -225,17 +228,17 @@ type PlanOptions struct {
 
 // PlanReassignmentOn reads the topics' current assignment (and the brokers
 // and racks when not given) and plans a balanced reassignment.
-func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (ReassignmentPlan, error) {
+func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (placement.Plan, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	if len(o.Topics) == 0 {
-		return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
+		return placement.Plan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
 	}
 	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(o.Topics))))
 	if err != nil {
-		return ReassignmentPlan{}, err
+		return placement.Plan{}, err
 	}
-	in := PlanInput{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
+	in := placement.Layout{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
 	for _, t := range slices.Compact(slices.Sorted(slices.Values(o.Topics))) {
 		td, ok := m.Topics[t]
 		if !ok || td.Err != nil {
@@ -243,7 +246,7 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 			if err == nil {
 				err = kerr.UnknownTopicOrPartition
 			}
-			return ReassignmentPlan{}, AsError(err, t)
+			return placement.Plan{}, AsError(err, t)
 		}
 		in.Current[t] = map[int32][]int32{}
 		for p, pd := range td.Partitions {
@@ -256,7 +259,7 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 	}
 	for _, b := range in.Brokers {
 		if !slices.Contains(known, b) {
-			return ReassignmentPlan{}, Errorf(CodeInvalidArgument, "", "broker %d is not in the cluster (brokers: %v)", b, known)
+			return placement.Plan{}, Errorf(CodeInvalidArgument, "", "broker %d is not in the cluster (brokers: %v)", b, known)
 		}
 	}
 	if in.Racks == nil {
@@ -267,7 +270,7 @@ func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (Reassig
 			}
 		}
 	}
-	return PlanReassignment(in)
+	return placement.Balance(in)
 }
 
 // WaitOptions modify WaitReassignments.
@@ -308,7 +311,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 	finished := func() []FinishedReassignment {
 		now := map[TopicPartition]bool{}
 		for _, r := range moving {
-			now[TopicPartition{r.Topic, r.Partition}] = true
+			now[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = true
 		}
 		out := []FinishedReassignment{}
 		for k, r := range seen {
@@ -334,7 +337,7 @@ func (c *Client) WaitReassignments(ctx context.Context, o WaitOptions) ([]Finish
 		}
 		moving = list
 		for _, r := range list {
-			seen[TopicPartition{r.Topic, r.Partition}] = r
+			seen[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r
 		}
 		done := finished()
 		var copied *ReassignBytes
@@ -395,7 +398,7 @@ func (c *Client) awaitReplicas(ctx context.Context, done []FinishedReassignment)
 		if final {
 			return
 		}
-		if !backoff(ctx, attempt) {
+		if !vocab.Backoff(ctx, attempt) {
 			break
 		}
 	}
@@ -467,7 +470,7 @@ func (c *Client) waitTimeout(ctx context.Context, moving []Reassignment) *Error 
 	}
 	var names []string
 	for _, r := range moving {
-		names = append(names, partitionKey(r.Topic, r.Partition))
+		names = append(names, vocab.PartitionKey(r.Topic, r.Partition))
 	}
 	e.Message = fmt.Sprintf("reassignments still in progress after the timeout: %s", strings.Join(names, ", "))
 	if len(names) == 0 {

@@ -188,7 +188,7 @@ func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *k
 			name = *t.Topic
 		}
 		for _, p := range t.Partitions {
-			where[TopicPartition{name, p.Partition}] = place{t.TopicID, p.Leader}
+			where[TopicPartition{Topic: name, Partition: p.Partition}] = place{t.TopicID, p.Leader}
 		}
 		if e := kafkaErr(t.ErrorCode, nil, name); e != nil {
 			for _, tp := range pending {
@@ -284,7 +284,7 @@ func (c *Client) fetchRaw(ctx context.Context, pending []TopicPartition, meta *k
 			}
 			for j := range rt.Partitions {
 				rp := &rt.Partitions[j]
-				tp := TopicPartition{name, rp.Partition}
+				tp := TopicPartition{Topic: name, Partition: rp.Partition}
 				if _, asked := pos[tp]; !asked {
 					continue
 				}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // RecordsDeletion asks to delete a partition's records below Offset; -1
@@ -26,14 +28,14 @@ type DeletedRecords struct {
 	Err          *Error `json:"error,omitempty"`
 }
 
-func (d DeletedRecords) Key() string     { return partitionKey(d.Topic, d.Partition) }
+func (d DeletedRecords) Key() string     { return vocab.PartitionKey(d.Topic, d.Partition) }
 func (d DeletedRecords) Failure() *Error { return d.Err }
 
 func checkDeletions(dels []RecordsDeletion) ([]TopicPartition, map[TopicPartition]int64, *Error) {
 	offsets := map[TopicPartition]int64{}
 	var tps []TopicPartition
 	for _, d := range dels {
-		tp := TopicPartition{d.Topic, d.Partition}
+		tp := TopicPartition{Topic: d.Topic, Partition: d.Partition}
 		switch {
 		case d.Topic == "":
 			return nil, nil, Errorf(CodeInvalidArgument, "", "topic must not be empty")
@@ -125,7 +127,7 @@ func (c *Client) deleteRecords(ctx context.Context, tps []TopicPartition, offset
 			if shard.Err != nil {
 				for _, t := range shard.Req.(*kmsg.DeleteRecordsRequest).Topics {
 					for _, p := range t.Partitions {
-						tp := TopicPartition{t.Topic, p.Partition}
+						tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 						answers[tp] = AsError(shard.Err, tp.String())
 					}
 				}
@@ -133,7 +135,7 @@ func (c *Client) deleteRecords(ctx context.Context, tps []TopicPartition, offset
 			}
 			for _, t := range shard.Resp.(*kmsg.DeleteRecordsResponse).Topics {
 				for _, p := range t.Partitions {
-					tp := TopicPartition{t.Topic, p.Partition}
+					tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 					answers[tp] = kafkaErr(p.ErrorCode, nil, tp.String())
 					if answers[tp] == nil {
 						low[tp] = p.LowWatermark

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Where ResetOffsets moves a group's offsets.
@@ -63,7 +65,7 @@ type ResetOffset struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (r ResetOffset) Key() string     { return partitionKey(r.Topic, r.Partition) }
+func (r ResetOffset) Key() string     { return vocab.PartitionKey(r.Topic, r.Partition) }
 func (r ResetOffset) Failure() *Error { return r.Err }
 
 // ResetResult is ResetOffsets' outcome: the rows, the group's live member
@@ -125,7 +127,7 @@ func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult,
 	current := map[TopicPartition]int64{}
 	for _, r := range commits.Sorted() {
 		if r.Err == nil {
-			current[TopicPartition{r.Topic, r.Partition}] = r.At
+			current[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.At
 		}
 	}
 	source, err := c.resetSource(ctx, o.To)
@@ -218,7 +220,7 @@ func (c *Client) resetSource(ctx context.Context, t ResetTarget) (map[TopicParti
 		out := map[TopicPartition]int64{}
 		for _, r := range fetched.Sorted() {
 			if r.Err == nil && r.At >= 0 {
-				out[TopicPartition{r.Topic, r.Partition}] = r.At
+				out[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.At
 			}
 		}
 		if len(out) == 0 {
@@ -365,7 +367,7 @@ func (c *Client) waitEmpty(ctx context.Context, group string) error {
 			return nil
 		}
 		progressf(ctx, "waiting for group %s to empty: %d member(s), state %s", group, len(d.Members), d.State)
-		if !backoff(ctx, attempt) {
+		if !vocab.Backoff(ctx, attempt) {
 			return ctxError(ctx, group, &Error{Code: kerr.NonEmptyGroup.Message,
 				Message: fmt.Sprintf("group %s still has %d member(s) (state %s) after they were removed: are its consumers still running?", group, len(d.Members), d.State)})
 		}
@@ -412,7 +414,7 @@ func ParseOffsetsCSV(r io.Reader, name string) (map[TopicPartition]int64, error)
 		case oerr != nil || off < 0:
 			return nil, Errorf(CodeInvalidArgument, name, "line %d: offset must be a non-negative integer, got %q", line, rec[2])
 		}
-		tp := TopicPartition{topic, int32(p)}
+		tp := TopicPartition{Topic: topic, Partition: int32(p)}
 		if _, dup := out[tp]; dup {
 			return nil, Errorf(CodeInvalidArgument, name, "line %d: %s is given twice", line, tp)
 		}

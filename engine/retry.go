@@ -1,50 +1,11 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"math/rand/v2"
-	"slices"
-	"time"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
-
-// sortedKeys is m's keys in order: nil for an empty map, one allocation
-// otherwise (slices.Sorted(maps.Keys(m)) allocates its iterators and grows
-// its slice: a quarter of alter_configs' allocations went to sorting maps
-// of one key).
-func sortedKeys[M ~map[K]V, K cmp.Ordered, V any](m M) []K {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// backoff sleeps before attempt n+1 (100ms doubling to 1s, with jitter). It
-// returns false, without sleeping the whole time, when ctx ends first.
-func backoff(ctx context.Context, attempt int) bool {
-	d := 100 * time.Millisecond << min(attempt, 4)
-	d = min(d, time.Second)
-	return sleepCtx(ctx, d/2+rand.N(d/2+1))
-}
-
-// sleepCtx sleeps d; false, without sleeping the whole time, when ctx ends
-// first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
 
 // retryCall runs fn until it succeeds, fails with a non-retriable error, or
 // ctx ends. Only for requests that change nothing (reads), or whose failure
@@ -59,7 +20,7 @@ func retryCall(ctx context.Context, resource string, fn func(context.Context) er
 		if e.Retriable {
 			progressf(ctx, "retrying (attempt %d): %s", attempt+1, e)
 		}
-		if !e.Retriable || !backoff(ctx, attempt) {
+		if !e.Retriable || !vocab.Backoff(ctx, attempt) {
 			if ctx.Err() != nil && e.Code != CodeTimeout && e.Code != CodeCanceled {
 				// Say why we stopped retrying, and what we last saw.
 				e = ctxError(ctx, resource, e)
@@ -122,7 +83,7 @@ func retryItems[K comparable](ctx context.Context, keys []K, resource func(K) st
 		if len(pending) > 0 {
 			progressf(ctx, "retrying %d item(s) (attempt %d): %s", len(pending), attempt+1, final[pending[0]])
 		}
-		if len(pending) > 0 && !backoff(ctx, attempt) {
+		if len(pending) > 0 && !vocab.Backoff(ctx, attempt) {
 			for _, k := range pending {
 				final[k] = ctxError(ctx, resource(k), final[k])
 			}

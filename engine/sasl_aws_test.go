@@ -17,6 +17,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // mskVerifier checks an AWS_MSK_IAM authentication payload the way MSK
@@ -92,8 +94,8 @@ func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 	dir := isolateAWS(t)
 	b := newSASLBroker(t, "AWS_MSK_IAM", 0, mskVerifier(map[string]string{
 		"AKIDENV": "env-secret", "AKIDPROFILE": "profile-secret", "AKIDWEB": "web-secret"}))
-	cfg := func(a *AWSConfig) Config {
-		return Config{Brokers: b.c.ListenAddrs(), Timeout: 3 * time.Second, SASL: &SASLConfig{Mechanism: "AWS_MSK_IAM", AWS: a}}
+	cfg := func(a *login.AWSConfig) Config {
+		return Config{Brokers: b.c.ListenAddrs(), Timeout: 3 * time.Second, SASL: &login.SASLConfig{Mechanism: "AWS_MSK_IAM", AWS: a}}
 	}
 
 	t.Run("environment", func(t *testing.T) {
@@ -106,7 +108,7 @@ func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 	t.Run("shared credentials profile", func(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "credentials"),
 			[]byte("[ops]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n"), 0o600))
-		require.NoError(t, listTopicsWith(t, cfg(&AWSConfig{Profile: "ops"})))
+		require.NoError(t, listTopicsWith(t, cfg(&login.AWSConfig{Profile: "ops"})))
 		assert.Contains(t, b.seen(), "AKIDPROFILE/eu-west-1/")
 	})
 	t.Run("web identity token file with STS", func(t *testing.T) {
@@ -143,7 +145,7 @@ func TestAWSMSKIAMSignsWithTheCredentialChain(t *testing.T) {
 		assert.NotContains(t, named, "not-the-secret")
 	})
 	t.Run("no credentials", func(t *testing.T) {
-		err := listTopicsWith(t, cfg(&AWSConfig{Profile: "missing"}))
+		err := listTopicsWith(t, cfg(&login.AWSConfig{Profile: "missing"}))
 		require.Error(t, err)
 		e := AsError(err, "")
 		assert.Equal(t, CodeAuth, e.Code, "%v", err)

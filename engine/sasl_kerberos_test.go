@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/internal/testkdc"
 )
 
@@ -102,20 +102,20 @@ func gssapiBroker(t *testing.T, serviceKeytab string, forge *atomic.Bool) (*kfak
 }
 
 // TestKerberosAgainstAnMITKDC: the service ticket is for the broker's host
-// name as a Java client finds it (serviceHost: 127.0.0.1 is asked for by
+// name as a Java client finds it (login.ServiceHost: 127.0.0.1 is asked for by
 // its name, kafka/localhost on most machines), and every failure is an AUTH
 // error naming GSSAPI.
 func TestKerberosAgainstAnMITKDC(t *testing.T) {
 	kdc := testkdc.New(t)
 	adminKeytab := kdc.AddPrincipal(t, "admin")
-	host := serviceHost(context.Background(), net.DefaultResolver, "127.0.0.1")
+	host := login.ServiceHost(context.Background(), "127.0.0.1")
 	t.Logf("127.0.0.1 is asked for as kafka/%s", host)
 	var forge atomic.Bool
 	broker, who := gssapiBroker(t, kdc.AddPrincipal(t, "kafka/"+host), &forge)
-	connect := func(k *KerberosConfig) error {
+	connect := func(k *login.KerberosConfig) error {
 		k.Krb5Conf = kdc.Krb5Conf
 		return listTopicsWith(t, Config{Brokers: broker.ListenAddrs(), Timeout: 5 * time.Second,
-			SASL: &SASLConfig{Mechanism: "GSSAPI", Kerberos: k}})
+			SASL: &login.SASLConfig{Mechanism: "GSSAPI", Kerberos: k}})
 	}
 	// authFailure checks err is an AUTH error whose message (after the
 	// mechanism, as the CLI and Lua show it) starts with want.
@@ -132,92 +132,31 @@ func TestKerberosAgainstAnMITKDC(t *testing.T) {
 	}
 
 	t.Run("keytab", func(t *testing.T) {
-		require.NoError(t, connect(&KerberosConfig{Principal: "admin", Keytab: adminKeytab}))
+		require.NoError(t, connect(&login.KerberosConfig{Principal: "admin", Keytab: adminKeytab}))
 		assert.Contains(t, who(), "admin@"+testkdc.Realm+" to kafka/"+host)
 	})
 	t.Run("ticket cache filled by kinit", func(t *testing.T) {
 		cache := kdc.Kinit(t, "admin", adminKeytab)
-		require.NoError(t, connect(&KerberosConfig{CCache: cache}))
-		require.NoError(t, connect(&KerberosConfig{CCache: "FILE:" + cache, Principal: "admin@" + testkdc.Realm}))
+		require.NoError(t, connect(&login.KerberosConfig{CCache: cache}))
+		require.NoError(t, connect(&login.KerberosConfig{CCache: "FILE:" + cache, Principal: "admin@" + testkdc.Realm}))
 		// A cache for someone else is a wrong credential, refused before
 		// any broker is dialed.
-		err := connect(&KerberosConfig{CCache: cache, Principal: "someone-else"})
+		err := connect(&login.KerberosConfig{CCache: cache, Principal: "someone-else"})
 		authFailure(t, err, "credential cache "+cache+" holds admin@"+testkdc.Realm+", not someone-else")
 	})
 	t.Run("a keytab that is not the principal's", func(t *testing.T) {
-		authFailure(t, connect(&KerberosConfig{Principal: "nobody", Keytab: adminKeytab}), "logging in as nobody with keytab")
+		authFailure(t, connect(&login.KerberosConfig{Principal: "nobody", Keytab: adminKeytab}), "logging in as nobody with keytab")
 	})
 	t.Run("another service name", func(t *testing.T) {
 		// The KDC knows no kafka-other/<host>: refused at the KDC, before
 		// the broker is asked.
-		err := connect(&KerberosConfig{Principal: "admin", Keytab: adminKeytab, ServiceName: "kafka-other"})
+		err := connect(&login.KerberosConfig{Principal: "admin", Keytab: adminKeytab, ServiceName: "kafka-other"})
 		authFailure(t, err, "getting a ticket for kafka-other/"+host+": ")
 		assert.Contains(t, err.Error(), "KDC_ERR_S_PRINCIPAL_UNKNOWN")
 	})
 	t.Run("a broker whose reply does not verify", func(t *testing.T) {
 		forge.Store(true)
 		defer forge.Store(false)
-		authFailure(t, connect(&KerberosConfig{Principal: "admin", Keytab: adminKeytab}), "the broker's reply does not verify")
+		authFailure(t, connect(&login.KerberosConfig{Principal: "admin", Keytab: adminKeytab}), "the broker's reply does not verify")
 	})
-}
-
-// fakeResolver answers reverse lookups from names and forward ones from
-// addrs; anything else is not found.
-type fakeResolver struct {
-	names map[string][]string
-	addrs map[string][]string
-}
-
-func (f fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, error) {
-	if n, ok := f.names[addr]; ok {
-		return n, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
-}
-
-func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	a, ok := f.addrs[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	var out []net.IPAddr
-	for _, s := range a {
-		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
-	}
-	return out, nil
-}
-
-// As Java's InetAddress.getHostName: names stay, addresses become the name
-// they resolve back to when that name resolves to them.
-func TestKerberosServiceHost(t *testing.T) {
-	r := fakeResolver{
-		names: map[string][]string{
-			"127.0.0.1": {"localhost", "vm"},
-			"10.0.0.5":  {"kafka-1.example.com."}, // DNS answers end with a dot
-			"10.0.0.6":  {"spoofed.example.com."}, // a name that does not resolve back
-			"10.0.0.7":  {},
-			"::1":       {"ip6-localhost"},
-			"10.0.0.8":  {"gone.example.com."},
-		},
-		addrs: map[string][]string{
-			"localhost":           {"::1", "127.0.0.1"},
-			"kafka-1.example.com": {"10.0.0.5"},
-			"spoofed.example.com": {"10.9.9.9"},
-			"ip6-localhost":       {"::1"},
-			"kafka-2.example.com": {"10.0.0.9"},
-		},
-	}
-	for host, want := range map[string]string{
-		"127.0.0.1":           "localhost",
-		"10.0.0.5":            "kafka-1.example.com",
-		"10.0.0.6":            "10.0.0.6", // not confirmed: the address, as Java does
-		"10.0.0.7":            "10.0.0.7",
-		"10.0.0.8":            "10.0.0.8", // the name does not resolve
-		"10.0.0.99":           "10.0.0.99",
-		"::1":                 "ip6-localhost",
-		"kafka-2.example.com": "kafka-2.example.com", // a name is never looked up
-		"localhost":           "localhost",
-	} {
-		assert.Equal(t, want, serviceHost(context.Background(), r, host), host)
-	}
 }

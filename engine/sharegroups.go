@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // ShareGroupMember is one member of a share group (KIP-932).
@@ -57,7 +59,7 @@ func (c *Client) DescribeShareGroups(ctx context.Context, groups []string) ([]Sh
 				}
 				for _, t := range m.Assignment.Sorted() {
 					for _, p := range t.Partitions {
-						sm.Assignment = append(sm.Assignment, TopicPartition{t.Topic, p})
+						sm.Assignment = append(sm.Assignment, TopicPartition{Topic: t.Topic, Partition: p})
 					}
 				}
 				sg.Members = append(sg.Members, sm)
@@ -97,7 +99,7 @@ func (o ShareGroupOffset) Key() string {
 	if o.Topic == "" {
 		return o.Group
 	}
-	return o.Group + " " + partitionKey(o.Topic, o.Partition)
+	return o.Group + " " + vocab.PartitionKey(o.Topic, o.Partition)
 }
 func (o ShareGroupOffset) Failure() *Error { return o.Err }
 
@@ -120,7 +122,7 @@ func (c *Client) DescribeShareGroupOffsets(ctx context.Context, groups []string)
 			rows := []ShareGroupOffset{}
 			for _, o := range d.Offsets.Sorted() {
 				rows = append(rows, ShareGroupOffset{Group: d.Group, Topic: o.Topic, Partition: o.Partition, StartOffset: o.StartOffset,
-					LeaderEpoch: o.LeaderEpoch, Lag: o.Lag, Err: AsError(o.Err, d.Group+" "+partitionKey(o.Topic, o.Partition))})
+					LeaderEpoch: o.LeaderEpoch, Lag: o.Lag, Err: AsError(o.Err, d.Group+" "+vocab.PartitionKey(o.Topic, o.Partition))})
 			}
 			got[d.Group] = rows
 			answers[d.Group] = nil
@@ -149,7 +151,7 @@ type ShareOffsetResult struct {
 	Err       *Error `json:"error,omitempty"`
 }
 
-func (r ShareOffsetResult) Key() string     { return partitionKey(r.Topic, r.Partition) }
+func (r ShareOffsetResult) Key() string     { return vocab.PartitionKey(r.Topic, r.Partition) }
 func (r ShareOffsetResult) Failure() *Error { return r.Err }
 
 // AlterShareGroupOffsets sets a share group's start offsets (the group must
@@ -158,7 +160,9 @@ func (r ShareOffsetResult) Failure() *Error { return r.Err }
 func (c *Client) AlterShareGroupOffsets(ctx context.Context, group string, offsets []ShareOffsetResult) ([]ShareOffsetResult, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	by, keys, err := uniqueTPs(offsets, func(o ShareOffsetResult) TopicPartition { return TopicPartition{o.Topic, o.Partition} })
+	by, keys, err := uniqueTPs(offsets, func(o ShareOffsetResult) TopicPartition {
+		return TopicPartition{Topic: o.Topic, Partition: o.Partition}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +200,7 @@ func (c *Client) alterShareOffsets(ctx context.Context, group string, keys []Top
 		answers := map[TopicPartition]*Error{}
 		for t, ps := range rs {
 			for p, e := range ps {
-				answers[TopicPartition{t, p}] = AsError(e, partitionKey(t, p))
+				answers[TopicPartition{Topic: t, Partition: p}] = AsError(e, vocab.PartitionKey(t, p))
 			}
 		}
 		return answers, nil

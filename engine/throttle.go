@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Replication throttles, as kafka-reassign-partitions --throttle sets them
@@ -65,7 +67,7 @@ func (c *Client) PlanThrottles(ctx context.Context, targets []PartitionTarget, r
 	moves := map[TopicPartition]move{}
 	for _, r := range inProgress {
 		src := slices.DeleteFunc(slices.Clone(r.Replicas), func(b int32) bool { return slices.Contains(r.AddingReplicas, b) })
-		moves[TopicPartition{r.Topic, r.Partition}] = move{sources: src, dests: slices.Clone(r.AddingReplicas)}
+		moves[TopicPartition{Topic: r.Topic, Partition: r.Partition}] = move{sources: src, dests: slices.Clone(r.AddingReplicas)}
 	}
 	var topics []string
 	for _, t := range targets {
@@ -76,12 +78,12 @@ func (c *Client) PlanThrottles(ctx context.Context, targets []PartitionTarget, r
 		return ThrottlePlan{}, merr
 	}
 	for _, t := range targets {
-		k := TopicPartition{t.Topic, t.Partition}
+		k := TopicPartition{Topic: t.Topic, Partition: t.Partition}
 		src := moves[k].sources
 		if _, moving := moves[k]; !moving {
 			p, ok := m.Topics[t.Topic].Partitions[t.Partition]
 			if !ok {
-				return ThrottlePlan{}, Errorf("UNKNOWN_TOPIC_OR_PARTITION", partitionKey(t.Topic, t.Partition), "no such partition to throttle")
+				return ThrottlePlan{}, Errorf("UNKNOWN_TOPIC_OR_PARTITION", vocab.PartitionKey(t.Topic, t.Partition), "no such partition to throttle")
 			}
 			src = slices.Clone(p.Replicas)
 		}
@@ -257,7 +259,7 @@ func (c *Client) FindThrottles(ctx context.Context, topics []string) (ThrottlesF
 		return f, err
 	}
 	for _, r := range moving {
-		f.StillMoving = append(f.StillMoving, partitionKey(r.Topic, r.Partition))
+		f.StillMoving = append(f.StillMoving, vocab.PartitionKey(r.Topic, r.Partition))
 	}
 	rates := f.Brokers
 	if len(moving) > 0 {

@@ -11,9 +11,9 @@ import (
 // destinations that are not sources; every broker involved gets the rate.
 func TestThrottlePlan(t *testing.T) {
 	p := throttlePlan(map[TopicPartition]move{
-		{"orders", 10}: {sources: []int32{1, 2}, dests: []int32{3}},
-		{"orders", 2}:  {sources: []int32{2, 1}, dests: []int32{4, 5}},
-		{"audit", 0}:   {sources: []int32{0}, dests: nil}, // a leader change only
+		{Topic: "orders", Partition: 10}: {sources: []int32{1, 2}, dests: []int32{3}},
+		{Topic: "orders", Partition: 2}:  {sources: []int32{2, 1}, dests: []int32{4, 5}},
+		{Topic: "audit", Partition: 0}:   {sources: []int32{0}, dests: nil}, // a leader change only
 	}, 5000)
 	assert.Equal(t, ThrottlePlan{Rate: 5000, Brokers: []int32{0, 1, 2, 3, 4, 5}, Topics: []TopicThrottle{
 		{Topic: "audit", Leader: "0:0", Follower: ""},

@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // What create_topics, delete_topics and create_partitions look at: the
@@ -17,8 +19,8 @@ import (
 // again after an unknown outcome. A topic counts as created, deleted or
 // grown by the call only when the state before and the state after say so.
 
-// topicState is one topic as it was before a call.
-type topicState struct {
+// TopicBefore is one topic as it was before a call.
+type TopicBefore struct {
 	Exists            bool   `json:"exists"`
 	ID                string `json:"id,omitempty"`
 	Partitions        int    `json:"partitions,omitempty"`
@@ -33,22 +35,22 @@ type topicState struct {
 
 // MarshalJSON leaves "exists" out of a hidden topic's state: the audit
 // line must not say "exists": false of a topic nobody could look at.
-func (s topicState) MarshalJSON() ([]byte, error) {
+func (s TopicBefore) MarshalJSON() ([]byte, error) {
 	if s.Hidden != "" {
 		return json.Marshal(struct {
 			Hidden string `json:"hidden"`
 		}{s.Hidden})
 	}
-	type plain topicState
+	type plain TopicBefore
 	return json.Marshal(plain(s))
 }
 
-// topicStates is the before-state of the topic mutations: name -> state.
-type topicStates map[string]topicState
+// TopicsBefore is the before-state of the topic mutations: name -> state.
+type TopicsBefore map[string]TopicBefore
 
 // topicStates looks the named topics up (fresh metadata), reading of the
-// response only what a topicState keeps (metadata_skim.go).
-func (c *Client) topicStates(ctx context.Context, names []string) (topicStates, error) {
+// response only what a TopicBefore keeps (metadata_skim.go).
+func (c *Client) topicStates(ctx context.Context, names []string) (TopicsBefore, error) {
 	req := newSkimRequest(names)
 	var resp *skimResponse
 	if err := retryCall(ctx, "", func(ctx context.Context) error {
@@ -60,7 +62,7 @@ func (c *Client) topicStates(ctx context.Context, names []string) (topicStates, 
 	}); err != nil {
 		return nil, err
 	}
-	out := make(topicStates, len(names))
+	out := make(TopicsBefore, len(names))
 	for _, n := range names {
 		t := resp.topics[req.want[n]]
 		var terr error
@@ -68,17 +70,17 @@ func (c *Client) topicStates(ctx context.Context, names []string) (topicStates, 
 			terr = kerr.ErrorForCode(t.errorCode)
 		}
 		if !t.found || terr == kerr.UnknownTopicOrPartition || terr == kerr.UnknownTopicID {
-			out[n] = topicState{}
+			out[n] = TopicBefore{}
 			continue
 		}
 		if terr == kerr.TopicAuthorizationFailed {
-			out[n] = topicState{Hidden: terr.(*kerr.Error).Message}
+			out[n] = TopicBefore{Hidden: terr.(*kerr.Error).Message}
 			continue
 		}
 		if terr != nil && !AsError(terr, n).Retriable {
 			return nil, AsError(terr, n) // cannot tell
 		}
-		out[n] = topicState{Exists: true, ID: FormatTopicID(t.id), Partitions: t.partitions, ReplicationFactor: t.rf}
+		out[n] = TopicBefore{Exists: true, ID: FormatTopicID(t.id), Partitions: t.partitions, ReplicationFactor: t.rf}
 	}
 	return out, nil
 }
@@ -110,7 +112,7 @@ func summarizeCreated(name string, id [16]byte, parts kadm.PartitionDetails) Cre
 // createdByUs says whether topic n, there now, was created by this call:
 // it was not there before (or had another id) and the call may have
 // created it.
-func createdByUs(n string, now kadm.TopicDetail, before topicStates, maybe bool) (CreatedTopic, bool) {
+func createdByUs(n string, now kadm.TopicDetail, before TopicsBefore, maybe bool) (CreatedTopic, bool) {
 	ct := summarizeCreated(n, now.ID, now.Partitions)
 	b := before[n]
 	if !b.Exists || (b.ID != "" && ct.ID != "" && b.ID != ct.ID) {
@@ -123,7 +125,7 @@ func createdByUs(n string, now kadm.TopicDetail, before topicStates, maybe bool)
 // applied (the first attempt timed out) and whose before-state could not be
 // read: which of "created by this call" and "there before" holds cannot be
 // told, so the outcome stays unknown (nil when the before-state was read).
-func hiddenBefore(n string, before topicStates) *Error {
+func hiddenBefore(n string, before TopicsBefore) *Error {
 	h := before[n].Hidden
 	if h == "" {
 		return nil
@@ -132,7 +134,7 @@ func hiddenBefore(n string, before topicStates) *Error {
 		Message: fmt.Sprintf("the create timed out and the topic exists now; whether it existed before this call cannot be told: describing it was refused before the call (%s)", h)}
 }
 
-func existedBefore(n string, before topicStates) *Error {
+func existedBefore(n string, before TopicsBefore) *Error {
 	return &Error{Code: kerr.TopicAlreadyExists.Message, Resource: n,
 		Message: fmt.Sprintf("topic %s existed before this call (id %s, %d partitions)", n, before[n].ID, before[n].Partitions)}
 }
@@ -140,7 +142,7 @@ func existedBefore(n string, before topicStates) *Error {
 // settleUnknownCreates looks at topics whose create timed out before they
 // are asked again: a topic there now is answered (created by this call, or
 // there before it); one still missing is sent again.
-func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, maybe map[string]bool, before topicStates, ifNotExists bool, results map[string]CreatedTopic) (map[string]*Error, error) {
+func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, maybe map[string]bool, before TopicsBefore, ifNotExists bool, results map[string]CreatedTopic) (map[string]*Error, error) {
 	answers := make(map[string]*Error, len(pending))
 	var check []string
 	for _, n := range pending {
@@ -179,7 +181,7 @@ func (c *Client) settleUnknownCreates(ctx context.Context, pending []string, may
 // raisedByUs is the answer for a topic found with at least total
 // partitions after a timed-out CreatePartitions: raised by this call when
 // it had fewer before.
-func raisedByUs(n string, total int32, before topicStates) *Error {
+func raisedByUs(n string, total int32, before TopicsBefore) *Error {
 	if b := before[n]; b.Exists && b.Partitions >= int(total) {
 		return &Error{Code: kerr.InvalidPartitions.Message, Resource: n,
 			Message: fmt.Sprintf("topic %s already had %d partitions before this call", n, b.Partitions)}
@@ -217,7 +219,7 @@ func lookTopics[T any](ctx context.Context, c *Client, unknown map[string]bool, 
 		if ok && t.Err != nil && !isUnknownTopic(t.Err) {
 			// Not allowed to describe it (or another error): the look
 			// shows nothing either way.
-			found[n] = FoundUndetermined
+			found[n] = auditlog.FoundUndetermined
 			continue
 		}
 		found[n] = decide(&res[i], t, ok && t.Err == nil)
@@ -226,44 +228,44 @@ func lookTopics[T any](ctx context.Context, c *Client, unknown map[string]bool, 
 }
 
 // lookCreatedTopics resolves creates whose outcome stayed unknown.
-func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, topicStates, []CreatedTopic, error, map[string]bool) ([]CreatedTopic, error, map[string]string) {
-	return func(ctx context.Context, before topicStates, res []CreatedTopic, err error, unknown map[string]bool) ([]CreatedTopic, error, map[string]string) {
+func (c *Client) lookCreatedTopics(o CreateTopicsOptions) func(context.Context, TopicsBefore, []CreatedTopic, error, map[string]bool) ([]CreatedTopic, error, map[string]string) {
+	return func(ctx context.Context, before TopicsBefore, res []CreatedTopic, err error, unknown map[string]bool) ([]CreatedTopic, error, map[string]string) {
 		return res, err, lookTopics(ctx, c, unknown, res, func(r CreatedTopic) string { return r.Name },
 			func(r *CreatedTopic, t kadm.TopicDetail, there bool) string {
 				if !there {
 					r.Err = looked(r.Err, "the topic does not exist")
-					return FoundNotApplied
+					return auditlog.FoundNotApplied
 				}
 				if e := hiddenBefore(r.Name, before); e != nil {
 					r.Err = e
-					return FoundUndetermined
+					return auditlog.FoundUndetermined
 				}
 				ct, ours := createdByUs(r.Name, t, before, true)
 				switch {
 				case ours:
 					*r = ct
-					return FoundApplied
+					return auditlog.FoundApplied
 				case o.IfNotExists:
 					ct.Existed = true
 					*r = ct
 				default:
 					r.Err = existedBefore(r.Name, before)
 				}
-				return FoundNotApplied
+				return auditlog.FoundNotApplied
 			})
 	}
 }
 
 // lookDeletedTopics resolves deletes whose outcome stayed unknown.
-func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, topicStates, []DeletedTopic, error, map[string]bool) ([]DeletedTopic, error, map[string]string) {
-	return func(ctx context.Context, before topicStates, res []DeletedTopic, err error, unknown map[string]bool) ([]DeletedTopic, error, map[string]string) {
+func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, TopicsBefore, []DeletedTopic, error, map[string]bool) ([]DeletedTopic, error, map[string]string) {
+	return func(ctx context.Context, before TopicsBefore, res []DeletedTopic, err error, unknown map[string]bool) ([]DeletedTopic, error, map[string]string) {
 		return res, err, lookTopics(ctx, c, unknown, res, func(r DeletedTopic) string { return r.Name },
 			func(r *DeletedTopic, t kadm.TopicDetail, there bool) string {
 				b := before[r.Name]
 				switch {
 				case b.Exists && (!there || (b.ID != "" && FormatTopicID(t.ID) != b.ID)):
 					r.Err = nil
-					return FoundApplied
+					return auditlog.FoundApplied
 				case !b.Exists && !there && o.IfExists:
 					r.Err, r.Missing = nil, true
 				case !b.Exists && !there:
@@ -271,15 +273,15 @@ func (c *Client) lookDeletedTopics(o DeleteTopicsOptions) func(context.Context, 
 				default:
 					r.Err = looked(r.Err, "the topic still exists")
 				}
-				return FoundNotApplied
+				return auditlog.FoundNotApplied
 			})
 	}
 }
 
 // lookCreatedPartitions resolves partition increases whose outcome stayed
 // unknown.
-func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Context, topicStates, []CreatedPartitions, error, map[string]bool) ([]CreatedPartitions, error, map[string]string) {
-	return func(ctx context.Context, before topicStates, res []CreatedPartitions, err error, unknown map[string]bool) ([]CreatedPartitions, error, map[string]string) {
+func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Context, TopicsBefore, []CreatedPartitions, error, map[string]bool) ([]CreatedPartitions, error, map[string]string) {
+	return func(ctx context.Context, before TopicsBefore, res []CreatedPartitions, err error, unknown map[string]bool) ([]CreatedPartitions, error, map[string]string) {
 		return res, err, lookTopics(ctx, c, unknown, res, func(r CreatedPartitions) string { return r.Name },
 			func(r *CreatedPartitions, t kadm.TopicDetail, there bool) string {
 				n := 0
@@ -289,20 +291,20 @@ func (c *Client) lookCreatedPartitions(totals map[string]int32) func(context.Con
 				switch e := raisedByUs(r.Name, totals[r.Name], before); {
 				case n >= int(totals[r.Name]) && e == nil:
 					r.Err, r.Partitions = nil, int(totals[r.Name])
-					return FoundApplied
+					return auditlog.FoundApplied
 				case e != nil:
 					r.Err = e
 				default:
 					r.Err = looked(r.Err, fmt.Sprintf("the topic has %d partitions", n))
 				}
-				return FoundNotApplied
+				return auditlog.FoundNotApplied
 			})
 	}
 }
 
 // createdTopicDetail is what undo needs of a created topic: its id, or
 // that it was there already (if_not_exists).
-func createdTopicDetail(_ topicStates, res []CreatedTopic, key string) any {
+func createdTopicDetail(_ TopicsBefore, res []CreatedTopic, key string) any {
 	for _, r := range res {
 		if r.Name == key {
 			return CreatedTopicDetail{ID: r.ID, Existed: r.Existed}

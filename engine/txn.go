@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // ListedTransaction is one row of ListTransactions.
@@ -84,7 +86,7 @@ func (c *Client) describeTransactions(ctx context.Context, ids []string) ([]Desc
 				TimeoutMs: d.TimeoutMillis, StartTimestamp: d.StartTimestamp, Coordinator: d.Coordinator, Partitions: []TopicPartition{}}
 			for _, t := range d.Topics.Sorted() {
 				for _, p := range t.Partitions {
-					dt.Partitions = append(dt.Partitions, TopicPartition{t.Topic, p})
+					dt.Partitions = append(dt.Partitions, TopicPartition{Topic: t.Topic, Partition: p})
 				}
 			}
 			found[d.TxnID] = dt
@@ -159,7 +161,7 @@ func (c *Client) describeProducers(ctx context.Context, topics []string) ([]Prod
 		}
 		for _, p := range ds.SortedPartitions() {
 			if p.Err != nil {
-				e := AsError(p.Err, partitionKey(p.Topic, p.Partition))
+				e := AsError(p.Err, vocab.PartitionKey(p.Topic, p.Partition))
 				if p.ErrMessage != "" {
 					e.Message = p.ErrMessage
 				}
@@ -199,7 +201,7 @@ type AbortedTransaction struct {
 	Err              *Error `json:"error,omitempty"`
 }
 
-func (a AbortedTransaction) Key() string     { return partitionKey(a.Topic, a.Partition) }
+func (a AbortedTransaction) Key() string     { return vocab.PartitionKey(a.Topic, a.Partition) }
 func (a AbortedTransaction) Failure() *Error { return a.Err }
 
 // ResolveAbort fills a spec's missing epochs from the partition's active
@@ -348,7 +350,7 @@ func (c *Client) FindHangingTransactions(ctx context.Context, o HangingOptions, 
 			h.TransactionalID, h.Reason = id, "the transactional id moved on to another producer id or epoch"
 		case !strings.EqualFold(d.State, "Ongoing"):
 			h.TransactionalID, h.Reason = id, "the transactional id is "+d.State+", not Ongoing"
-		case !slices.Contains(d.Partitions, TopicPartition{p.Topic, p.Partition}):
+		case !slices.Contains(d.Partitions, TopicPartition{Topic: p.Topic, Partition: p.Partition}):
 			h.TransactionalID, h.Reason = id, "the ongoing transaction does not include this partition"
 		default:
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // clusterACLs lists every ACL through the independent client, as
@@ -216,7 +217,7 @@ func TestACLsEnforcedClusterAsSuperuser(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	as := func(user, pass string) *env {
-		return newEnvOn(t, c, Options{Config: engine.Config{SASL: &engine.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: user, Password: engine.Secret(pass)}}})
+		return newEnvOn(t, c, Options{Config: engine.Config{SASL: &login.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: user, Password: engine.Secret(pass)}}})
 	}
 	admin := as("admin", "admin-pass")
 	admin.run(`create_acls{{principal = "User:eve", operation = "describe", resource_type = "topic", resource_name = "orders"}}

@@ -16,6 +16,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // These tests hold the argument rules over every declared function at
@@ -103,7 +104,7 @@ func TestBadValuesAtEveryPositionSendNothing(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(auditPath)
+	audit, err := auditlog.Open(auditPath)
 	require.NoError(t, err)
 	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 	e.run(badPrelude)

@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // A dry run changes nothing, and its batch error says so: what would be
@@ -54,7 +55,7 @@ func TestLuaMutationsAreWrittenAhead(t *testing.T) {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	entries, problems, err := engine.ReadAuditLog(f, path)
+	entries, problems, err := auditlog.Read(f, path)
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	require.Len(t, entries, 2)

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/internal/testpki"
 )
 
@@ -29,13 +30,13 @@ func TestDeniedNamesOperationResourceAndPrincipal(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	as := func(verbose bool) *env {
-		cfg := engine.Config{SASL: &engine.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: "eve", Password: engine.Secret("eve-pass")}}
+		cfg := engine.Config{SASL: &login.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: "eve", Password: engine.Secret("eve-pass")}}
 		if verbose {
 			cfg.Verbose = &bytes.Buffer{}
 		}
 		return newEnvOn(t, c, Options{Config: cfg})
 	}
-	admin := newEnvOn(t, c, Options{Config: engine.Config{SASL: &engine.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: "admin", Password: engine.Secret("admin-pass")}}})
+	admin := newEnvOn(t, c, Options{Config: engine.Config{SASL: &login.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: "admin", Password: engine.Secret("admin-pass")}}})
 	admin.run(`create_topics{{name = "orders", partitions = 1, replication_factor = 1}}`)
 
 	// A topic kfake itself refuses: the resource is the topic.
@@ -76,9 +77,9 @@ func TestDeniedNamesOperationResourceAndPrincipal(t *testing.T) {
 // principal builder names it.
 func TestPrincipalNames(t *testing.T) {
 	assert.Equal(t, "User:ANONYMOUS", engine.Config{}.Principal())
-	assert.Equal(t, "User:alice", engine.Config{SASL: &engine.SASLConfig{Mechanism: "PLAIN", Username: "alice"}}.Principal())
+	assert.Equal(t, "User:alice", engine.Config{SASL: &login.SASLConfig{Mechanism: "PLAIN", Username: "alice"}}.Principal())
 	assert.Equal(t, "the OAUTHBEARER token's subject (client id svc)",
-		engine.Config{SASL: &engine.SASLConfig{Mechanism: "OAUTHBEARER", OAuth: &engine.OAuthConfig{ClientID: "svc"}}}.Principal())
+		engine.Config{SASL: &login.SASLConfig{Mechanism: "OAUTHBEARER", OAuth: &login.OAuthConfig{ClientID: "svc"}}}.Principal())
 	pki := testpki.New(t)
-	assert.Equal(t, "User:CN=admin", engine.Config{TLS: &engine.TLSConfig{CertFile: pki.CertFile, KeyFile: pki.KeyFile}}.Principal())
+	assert.Equal(t, "User:CN=admin", engine.Config{TLS: &login.TLSConfig{CertFile: pki.CertFile, KeyFile: pki.KeyFile}}.Principal())
 }

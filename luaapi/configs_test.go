@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // topicConfigs reads a topic's configs through the independent client:
@@ -278,7 +279,7 @@ func TestAlterConfigsRefusesValuesItCannotSendExactly(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(auditPath)
+	audit, err := auditlog.Open(auditPath)
 	require.NoError(t, err)
 	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 	e.run(`create_topics{{name = "t", configs = {["retention.ms"] = 1000}}}`)

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
@@ -33,7 +33,7 @@ import (
 //	alter_partition_reassignments(45 partitions) on cluster kfake (127.0.0.1:9092)
 //
 // Under --verbose the full arguments are printed instead of the file. The
-// arguments are redacted (SecretArgs, engine.Redact) before any of this,
+// arguments are redacted (SecretArgs, redact.Value) before any of this,
 // and the REPL escapes what it prints (TerminalText).
 
 const (
@@ -274,7 +274,7 @@ func writeConfirmArgs(args []any) (string, error) {
 func (r *Runtime) confirmArgs(c *Call) []any {
 	args := r.callArgs(c)
 	for i, a := range args {
-		args[i] = engine.Redact(a)
+		args[i] = redact.Value(a)
 	}
 	return args
 }

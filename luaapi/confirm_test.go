@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // confirmEnv is an env whose destructive calls ask; the questions are
@@ -139,7 +139,7 @@ func TestConfirmRedactsSecrets(t *testing.T) {
 	assert.NotContains(t, (*asked)[0], "aHVudGVyMi1zZWNyZXQ=")
 	assert.Contains(t, (*asked)[0], `expire_delegation_token("***")`)
 
-	args := []any{engine.Redact(map[string]any{"sasl_password": "hunter2", "name": strings.Repeat("x", 200)})}
+	args := []any{redact.Value(map[string]any{"sasl_password": "hunter2", "name": strings.Repeat("x", 200)})}
 	var written []any
 	q := confirmQuestion("f", "c", nil, args, false, func(a []any) (string, error) { written = a; return "f", nil })
 	assert.NotContains(t, q, "hunter2")

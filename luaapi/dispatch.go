@@ -213,7 +213,7 @@ func (c *Call) explainDenied(err error) error {
 	if c.h == nil {
 		return err
 	}
-	if e := engine.AsError(err, ""); !e.IsDenied() {
+	if e := engine.AsError(err, ""); !engine.IsDenied(e) {
 		return err
 	}
 	return engine.ExplainDenied(err, c.Fn.Name, c.h.principal(), c.h.cfg.Verbose != nil)
@@ -225,7 +225,7 @@ func (c *Call) explainDeniedItems(items []engine.Item) {
 		return
 	}
 	for _, it := range items {
-		if f := it.Failure(); f.IsDenied() {
+		if f := it.Failure(); engine.IsDenied(f) {
 			engine.ExplainDeniedItem(f, c.Fn.Name, c.h.principal(), c.h.cfg.Verbose != nil)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
@@ -192,7 +193,7 @@ func classify(L *lua.LState, ctx context.Context, err error) *RunError {
 		re.Code = lua.LVAsString(t.RawGetString("code"))
 		re.Message = errorText(t)
 		switch re.Code {
-		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, engine.CodeInternal, CodeMemory, engine.CodeAudit, engine.CodeNotifyFailed, engine.CodeStateLocked, engine.CodeStateFile, "FAIL", "":
+		case engine.CodeInvalidArgument, engine.CodeDryRun, engine.CodeUnknown, engine.CodeInternal, CodeMemory, engine.CodeAudit, alerts.CodeNotifyFailed, engine.CodeStateLocked, engine.CodeStateFile, "FAIL", "":
 		case engine.CodeCanceled:
 			re.Kind = KindCanceled
 		default:

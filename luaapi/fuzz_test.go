@@ -17,6 +17,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // FuzzCallArguments drives random Lua values through every declared admin
@@ -60,7 +61,7 @@ func newFuzzEnv(f *testing.F) *fuzzEnv {
 	f.Cleanup(c.Close)
 	dir := f.TempDir()
 	auditPath := filepath.Join(dir, "audit.jsonl")
-	audit, err := engine.OpenAuditLog(auditPath)
+	audit, err := auditlog.Open(auditPath)
 	require.NoError(f, err)
 	rt := New(Options{Config: engine.Config{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second, Audit: audit},
 		Stdout: discard{}, Stderr: discard{}})

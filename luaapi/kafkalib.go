@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
@@ -315,7 +316,7 @@ func (r *Runtime) libDryRun(c *Call) int {
 }
 
 // logAt writes "time level msg key=value ..." lines to stderr; the values of
-// secret-named keys are redacted at any depth (engine.Redact).
+// secret-named keys are redacted at any depth (redact.Value).
 func logAt(level string) func(r *Runtime, c *Call) int {
 	return func(r *Runtime, c *Call) int {
 		L := c.L
@@ -338,8 +339,8 @@ func logAt(level string) func(r *Runtime, c *Call) int {
 				if err != nil {
 					return libError(L, "kafka.log."+level, argErr("", "%v", err))
 				}
-				// Secrets are hidden at any depth (engine.Redact).
-				red, _ := engine.Redact(map[string]any{k: gv}).(map[string]any)
+				// Secrets are hidden at any depth (redact.Value).
+				red, _ := redact.Value(map[string]any{k: gv}).(map[string]any)
 				fmt.Fprintf(&b, " %s=%s", output.CellText(k), output.CompactValue(red[k]))
 			}
 		default:

@@ -3,7 +3,7 @@ package luaapi
 import (
 	"time"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 func init() {
@@ -39,12 +39,12 @@ return v.status == "STOP"`,
 var lagValue = Int64(-1).Named("lag")
 
 // lagSamples is lag_evaluate's window.
-var lagSamples = List[engine.LagSample](Record(
+var lagSamples = List[verdicts.LagSample](Record(
 	Field{Name: "offset", Type: Int64(-1).Named("committed offset"), Required: true, Doc: "the committed offset (-1: no commit, left out)"},
 	Field{Name: "time", Type: timestampMs, Required: true, Doc: "when the sample was taken"},
 	Field{Name: "lag", Type: lagValue, Doc: "the lag then (nil or -1: unknown)"},
 ).Then(func(rec Rec, _ string) (any, error) {
-	s := engine.LagSample{Offset: get[int64](rec, "offset"), TimeMs: get[int64](rec, "time")}
+	s := verdicts.LagSample{Offset: get[int64](rec, "offset"), TimeMs: get[int64](rec, "time")}
 	if rec.Has("lag") {
 		lag := get[int64](rec, "lag")
 		s.Lag = &lag
@@ -53,7 +53,7 @@ var lagSamples = List[engine.LagSample](Record(
 })).Items("sample").ArrayOnly()
 
 func lagEvaluate(c *Call) (any, error) {
-	opts := engine.EvaluateOptions{
+	opts := verdicts.EvaluateOptions{
 		NowMs:      time.Now().UnixMilli(),
 		EndOffsets: param[[]int64](c, "end_offsets"),
 		AllowedLag: param[int64](c, "allowed_lag"),
@@ -66,5 +66,5 @@ func lagEvaluate(c *Call) (any, error) {
 		lag := param[int64](c, "current_lag")
 		opts.CurrentLag = &lag
 	}
-	return engine.EvaluateLag(param[[]engine.LagSample](c, "samples"), opts), nil
+	return verdicts.EvaluateLag(param[[]verdicts.LagSample](c, "samples"), opts), nil
 }

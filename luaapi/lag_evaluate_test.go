@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/verdicts"
 )
 
 // evalLua runs one chunk in rt and returns its first value as JSON, or
@@ -26,7 +26,7 @@ func evalLua(t *testing.T, rt *Runtime, src string) (string, error) {
 }
 
 // luaSamples writes a window as a Lua array.
-func luaSamples(samples []engine.LagSample) string {
+func luaSamples(samples []verdicts.LagSample) string {
 	var b strings.Builder
 	b.WriteString("{")
 	for _, s := range samples {
@@ -41,7 +41,7 @@ func luaSamples(samples []engine.LagSample) string {
 }
 
 // luaOpts writes EvaluateOptions as lag_evaluate's options table.
-func luaOpts(o engine.EvaluateOptions) string {
+func luaOpts(o verdicts.EvaluateOptions) string {
 	parts := []string{fmt.Sprintf("now = %d", o.NowMs), fmt.Sprintf("allowed_lag = %d", o.AllowedLag), fmt.Sprintf("committing = %t", o.Committing)}
 	if o.CurrentLag != nil {
 		parts = append(parts, fmt.Sprintf("current_lag = %d", *o.CurrentLag))
@@ -59,24 +59,24 @@ func luaOpts(o engine.EvaluateOptions) string {
 func TestLagEvaluateFromLuaMatchesEngine(t *testing.T) {
 	rt := newBareRuntime(t)
 	type tc struct {
-		samples []engine.LagSample
-		opts    engine.EvaluateOptions
+		samples []verdicts.LagSample
+		opts    verdicts.EvaluateOptions
 	}
 	l := func(v int64) *int64 { return &v }
-	moving := []engine.LagSample{{Offset: 100, TimeMs: 0, Lag: l(50)}, {Offset: 200, TimeMs: 60000, Lag: l(60)}, {Offset: 300, TimeMs: 120000, Lag: l(70)}}
+	moving := []verdicts.LagSample{{Offset: 100, TimeMs: 0, Lag: l(50)}, {Offset: 200, TimeMs: 60000, Lag: l(60)}, {Offset: 300, TimeMs: 120000, Lag: l(70)}}
 	cases := []tc{
-		{nil, engine.EvaluateOptions{NowMs: 5}},
-		{moving, engine.EvaluateOptions{NowMs: 999999}},
-		{moving, engine.EvaluateOptions{NowMs: 999999, EndOffsets: []int64{400, 300}}},
-		{moving, engine.EvaluateOptions{NowMs: 120000, Committing: true}},
-		{moving, engine.EvaluateOptions{NowMs: 120000, AllowedLag: 70}},
-		{moving, engine.EvaluateOptions{NowMs: 120000, CurrentLag: l(-1)}},
-		{[]engine.LagSample{{Offset: 500, TimeMs: 0, Lag: l(1)}, {Offset: 100, TimeMs: 1000}, {Offset: -1, TimeMs: 1500, Lag: l(-1)}, {Offset: 200, TimeMs: 2000, Lag: l(300)}}, engine.EvaluateOptions{NowMs: 2000}},
-		{[]engine.LagSample{{Offset: 7, TimeMs: 1000, Lag: l(3)}, {Offset: 7, TimeMs: 500, Lag: l(4)}}, engine.EvaluateOptions{NowMs: 1000, Committing: true}},
+		{nil, verdicts.EvaluateOptions{NowMs: 5}},
+		{moving, verdicts.EvaluateOptions{NowMs: 999999}},
+		{moving, verdicts.EvaluateOptions{NowMs: 999999, EndOffsets: []int64{400, 300}}},
+		{moving, verdicts.EvaluateOptions{NowMs: 120000, Committing: true}},
+		{moving, verdicts.EvaluateOptions{NowMs: 120000, AllowedLag: 70}},
+		{moving, verdicts.EvaluateOptions{NowMs: 120000, CurrentLag: l(-1)}},
+		{[]verdicts.LagSample{{Offset: 500, TimeMs: 0, Lag: l(1)}, {Offset: 100, TimeMs: 1000}, {Offset: -1, TimeMs: 1500, Lag: l(-1)}, {Offset: 200, TimeMs: 2000, Lag: l(300)}}, verdicts.EvaluateOptions{NowMs: 2000}},
+		{[]verdicts.LagSample{{Offset: 7, TimeMs: 1000, Lag: l(3)}, {Offset: 7, TimeMs: 500, Lag: l(4)}}, verdicts.EvaluateOptions{NowMs: 1000, Committing: true}},
 	}
 	seen := map[string]bool{}
 	for i, c := range cases {
-		want := engine.EvaluateLag(c.samples, c.opts)
+		want := verdicts.EvaluateLag(c.samples, c.opts)
 		seen[want.Rule] = true
 		got, err := evalLua(t, rt, fmt.Sprintf("local v = lag_evaluate(%s, %s) return v.status .. ' ' .. v.rule", luaSamples(c.samples), luaOpts(c.opts)))
 		require.NoError(t, err, "case %d", i)

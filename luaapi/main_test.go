@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
@@ -113,10 +114,10 @@ func (e *env) engine() *engine.Client {
 func lTrue() lua.LValue { return lua.LTrue }
 
 // testAudit opens an audit log in a temp dir, closed at the test's end.
-func testAudit(t *testing.T) (*engine.AuditLog, string) {
+func testAudit(t *testing.T) (*auditlog.Log, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(path)
+	audit, err := auditlog.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = audit.Close() })
 	return audit, path

@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -46,7 +47,7 @@ var annotationName = labelName.Sample("runbook_url")
 // url) or as an item of alerts.
 var notifyAlertFields = []Field{
 	{Name: "key", Type: NonEmptyStr().MaxLen(1024), Doc: "the alert's identity for de-duplication (default: its labels, name=value joined by commas)"},
-	{Name: "status", Type: Enum(engine.NotifyStatuses...), Doc: `"firing" (default), "resolved", or a lag_status verdict ("OK" resolves; the others fire)`},
+	{Name: "status", Type: Enum(alerts.Statuses...), Doc: `"firing" (default), "resolved", or a lag_status verdict ("OK" resolves; the others fire)`},
 	{Name: "labels", Type: metricLabels, Doc: "what identifies the alert (Alertmanager needs alertname)"},
 	{Name: "annotations", Type: MapOf[string, string](annotationName, Str().MaxLen(16384)).Described("{name = text, ...}"), Doc: "what describes it (runbook_url, ...)"},
 	{Name: "summary", Type: Str().MaxLen(16384), Doc: "the summary annotation"},
@@ -54,27 +55,27 @@ var notifyAlertFields = []Field{
 }
 
 // notifyAlerts is the batch form's list.
-var notifyAlerts = List[engine.Alert](Record(notifyAlertFields...).Then(func(rec Rec, at string) (any, error) {
+var notifyAlerts = List[alerts.Alert](Record(notifyAlertFields...).Then(func(rec Rec, at string) (any, error) {
 	a := alertOf(rec, nil, nil)
-	if err := engine.CheckAlert(a, ""); err != nil {
+	if err := alerts.CheckAlert(a, ""); err != nil {
 		return nil, argErr(at, "%v", err)
 	}
 	return a, nil
 })).Items("alert").NonEmpty().ArrayOnly()
 
 var notifyOptions = append([]Field{
-	{Name: "url", Type: NonEmptyStr().MaxLen(8192).Checked("http(s) URL", engine.CheckWebhookURL).Sample("http://alertmanager:9093"),
+	{Name: "url", Type: NonEmptyStr().MaxLen(8192).Checked("http(s) URL", alerts.CheckWebhookURL).Sample("http://alertmanager:9093"),
 		Doc: "the webhook (give url or url_env)"},
 	{Name: "url_env", Type: envName, Doc: "a variable holding the webhook's URL, for URLs that are secrets (Slack's)"},
-	{Name: "format", Type: Enum(engine.NotifyFormats...), Doc: `"alertmanager", "slack" or "json" (default)`},
+	{Name: "format", Type: Enum(alerts.Formats...), Doc: `"alertmanager", "slack" or "json" (default)`},
 	{Name: "alerts", Type: notifyAlerts, Doc: "several alerts in one call, each {key=, status=, labels=, annotations=, summary=, description=}"},
 	{Name: "generator_url", Type: Str().MaxLen(8192), Doc: "Alertmanager's generatorURL: a link back to what raised the alert"},
 	{Name: "status_labels", Type: MapOf[string, map[string]string](Enum(firingStatuses()...), metricLabels).Described("{STATUS = {label = value, ...}, ...}"),
 		Doc: `labels an alert fires with by its status, over its own ({ERR = {severity = "critical"}}); not part of its key`},
-	{Name: "after_runs", Type: Count(1).Between(1, engine.MaxAfterRuns), Doc: "send a new status only once this many calls in a row have given it (default 1: at once)"},
+	{Name: "after_runs", Type: Count(1).Between(1, alerts.MaxAfterRuns), Doc: "send a new status only once this many calls in a row have given it (default 1: at once)"},
 	{Name: "repeat_interval", Type: NumberBetween(1, 7*86400), Doc: "seconds an open alert stays quiet before it is sent again (default 14400, at most a week)"},
-	{Name: "timeout", Type: NumberBetween(0.001, engine.MaxNotifyTimeout.Seconds()), Doc: "seconds each attempt may take (default 5)"},
-	{Name: "retries", Type: Count(0).Between(0, engine.MaxNotifyAttempts-1), Doc: "retries after a refused connection, a timeout, HTTP 5xx or 429 (default 2)"},
+	{Name: "timeout", Type: NumberBetween(0.001, alerts.MaxTimeout.Seconds()), Doc: "seconds each attempt may take (default 5)"},
+	{Name: "retries", Type: Count(0).Between(0, alerts.MaxAttempts-1), Doc: "retries after a refused connection, a timeout, HTTP 5xx or 429 (default 2)"},
 	{Name: "token_env", Type: envName, Doc: `a variable holding a bearer token (sent as "Authorization: Bearer ...")`},
 	{Name: "token_file", Type: NonEmptyStr(), Doc: "a file holding a bearer token (read at each call; surrounding space trimmed)"},
 	{Name: "headers", Type: MapOf[string, string](headerName, Str().MaxLen(8192)).Described("{name = value, ...}"), Doc: "extra request headers (their values are never shown)"},
@@ -86,7 +87,7 @@ var notifyOptions = append([]Field{
 // takes.
 func firingStatuses() []string {
 	var out []string
-	for _, w := range engine.NotifyStatuses {
+	for _, w := range alerts.Statuses {
 		if w != "OK" && w != "resolved" {
 			out = append(out, w)
 		}
@@ -113,8 +114,8 @@ var headerName = NonEmptyStr().MaxLen(256).Checked("header name", func(s string)
 
 // alertOf builds an alert from its keys, under the common labels and
 // annotations (the alert's own win).
-func alertOf(rec Rec, labels, annotations map[string]string) engine.Alert {
-	a := engine.Alert{Key: get[string](rec, "key"), Status: get[string](rec, "status"),
+func alertOf(rec Rec, labels, annotations map[string]string) alerts.Alert {
+	a := alerts.Alert{Key: get[string](rec, "key"), Status: get[string](rec, "status"),
 		Labels: merged(labels, get[map[string]string](rec, "labels")), Annotations: merged(annotations, get[map[string]string](rec, "annotations"))}
 	for _, k := range []string{"summary", "description"} {
 		if rec.Has(k) {
@@ -143,9 +144,9 @@ func merged(common, own map[string]string) map[string]string {
 
 // notifyRequest checks kafka.notify's arguments across keys and reads its
 // secrets; nothing is sent when it fails.
-func (r *Runtime) notifyRequest(c *Call) (engine.NotifyRequest, error) {
+func (r *Runtime) notifyRequest(c *Call) (alerts.Request, error) {
 	given := c.Given
-	req := engine.NotifyRequest{Format: engine.NotifyJSON, GeneratorURL: param[string](c, "generator_url"),
+	req := alerts.Request{Format: alerts.FormatJSON, GeneratorURL: param[string](c, "generator_url"),
 		SlackBlocks: param[bool](c, "slack_blocks"), StatusLabels: param[map[string]map[string]string](c, "status_labels"),
 		AfterRuns: param[int](c, "after_runs")}
 	if given("format") {
@@ -156,9 +157,9 @@ func (r *Runtime) notifyRequest(c *Call) (engine.NotifyRequest, error) {
 		return req, argErr("url", "give url or url_env (one of them)")
 	case given("token_env") && given("token_file"):
 		return req, argErr("token_env", "give token_env or token_file, not both")
-	case req.SlackBlocks && req.Format != engine.NotifySlack:
+	case req.SlackBlocks && req.Format != alerts.FormatSlack:
 		return req, argErr("slack_blocks", "is for format \"slack\"")
-	case req.GeneratorURL != "" && req.Format != engine.NotifyAlertmanager:
+	case req.GeneratorURL != "" && req.Format != alerts.FormatAlertmanager:
 		return req, argErr("generator_url", "is for format \"alertmanager\"")
 	}
 	if given("url") {
@@ -169,7 +170,7 @@ func (r *Runtime) notifyRequest(c *Call) (engine.NotifyRequest, error) {
 		if u == "" {
 			return req, argErr("url_env", "variable %s is unset or empty", name)
 		}
-		if err := engine.CheckWebhookURL(u); err != nil {
+		if err := alerts.CheckWebhookURL(u); err != nil {
 			return req, argErr("url_env", "variable %s %v", name, err)
 		}
 		req.URL = engine.Secret(u)
@@ -181,15 +182,15 @@ func (r *Runtime) notifyRequest(c *Call) (engine.NotifyRequest, error) {
 				return req, argErr(k, "goes in each of alerts, not beside it")
 			}
 		}
-		for _, a := range param[[]engine.Alert](c, "alerts") {
+		for _, a := range param[[]alerts.Alert](c, "alerts") {
 			a.Labels, a.Annotations = merged(labels, a.Labels), merged(annotations, a.Annotations)
 			req.Alerts = append(req.Alerts, a)
 		}
 	} else {
-		req.Alerts = []engine.Alert{alertOf(c.args.opts, nil, nil)}
+		req.Alerts = []alerts.Alert{alertOf(c.args.opts, nil, nil)}
 	}
 	for i, a := range req.Alerts {
-		if err := engine.CheckAlert(a, req.Format); err != nil {
+		if err := alerts.CheckAlert(a, req.Format); err != nil {
 			at := ""
 			if given("alerts") {
 				at = fmt.Sprintf("alert #%d", i+1)
@@ -298,11 +299,11 @@ func (r *Runtime) libNotify(c *Call) int {
 }
 
 // sending is how many alerts are (or would be) in the POSTs.
-func sending(res *engine.NotifyResult) int {
+func sending(res *alerts.Result) int {
 	n := 0
 	for _, a := range res.Alerts {
 		switch a.Reason {
-		case engine.ReasonOpened, engine.ReasonResolved, engine.ReasonRepeat:
+		case alerts.ReasonOpened, alerts.ReasonResolved, alerts.ReasonRepeat:
 			n++
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
 
@@ -114,7 +114,7 @@ func TestNotifyRefusesBadStatusLabelsAndAfterRuns(t *testing.T) {
 		`kafka.notify{` + u + `, status_labels = {ERR = {["bad-name"] = "x"}}}`:           `kafka.notify: status_labels: ERR: key bad-name: must be a label name`,
 		`kafka.notify{` + u + `, status_labels = {ERR = "critical"}}`:                     `kafka.notify: status_labels: ERR: must be {label = value, ...}`,
 		`kafka.notify{` + u + `, after_runs = 0}`:                                         `kafka.notify: after_runs: must be`,
-		`kafka.notify{` + u + `, after_runs = ` + fmt.Sprint(engine.MaxAfterRuns+1) + `}`: `kafka.notify: after_runs: must be`,
+		`kafka.notify{` + u + `, after_runs = ` + fmt.Sprint(alerts.MaxAfterRuns+1) + `}`: `kafka.notify: after_runs: must be`,
 	} {
 		re := e.runErr(src)
 		assert.Equal(t, "INVALID_ARGUMENT", re.Code, src)

@@ -13,12 +13,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
 
 // notifyEnv is a one-broker kfake cluster and a runtime whose notices go
 // to ledger, with the given environment.
-func notifyEnv(t *testing.T, ledger engine.NoticeLedger, vars map[string]string, dryRun bool) *env {
+func notifyEnv(t *testing.T, ledger alerts.Ledger, vars map[string]string, dryRun bool) *env {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	require.NoError(t, err)
@@ -29,7 +30,7 @@ func notifyEnv(t *testing.T, ledger engine.NoticeLedger, vars map[string]string,
 
 func TestNotifyFromLua(t *testing.T) {
 	w := testnet.NewWebhook(t)
-	ledger := engine.NewMemoryLedger()
+	ledger := alerts.NewMemoryLedger()
 	e := notifyEnv(t, ledger, nil, false)
 	call := `return kafka.notify{url = "` + w.URL + `", format = "alertmanager", status = %q,
 		labels = {alertname = "KafkaConsumerLag", group = "billing", partitions = 3}, summary = "billing is behind"}`
@@ -57,7 +58,7 @@ func TestNotifyFromLua(t *testing.T) {
 
 	// Once the repeat interval has passed (the ledger says when it was
 	// sent: a run of four hours ago), it is sent again.
-	key := engine.NoticeKey(w.URL, "alertname=KafkaConsumerLag,group=billing,partitions=3")
+	key := alerts.NoticeKey(w.URL, "alertname=KafkaConsumerLag,group=billing,partitions=3")
 	n, ok := ledger.LastNotice(key)
 	require.True(t, ok, "the notice was recorded in the configured ledger")
 	n.SentMs -= (4*time.Hour + time.Second).Milliseconds()
@@ -87,12 +88,12 @@ func TestNotifyBatchFromLua(t *testing.T) {
 	var res struct {
 		Sent   bool
 		Reason string
-		Alerts []engine.AlertOutcome
+		Alerts []alerts.Outcome
 	}
 	require.NoError(t, json.Unmarshal([]byte(got), &res))
 	assert.True(t, res.Sent)
 	assert.Equal(t, "opened", res.Reason)
-	assert.Equal(t, []engine.AlertOutcome{
+	assert.Equal(t, []alerts.Outcome{
 		{Key: "alertname=KafkaConsumerLag,group=billing", Status: "ERR", Reason: "opened", Sent: true},
 		{Key: "shipping", Status: "OK", Reason: "unchanged"},
 	}, res.Alerts)
@@ -125,7 +126,7 @@ func TestNotifyFailureWarnsCountsAndKeepsTheExitCode(t *testing.T) {
 
 	// fail = true raises it: exit 1, a script error, not a Kafka one.
 	re := e.runErr(`kafka.notify{url = "` + w.URL + `", key = "k", retries = 1, fail = true}`)
-	assert.Equal(t, engine.CodeNotifyFailed, re.Code)
+	assert.Equal(t, alerts.CodeNotifyFailed, re.Code)
 	assert.Equal(t, KindScript, re.Kind)
 	assert.Contains(t, re.Message, "kafka.notify: NOTIFY_FAILED: POST http://127.0.0.1:")
 	_, f = e.rt.NotifyCounts()
@@ -161,7 +162,7 @@ func TestNotifySecretsNeverShown(t *testing.T) {
 
 func TestNotifyDryRunSendsNothing(t *testing.T) {
 	w := testnet.NewWebhook(t)
-	ledger := engine.NewMemoryLedger()
+	ledger := alerts.NewMemoryLedger()
 	for _, floor := range []bool{false, true} {
 		e := notifyEnv(t, ledger, nil, floor)
 		src := `return kafka.notify{url = "` + w.URL + `", format = "alertmanager", labels = {alertname = "Lag"}}`
@@ -177,7 +178,7 @@ func TestNotifyDryRunSendsNothing(t *testing.T) {
 		assert.Equal(t, [2]int{0, 0}, [2]int{d, f})
 	}
 	assert.Empty(t, w.Bodies(), "nothing POSTed")
-	_, found := ledger.LastNotice(engine.NoticeKey(w.URL, "alertname=Lag"))
+	_, found := ledger.LastNotice(alerts.NoticeKey(w.URL, "alertname=Lag"))
 	assert.False(t, found, "nothing recorded")
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
@@ -172,7 +173,7 @@ func TestRaftVoters(t *testing.T) {
 	cl, err := engine.New(engine.Config{Brokers: e.cluster.ListenAddrs(), Timeout: 10 * time.Second})
 	require.NoError(t, err)
 	defer cl.Close()
-	steps, err := cl.Undo(context.Background(), changes, engine.UndoOptions{Confirm: func(string) bool { return true }})
+	steps, err := undo.Run(context.Background(), cl, changes, undo.Options{Confirm: func(string) bool { return true }})
 	require.NoError(t, err)
 	var did []string
 	for _, s := range steps {

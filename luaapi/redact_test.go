@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // kafka.log hides secret-named fields at any depth, not only at the top.
@@ -45,7 +46,7 @@ func TestAuditRedactsCustomSecretConfigs(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(path)
+	audit, err := auditlog.Open(path)
 	require.NoError(t, err)
 	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})
 	e.run(`create_topics{"sec"}

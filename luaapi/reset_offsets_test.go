@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // committed reads group's committed offsets through the independent client
@@ -341,7 +342,7 @@ func TestResetOffsetsRefusedBeforeConfirmAndAudit(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := engine.OpenAuditLog(auditPath)
+	audit, err := auditlog.Open(auditPath)
 	require.NoError(t, err)
 	asked := 0
 	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}, Confirm: func(string) bool { asked++; return true }})

@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 const scramSecret = "s3cret-Do-Not-Leak"
@@ -67,9 +69,9 @@ func TestUpsertedSCRAMCredentialLogsIn(t *testing.T) {
 	t.Cleanup(c.Close)
 	as := func(user, pass string) *env {
 		return newEnvOn(t, c, Options{Config: engine.Config{Timeout: 2 * time.Second,
-			SASL: &engine.SASLConfig{Mechanism: "SCRAM-SHA-512", Username: user, Password: engine.Secret(pass)}}})
+			SASL: &login.SASLConfig{Mechanism: "SCRAM-SHA-512", Username: user, Password: engine.Secret(pass)}}})
 	}
-	admin := newEnvOn(t, c, Options{Config: engine.Config{SASL: &engine.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: "admin", Password: "admin-pass"}}})
+	admin := newEnvOn(t, c, Options{Config: engine.Config{SASL: &login.SASLConfig{Mechanism: "SCRAM-SHA-256", Username: "admin", Password: "admin-pass"}}})
 	admin.run(`alter_user_scram_credentials{upsert = {{user = "carol", mechanism = "SCRAM-SHA-512", password = "` + scramSecret + `"}}}`)
 	as("carol", scramSecret).run(`assert(#list_topics() >= 0)`)
 	re := as("carol", "wrong").runErr(`list_topics()`)
@@ -81,7 +83,7 @@ func TestSCRAMPasswordsNeverLeak(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	path := filepath.Join(t.TempDir(), "audit.log")
-	audit, err := engine.OpenAuditLog(path)
+	audit, err := auditlog.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = audit.Close() })
 	e := newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}})

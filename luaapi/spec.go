@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -32,10 +33,10 @@ var specKinds = []string{"topics", "acls", "quotas", "scram_users", "group_confi
 // (spec_sandbox.go). The file must be a regular file of at most
 // MaxScriptBytes. Every problem is named with its file:line and path, and
 // nothing is sent.
-func ReadSpec(ctx context.Context, path string, o SpecOptions) (engine.Spec, error) {
+func ReadSpec(ctx context.Context, path string, o SpecOptions) (desired.Spec, error) {
 	src, err := boundedfile.Read(path, MaxScriptBytes)
 	if err != nil {
-		return engine.Spec{}, specErr(path, 0, "", "%v", err)
+		return desired.Spec{}, specErr(path, 0, "", "%v", err)
 	}
 	L := newSpecState(o)
 	defer L.Close()
@@ -46,19 +47,19 @@ func ReadSpec(ctx context.Context, path string, o SpecOptions) (engine.Spec, err
 	case ".yaml", ".yml", ".json":
 		var doc yaml.Node
 		if err := yaml.Unmarshal(src, &doc); err != nil {
-			return engine.Spec{}, documentErr(path, err)
+			return desired.Spec{}, documentErr(path, err)
 		}
 		if len(doc.Content) == 0 {
-			return engine.Spec{}, specErr(path, 0, "", "the document is empty")
+			return desired.Spec{}, specErr(path, 0, "", "the document is empty")
 		}
 		if v, where, err = yamlDocument(L, doc.Content[0], path); err != nil {
-			return engine.Spec{}, err
+			return desired.Spec{}, err
 		}
 	default:
 		var ok bool
 		if v, where, ok = literalSpec(L, src); !ok {
 			if v, where, err = evalLuaSpec(ctx, L, path, src, o); err != nil {
-				return engine.Spec{}, err
+				return desired.Spec{}, err
 			}
 		}
 	}
@@ -102,8 +103,8 @@ func specLine(l *loc, rest string) int {
 	return line
 }
 
-func readSpec(v lua.LValue, file string, where *loc, null lua.LValue) (engine.Spec, error) {
-	var spec engine.Spec
+func readSpec(v lua.LValue, file string, where *loc, null lua.LValue) (desired.Spec, error) {
+	var spec desired.Spec
 	top, ok := v.(*lua.LTable)
 	if !ok {
 		return spec, specErr(file, specLine(where, ""), "", "the spec must be a table with keys %s, got %s", strings.Join(specKinds, ", "), describe(v))
@@ -181,36 +182,36 @@ func readSpec(v lua.LValue, file string, where *loc, null lua.LValue) (engine.Sp
 	if err := rows("topics", topicSpec, func(x any, at string, line int) error {
 		t := x.(engine.TopicSpec)
 		spec.Topics = append(spec.Topics, t)
-		return seen(engine.SpecKey(engine.KindTopic, t.Name), at, line)
+		return seen(desired.SpecKey(desired.KindTopic, t.Name), at, line)
 	}); err != nil {
 		return spec, err
 	}
 	if err := rows("acls", aclRow, func(x any, at string, line int) error {
 		a := x.(engine.ACL)
 		spec.ACLs = append(spec.ACLs, a)
-		return seen(engine.SpecKey(engine.KindACL, a.String()), at, line)
+		return seen(desired.SpecKey(desired.KindACL, a.String()), at, line)
 	}); err != nil {
 		return spec, err
 	}
 	if err := rows("quotas", quotaRow, func(x any, at string, line int) error {
-		q := x.(engine.QuotaSpec)
+		q := x.(desired.QuotaSpec)
 		spec.Quotas = append(spec.Quotas, q)
-		return seen(engine.SpecKey(engine.KindQuota, q.Entity.String()), at, line)
+		return seen(desired.SpecKey(desired.KindQuota, q.Entity.String()), at, line)
 	}); err != nil {
 		return spec, err
 	}
 	if err := rows("scram_users", scramUserRow, func(x any, at string, line int) error {
-		u := x.(engine.SCRAMUserSpec)
+		u := x.(desired.SCRAMUserSpec)
 		spec.SCRAMUsers = append(spec.SCRAMUsers, u)
-		return seen(engine.SpecKey(engine.KindSCRAMUser, u.Key()), at, line)
+		return seen(desired.SpecKey(desired.KindSCRAMUser, u.Key()), at, line)
 	}); err != nil {
 		return spec, err
 	}
 	for _, ck := range specConfigKinds {
 		if err := rows(ck.key, configRow(ck.kind, ck.field), func(x any, at string, line int) error {
-			c := x.(engine.ConfigSpec)
+			c := x.(desired.ConfigSpec)
 			spec.Configs = append(spec.Configs, c)
-			return seen(engine.SpecKey(c.Kind, c.Name), at, line)
+			return seen(desired.SpecKey(c.Kind, c.Name), at, line)
 		}); err != nil {
 			return spec, err
 		}
@@ -235,7 +236,7 @@ func readSpec(v lua.LValue, file string, where *loc, null lua.LValue) (engine.Sp
 			return spec, fail(err, "policies")
 		}
 		rec := x.(Rec)
-		spec.Policies = engine.Policies{TopicName: get[*regexp.Regexp](rec, "topic_name"),
+		spec.Policies = desired.Policies{TopicName: get[*regexp.Regexp](rec, "topic_name"),
 			MinReplicationFactor: get[int16](rec, "min_replication_factor"), MinInsyncReplicas: int(get[int32](rec, "min_insync_replicas")),
 			MaxPartitions: get[int32](rec, "max_partitions"), RequiredConfigs: get[[]string](rec, "required_configs")}
 	}
@@ -244,11 +245,11 @@ func readSpec(v lua.LValue, file string, where *loc, null lua.LValue) (engine.Sp
 
 // ownedNames is an owns list, non-nil when given (an empty list owns
 // nothing beyond the listed rows, as a missing one does, but says so).
-func ownedNames(rec Rec, key string) engine.NameSet {
+func ownedNames(rec Rec, key string) desired.NameSet {
 	if !rec.Has(key) {
 		return nil
 	}
-	return append(engine.NameSet{}, get[[]engine.NameMatcher](rec, key)...)
+	return append(desired.NameSet{}, get[[]desired.NameMatcher](rec, key)...)
 }
 
 func fieldsOf(names []string) []Field {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 )
 
 // A spec is data (issue 28): reading one runs nothing that reaches the
@@ -21,7 +21,7 @@ import (
 // that would read ambiguously (a key given twice, an empty owns prefix) is
 // refused with its file:line.
 
-func readSpecWith(t *testing.T, name, text string, o SpecOptions) (engine.Spec, error) {
+func readSpecWith(t *testing.T, name, text string, o SpecOptions) (desired.Spec, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))

@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 )
 
 // The rows of a spec beyond topics and ACLs (which are create_topics'
@@ -18,7 +19,7 @@ var quotaRow = Record(
 	Field{Name: "entity", Type: quotaEntity(false), Required: true, Doc: "{user=, client_id=, ip=}"},
 	Field{Name: "set", Type: MapOf[string, float64](NonEmptyStr(), Number(0)), Required: true, Doc: "the entity's quotas, whole: {key = number}"},
 ).Then(func(rec Rec, _ string) (any, error) {
-	return engine.QuotaSpec{Entity: get[map[string]string](rec, "entity"), Set: get[map[string]float64](rec, "set")}, nil
+	return desired.QuotaSpec{Entity: get[map[string]string](rec, "entity"), Set: get[map[string]float64](rec, "set")}, nil
 })
 
 // scramUserRow is alter_user_scram_credentials' upsert with the password
@@ -33,7 +34,7 @@ var scramUserRow = Record(
 	if rec.Has("password_env") == rec.Has("password_file") {
 		return nil, argErr(at, "must give exactly one of password_env and password_file (a password is never written in a spec)")
 	}
-	return engine.SCRAMUserSpec{User: get[string](rec, "user"), Mechanism: mechanismOf(rec).String(), Iterations: get[int32](rec, "iterations"),
+	return desired.SCRAMUserSpec{User: get[string](rec, "user"), Mechanism: mechanismOf(rec).String(), Iterations: get[int32](rec, "iterations"),
 		PasswordEnv: get[string](rec, "password_env"), PasswordFile: get[string](rec, "password_file")}, nil
 })
 
@@ -46,10 +47,10 @@ func configRow(kind string, key Field) Type {
 		if !ok {
 			s = fmt.Sprint(name)
 		}
-		if kind == engine.KindBrokerConfig && s == "" {
+		if kind == desired.KindBrokerConfig && s == "" {
 			s = "default"
 		}
-		return engine.ConfigSpec{Kind: kind, Name: s, Set: get[map[string]string](rec, "set")}, nil
+		return desired.ConfigSpec{Kind: kind, Name: s, Set: get[map[string]string](rec, "set")}, nil
 	})
 }
 
@@ -59,16 +60,16 @@ var specConfigKinds = []struct {
 	key, kind string
 	field     Field
 }{
-	{"group_configs", engine.KindGroupConfig, Field{Name: engine.ConfigGroup, Type: groupID, Required: true, Doc: "a group"}},
-	{"client_metrics", engine.KindClientMetrics, Field{Name: engine.ConfigClientMetrics, Type: NonEmptyStr(), Required: true, Doc: "a client-metrics subscription"}},
-	{"broker_configs", engine.KindBrokerConfig, Field{Name: engine.ConfigBroker, Type: brokerOrDefault, Required: true, Doc: `a broker id, or "default"`}},
+	{"group_configs", desired.KindGroupConfig, Field{Name: engine.ConfigGroup, Type: groupID, Required: true, Doc: "a group"}},
+	{"client_metrics", desired.KindClientMetrics, Field{Name: engine.ConfigClientMetrics, Type: NonEmptyStr(), Required: true, Doc: "a client-metrics subscription"}},
+	{"broker_configs", desired.KindBrokerConfig, Field{Name: engine.ConfigBroker, Type: brokerOrDefault, Required: true, Doc: `a broker id, or "default"`}},
 }
 
 // nameSetType reads an owns list: a string is a prefix, {match="RE2"} a
 // pattern, "*" every name. An empty prefix or pattern is refused: it is
 // what an unset variable gives (`kafka.env("PREFIX") or ""`), and it
 // would own, and with --prune delete, everything of its kind.
-var nameSetType = List[engine.NameMatcher](OneOf(
+var nameSetType = List[desired.NameMatcher](OneOf(
 	Custom("name prefix", `"team-a."`, func(r *reader, v lua.LValue, at string) (any, error) {
 		s, err := Str().read(r, v, at)
 		if err != nil {
@@ -77,22 +78,22 @@ var nameSetType = List[engine.NameMatcher](OneOf(
 		switch s {
 		case "":
 			return nil, argErr(at, "%s", emptyOwnsMsg("prefix"))
-		case engine.OwnEverything:
-			return engine.NameMatcher{All: true}, nil
+		case desired.OwnEverything:
+			return desired.NameMatcher{All: true}, nil
 		}
-		return engine.NameMatcher{Prefix: s.(string)}, nil
+		return desired.NameMatcher{Prefix: s.(string)}, nil
 	}, lua.LTString),
 	Record(Field{Name: "match", Type: regexpType, Required: true}).Then(func(rec Rec, at string) (any, error) {
 		re := get[*regexp.Regexp](rec, "match")
 		if re.String() == "" {
 			return nil, argErr(subPath(at, "match"), "%s", emptyOwnsMsg("pattern"))
 		}
-		return engine.NameMatcher{Match: re}, nil
+		return desired.NameMatcher{Match: re}, nil
 	}),
 ).Described(`a name prefix, {match = "RE2"} or "*"`)).ArrayOnly() // items are "owns: topics #2", with their lines
 
 func emptyOwnsMsg(what string) string {
-	return fmt.Sprintf("an empty %s would own every name of its kind (and --prune would delete them): write %q to own them all", what, engine.OwnEverything)
+	return fmt.Sprintf("an empty %s would own every name of its kind (and --prune would delete them): write %q to own them all", what, desired.OwnEverything)
 }
 
 var ownsType = Record(

@@ -12,7 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // A spec is data (DESIGN.md, invariant 8): reading one sends no request,
@@ -36,7 +36,7 @@ const DefaultSpecTimeLimit = 10 * time.Second
 type SpecOptions struct {
 	// Env is what kafka.env reads (os.Getenv when nil). Whatever it says,
 	// kafka.env refuses KADMIN_* variables, secret-looking names
-	// (engine.IsSecretKey: *_PASSWORD, *_TOKEN, ...) and the names Secret
+	// (redact.IsSecretKey: *_PASSWORD, *_TOKEN, ...) and the names Secret
 	// reports (the CLI: every profile's credential variables).
 	Env    func(string) string
 	Secret func(string) bool
@@ -171,7 +171,7 @@ func refusedSpecEnv(name string, secret func(string) bool) string {
 	switch {
 	case strings.HasPrefix(strings.ToUpper(name), "KADMIN_"):
 		return "a spec cannot read kadmin-lua's own variables (its credentials are among them)"
-	case engine.IsSecretKey(name) || secret != nil && secret(name):
+	case redact.IsSecretKey(name) || secret != nil && secret(name):
 		return "a spec cannot read a secret: what it reads may be printed in the plan (scram_users name a password_env instead)"
 	}
 	return ""

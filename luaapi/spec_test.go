@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 )
 
-func readSpecText(t *testing.T, name, text string) (engine.Spec, error) {
+func readSpecText(t *testing.T, name, text string) (desired.Spec, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
@@ -79,7 +80,7 @@ func TestSpecReadsLuaYAMLAndJSONAlike(t *testing.T) {
 		{Name: "team-a.orders", Partitions: 6, ReplicationFactor: 3, Configs: map[string]string{"retention.ms": "86400000", "min.insync.replicas": "2"}},
 		{Name: "team-a.events"},
 	}
-	for name, s := range map[string]engine.Spec{"lua": fromLua, "yaml": fromYAML, "json": fromJSON} {
+	for name, s := range map[string]desired.Spec{"lua": fromLua, "yaml": fromYAML, "json": fromJSON} {
 		assert.Equal(t, want, s.Topics, name)
 		require.Len(t, s.ACLs, 1, name)
 		assert.Equal(t, "User:team-a allow read on topic team-a. (prefixed) from *", s.ACLs[0].String(), name, "defaults filled as create_acls fills them")
@@ -150,16 +151,16 @@ broker_configs:
 owns: {quotas: [user=team-a], scram_users: [team-a-], group_configs: [team-a.], client_metrics: [team-a-], broker_configs: ["1"]}
 `)
 	require.NoError(t, err)
-	assert.Equal(t, []engine.QuotaSpec{{Entity: engine.QuotaEntity{"user": "team-a-svc"}, Set: map[string]float64{"producer_byte_rate": 1024}}}, spec.Quotas)
-	assert.Equal(t, []engine.SCRAMUserSpec{
+	assert.Equal(t, []desired.QuotaSpec{{Entity: engine.QuotaEntity{"user": "team-a-svc"}, Set: map[string]float64{"producer_byte_rate": 1024}}}, spec.Quotas)
+	assert.Equal(t, []desired.SCRAMUserSpec{
 		{User: "team-a-svc", Mechanism: "SCRAM-SHA-512", Iterations: 8192, PasswordEnv: "TEAM_A_PW"},
 		{User: "team-a-ro", Mechanism: "SCRAM-SHA-256", PasswordFile: "/run/secrets/ro"},
 	}, spec.SCRAMUsers)
-	assert.Equal(t, []engine.ConfigSpec{
-		{Kind: engine.KindGroupConfig, Name: "team-a.g", Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
-		{Kind: engine.KindClientMetrics, Name: "team-a-sub", Set: map[string]string{"interval.ms": "60000"}},
-		{Kind: engine.KindBrokerConfig, Name: "default", Set: map[string]string{"log.cleaner.threads": "2"}},
-		{Kind: engine.KindBrokerConfig, Name: "1", Set: map[string]string{"log.cleaner.threads": "3"}},
+	assert.Equal(t, []desired.ConfigSpec{
+		{Kind: desired.KindGroupConfig, Name: "team-a.g", Set: map[string]string{"consumer.session.timeout.ms": "50000"}},
+		{Kind: desired.KindClientMetrics, Name: "team-a-sub", Set: map[string]string{"interval.ms": "60000"}},
+		{Kind: desired.KindBrokerConfig, Name: "default", Set: map[string]string{"log.cleaner.threads": "2"}},
+		{Kind: desired.KindBrokerConfig, Name: "1", Set: map[string]string{"log.cleaner.threads": "3"}},
 	}, spec.Configs)
 	assert.True(t, spec.Owns.Quotas.Contains("user=team-a-svc"))
 	assert.True(t, spec.Owns.SCRAMUsers.Contains("team-a-ro"))

@@ -18,7 +18,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 )
 
 // The requests that change a cluster: every write API Kafka has that an
@@ -95,14 +97,14 @@ func pendingIntents(t *testing.T, path string) []string {
 	}
 	open := map[string]string{}
 	for _, line := range bytes.Split(b, []byte("\n")) {
-		var rec engine.AuditRecord
+		var rec auditlog.Record
 		if json.Unmarshal(line, &rec) != nil {
 			continue
 		}
 		switch rec.Type {
-		case engine.AuditIntent:
+		case auditlog.TypeIntent:
 			open[rec.ID] = rec.Op
-		case engine.AuditOutcome:
+		case auditlog.TypeOutcome:
 			delete(open, rec.ID)
 		}
 	}
@@ -268,9 +270,9 @@ func TestEveryMutationIsAuditedDryRunAndConfirmed(t *testing.T) {
 	}
 }
 
-func readChanges(t *testing.T, path string) []engine.AuditedChange {
+func readChanges(t *testing.T, path string) []auditlog.Change {
 	t.Helper()
-	changes, problems, err := engine.ReadAuditFile(path, engine.AuditLogOptions{})
+	changes, problems, err := auditlog.ReadFile(path, auditlog.Options{})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	return changes
@@ -279,12 +281,12 @@ func readChanges(t *testing.T, path string) []engine.AuditedChange {
 // assertUndone runs undo on the changes of ops: an undoable op's applied
 // items are reverted (or skipped as already undone or absent), and an op
 // that cannot be undone says its row's reason.
-func assertUndone(t *testing.T, c *demo.Cluster, changes []engine.AuditedChange, ops []string) {
+func assertUndone(t *testing.T, c *demo.Cluster, changes []auditlog.Change, ops []string) {
 	t.Helper()
 	cl, err := engine.New(engine.Config{Brokers: c.Addrs, Timeout: 15 * time.Second})
 	require.NoError(t, err)
 	defer cl.Close()
-	steps, err := cl.Undo(context.Background(), changes, engine.UndoOptions{Confirm: func(string) bool { return true }})
+	steps, err := undo.Run(context.Background(), cl, changes, undo.Options{Confirm: func(string) bool { return true }})
 	require.NoError(t, err)
 	require.NotEmpty(t, steps)
 	for _, s := range steps {

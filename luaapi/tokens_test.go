@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // kfake has no delegation tokens: these tests answer the token requests
@@ -46,7 +48,7 @@ func tokenEnv(t *testing.T) (*env, string) {
 		return &resp, nil, true
 	})
 	path := filepath.Join(t.TempDir(), "audit.log")
-	audit, err := engine.OpenAuditLog(path)
+	audit, err := auditlog.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { audit.Close() })
 	return newEnvOn(t, c, Options{Config: engine.Config{Audit: audit}}), path
@@ -170,7 +172,7 @@ func TestDescribeDelegationTokensOmitsHMAC(t *testing.T) {
 }
 
 func TestRedactCoversTokenKeys(t *testing.T) {
-	red := engine.Redact(map[string]any{"hmac": "x", "token_id": "y", "period_ms": 1.0}).(map[string]any)
+	red := redact.Value(map[string]any{"hmac": "x", "token_id": "y", "period_ms": 1.0}).(map[string]any)
 	assert.Equal(t, "***", red["hmac"])
 	assert.Equal(t, "***", red["token_id"])
 	assert.Equal(t, 1.0, red["period_ms"])

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 )
 
 // DefaultHistoryPath is where the REPL keeps its history:
@@ -59,7 +59,7 @@ func keepInHistory(chunk string) bool {
 var lhsName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|"([^"]*)"|'([^']*)'`) })
 
 // assignsSecret reports whether the chunk assigns to a name that looks like
-// a secret's (engine.IsSecretKey: `local pw = ...`, `pass = ...`,
+// a secret's (redact.IsSecretKey: `local pw = ...`, `pass = ...`,
 // `{adminPwd = ...}`, `t["ssl.key.password"] = ...`), whatever the value.
 // The names considered for an `=` are those between it and the previous
 // `{`, `(`, `;`, newline or `=`: too many rather than too few.
@@ -81,7 +81,7 @@ func assignsSecret(chunk string) bool {
 			if m[1] != "" || m[2] != "" {
 				name = m[1] + m[2]
 			}
-			if engine.IsSecretKey(name) {
+			if redact.IsSecretKey(name) {
 				return true
 			}
 		}
@@ -97,7 +97,7 @@ var envRead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 // not in the line, but such a line is where secrets get handled.
 func readsSecretEnv(chunk string) bool {
 	for _, m := range envRead().FindAllStringSubmatch(chunk, -1) {
-		if engine.IsSecretKey(m[1]) {
+		if redact.IsSecretKey(m[1]) {
 			return true
 		}
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 )
 
@@ -25,13 +26,13 @@ import (
 // sample, which they cannot fail, so only the limits decide.
 func alertEnv(t *testing.T, trends bool) (*env, *testnet.Alertmanager) {
 	e := newEnv(t)
-	opts := engine.StateOptions{MaxSamples: 1}
+	opts := state.Options{MaxSamples: 1}
 	if trends {
 		// Each run is judged against the one before (the window is shorter
 		// than the time between runs), as from cron.
-		opts = engine.StateOptions{MinDistance: -1, Window: time.Millisecond}
+		opts = state.Options{MinDistance: -1, Window: time.Millisecond}
 	}
-	e.state = engine.NewStateStore(opts)
+	e.state = state.New(opts)
 	am := testnet.NewAlertmanager(t)
 	t.Setenv("KADMIN_ALERT_URL", am.URL)
 	return e, am
@@ -103,8 +104,8 @@ func TestCheckLagResolvesAnAlertOpenedByTheVersionBefore(t *testing.T) {
 	e, am := alertEnv(t, false)
 	opened := time.Now().Add(-time.Hour)
 	name := strings.Join(slices.Sorted(slices.Values(e.c.Addrs)), ",")
-	require.NoError(t, e.state.Notices(name).SaveNotice(engine.NoticeKey(am.URL, "check-lag/orders-processor"),
-		engine.Notice{Status: "ERR", OpenedMs: opened.UnixMilli(), SentMs: opened.UnixMilli()}))
+	require.NoError(t, e.state.Notices(name).SaveNotice(alerts.NoticeKey(am.URL, "check-lag/orders-processor"),
+		alerts.Notice{Status: "ERR", OpenedMs: opened.UnixMilli(), SentMs: opened.UnixMilli()}))
 	critical := map[string]string{"alertname": "KafkaConsumerGroupLag", "group": "orders-processor", "severity": "critical"}
 	am.Send(t, critical, opened, opened.Add(8*time.Hour)) // what the previous version sent
 	require.Equal(t, []map[string]string{critical}, am.Firing())
@@ -175,7 +176,7 @@ func TestCheckLagAlertsPastAThousandGroups(t *testing.T) {
 func TestCheckLagKeepsAnAlertOpenWhileTheWindowFills(t *testing.T) {
 	e := newEnv(t)
 	var err error
-	e.state, err = engine.OpenStateFile(filepath.Join(t.TempDir(), "lag.state"), engine.StateOptions{MinDistance: -1, Window: time.Hour})
+	e.state, err = state.OpenFile(filepath.Join(t.TempDir(), "lag.state"), state.Options{MinDistance: -1, Window: time.Hour})
 	require.NoError(t, err)
 	t.Cleanup(e.state.Close)
 	am := testnet.NewAlertmanager(t)

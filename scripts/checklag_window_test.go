@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // check-lag judges a group by Burrow's rules once its window is whole
@@ -20,7 +20,7 @@ func TestCheckLagJudgesWholeWindows(t *testing.T) {
 	e := newEnv(t)
 	// A window of a millisecond, with no minimum distance between samples:
 	// the second run's is whole without waiting 45 s.
-	store, err := engine.OpenStateFile(filepath.Join(t.TempDir(), "lag.state"), engine.StateOptions{Window: time.Millisecond, MinDistance: -1})
+	store, err := state.OpenFile(filepath.Join(t.TempDir(), "lag.state"), state.Options{Window: time.Millisecond, MinDistance: -1})
 	require.NoError(t, err)
 	defer store.Close()
 	e.state = store

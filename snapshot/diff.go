@@ -9,13 +9,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
 // Change is one difference between two snapshots of a cluster, as a row
 // of the plan table (`kadmin-lua plan`): ACTION KIND NAME CHANGE. Topics,
-// ACLs and quotas are described by the plan's own words (engine.Change);
+// ACLs and quotas are described by the plan's own words (desired.Change);
 // what a plan never changes (records, group offsets) in the same form.
 type Change struct {
 	Action string `json:"action"`
@@ -38,7 +39,7 @@ const (
 // name. Both must be snapshots of one cluster (or of one copy).
 func Diff(before, after *fixture.Fixture) []Change {
 	var out []Change
-	add := func(ch engine.Change) {
+	add := func(ch desired.Change) {
 		out = append(out, Change{Action: ch.Action, Kind: ch.Kind, Name: ch.Name, Change: ch.String()})
 	}
 	bt, at := byName(before.Topics, topicName), byName(after.Topics, topicName)
@@ -46,24 +47,24 @@ func Diff(before, after *fixture.Fixture) []Change {
 		b, a := bt[name], at[name]
 		switch {
 		case b == nil:
-			add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionCreate, Name: name,
+			add(desired.Change{Kind: desired.KindTopic, Action: desired.ActionCreate, Name: name,
 				Topic: &engine.TopicSpec{Name: name, Partitions: int32(a.PartitionCount()), ReplicationFactor: int16(a.ReplicationFactor), Configs: a.Configs}})
 		case a == nil:
-			add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionDelete, Name: name})
+			add(desired.Change{Kind: desired.KindTopic, Action: desired.ActionDelete, Name: name})
 		default:
 			if cs := valueChanges(b.Configs, a.Configs); len(cs) > 0 {
-				add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionAlter, Name: name, Configs: cs})
+				add(desired.Change{Kind: desired.KindTopic, Action: desired.ActionAlter, Name: name, Configs: cs})
 			}
 			if a.ReplicationFactor != b.ReplicationFactor {
-				add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionReassign, Name: name, ReplicationFactor: a.ReplicationFactor,
-					Replicas: make([]engine.PartitionTarget, a.PartitionCount()), Against: engine.Observed{ReplicationFactor: b.ReplicationFactor}})
+				add(desired.Change{Kind: desired.KindTopic, Action: desired.ActionReassign, Name: name, ReplicationFactor: a.ReplicationFactor,
+					Replicas: make([]engine.PartitionTarget, a.PartitionCount()), Against: desired.Observed{ReplicationFactor: b.ReplicationFactor}})
 			} else if moved := movedPartitions(b, a); len(moved) > 0 {
-				out = append(out, Change{Action: engine.ActionReassign, Kind: engine.KindTopic, Name: name,
+				out = append(out, Change{Action: desired.ActionReassign, Kind: desired.KindTopic, Name: name,
 					Change: fmt.Sprintf("move topic %s partitions %s", name, strings.Join(moved, ", "))})
 			}
 			if a.PartitionCount() > b.PartitionCount() {
-				add(engine.Change{Kind: engine.KindTopic, Action: engine.ActionCreatePartitions, Name: name,
-					Partitions: int32(a.PartitionCount()), Against: engine.Observed{Partitions: b.PartitionCount()}})
+				add(desired.Change{Kind: desired.KindTopic, Action: desired.ActionCreatePartitions, Name: name,
+					Partitions: int32(a.PartitionCount()), Against: desired.Observed{Partitions: b.PartitionCount()}})
 			}
 		}
 		if b != nil && a != nil {
@@ -75,9 +76,9 @@ func Diff(before, after *fixture.Fixture) []Change {
 	for _, name := range unionKeys(ba, aa) {
 		switch {
 		case ba[name] == nil:
-			add(engine.Change{Kind: engine.KindACL, Action: engine.ActionCreate, Name: name})
+			add(desired.Change{Kind: desired.KindACL, Action: desired.ActionCreate, Name: name})
 		case aa[name] == nil:
-			add(engine.Change{Kind: engine.KindACL, Action: engine.ActionDelete, Name: name})
+			add(desired.Change{Kind: desired.KindACL, Action: desired.ActionDelete, Name: name})
 		}
 	}
 	bq, aq := byName(before.Quotas, quotaName), byName(after.Quotas, quotaName)
@@ -90,14 +91,14 @@ func Diff(before, after *fixture.Fixture) []Change {
 			av = aq[name].Quotas
 		}
 		if cs := valueChanges(bv, av); len(cs) > 0 {
-			action := engine.ActionAlter
+			action := desired.ActionAlter
 			switch {
 			case bq[name] == nil:
-				action = engine.ActionCreate
+				action = desired.ActionCreate
 			case aq[name] == nil:
-				action = engine.ActionDelete
+				action = desired.ActionDelete
 			}
-			add(engine.Change{Kind: engine.KindQuota, Action: action, Name: name, Quotas: cs})
+			add(desired.Change{Kind: desired.KindQuota, Action: action, Name: name, Quotas: cs})
 		}
 	}
 	bs, as := byName(before.SCRAMUsers, scramName), byName(after.SCRAMUsers, scramName)
@@ -105,11 +106,11 @@ func Diff(before, after *fixture.Fixture) []Change {
 		b, a := bs[name], as[name]
 		switch {
 		case b == nil:
-			out = append(out, Change{engine.ActionCreate, engine.KindSCRAMUser, name, fmt.Sprintf("create scram_user %s (iterations %d)", name, a.Iterations)})
+			out = append(out, Change{desired.ActionCreate, desired.KindSCRAMUser, name, fmt.Sprintf("create scram_user %s (iterations %d)", name, a.Iterations)})
 		case a == nil:
-			out = append(out, Change{engine.ActionDelete, engine.KindSCRAMUser, name, "delete scram_user " + name})
+			out = append(out, Change{desired.ActionDelete, desired.KindSCRAMUser, name, "delete scram_user " + name})
 		case a.Iterations != b.Iterations:
-			out = append(out, Change{engine.ActionAlter, engine.KindSCRAMUser, name, fmt.Sprintf("alter scram_user %s iterations %d -> %d", name, b.Iterations, a.Iterations)})
+			out = append(out, Change{desired.ActionAlter, desired.KindSCRAMUser, name, fmt.Sprintf("alter scram_user %s iterations %d -> %d", name, b.Iterations, a.Iterations)})
 		}
 	}
 	return out
@@ -139,16 +140,16 @@ func unionKeys[V any](a, b map[string]V) []string {
 }
 
 // valueChanges are the keys whose values differ from before to after:
-// configs (engine.ConfigChange) or quotas (engine.QuotaChange).
-func valueChanges[V comparable](before, after map[string]V) []engine.ValueChange[V] {
-	var out []engine.ValueChange[V]
+// configs (desired.ConfigChange) or quotas (desired.QuotaChange).
+func valueChanges[V comparable](before, after map[string]V) []desired.ValueChange[V] {
+	var out []desired.ValueChange[V]
 	for _, k := range unionKeys(before, after) {
 		b, bok := before[k]
 		a, aok := after[k]
 		if bok == aok && b == a {
 			continue
 		}
-		c := engine.ValueChange[V]{Key: k}
+		c := desired.ValueChange[V]{Key: k}
 		if bok {
 			c.Before = &b
 		}
@@ -196,7 +197,7 @@ func recordChanges(b, a *fixture.Topic) []Change {
 		out = append(out, Change{ActionWrite, KindRecords, a.Name, fmt.Sprintf("write %d records to topic %s (partitions %s)", written, a.Name, strings.Join(parts, ", "))})
 	}
 	if len(deleted) > 0 {
-		out = append(out, Change{engine.ActionDelete, KindRecords, a.Name, fmt.Sprintf("delete records of topic %s: partition %s", a.Name, strings.Join(deleted, ", partition "))})
+		out = append(out, Change{desired.ActionDelete, KindRecords, a.Name, fmt.Sprintf("delete records of topic %s: partition %s", a.Name, strings.Join(deleted, ", partition "))})
 	}
 	return out
 }
@@ -221,9 +222,9 @@ func groupChanges(before, after []fixture.Group) []Change {
 		b, a := bg[name], ag[name]
 		switch {
 		case b == nil && len(a.Offsets) > 0:
-			out = append(out, Change{engine.ActionCreate, KindGroup, name, fmt.Sprintf("create group %s (%d committed offsets)", name, len(a.Offsets))})
+			out = append(out, Change{desired.ActionCreate, KindGroup, name, fmt.Sprintf("create group %s (%d committed offsets)", name, len(a.Offsets))})
 		case a == nil:
-			out = append(out, Change{engine.ActionDelete, KindGroup, name, "delete group " + name})
+			out = append(out, Change{desired.ActionDelete, KindGroup, name, "delete group " + name})
 		case b != nil:
 			if moved := offsetMoves(b.Offsets, a.Offsets); len(moved) > 0 {
 				out = append(out, Change{ActionCommit, KindGroup, name, fmt.Sprintf("commit group %s offsets: %s", name, strings.Join(moved, ", "))})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/scripts"
 )
@@ -96,7 +96,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(luaapi.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("sasl-mechanism", cobra.FixedCompletions(
-		engine.SASLMechanisms, cobra.ShellCompDirectiveNoFileComp))
+		login.SASLMechanisms, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("plugin-path")
 	for _, c := range root.Commands() {
 		switch c.Name() {

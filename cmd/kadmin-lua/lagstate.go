@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // The state store (--state FILE, KADMIN_STATE) is, like the audit log, part
@@ -25,12 +26,12 @@ type stateFlags struct {
 
 type stateHolder struct {
 	opened bool
-	store  *engine.StateStore
+	store  *state.Store
 	err    error
 }
 
 // stateStore opens the store the first time it is asked.
-func (a *app) stateStore() (*engine.StateStore, error) {
+func (a *app) stateStore() (*state.Store, error) {
 	s := &a.state
 	if s.opened {
 		return s.store, s.err
@@ -40,20 +41,20 @@ func (a *app) stateStore() (*engine.StateStore, error) {
 	if path == "" {
 		path = a.st.Env("KADMIN_STATE")
 	}
-	o := engine.StateOptions{
+	o := state.Options{
 		Window: a.flags.state.window, MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
 		Warn: func(msg string) { fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN %s\n", msg) },
 	}
 	// A state file decodes to a few times its size: bounded by a share of
 	// --max-memory, it never takes a run past the limit.
-	if m := int64(a.flags.maxMemory) / 16; m > 0 && m < engine.DefaultStateMaxFile {
+	if m := int64(a.flags.maxMemory) / 16; m > 0 && m < state.DefaultMaxFile {
 		o.MaxFileBytes = m
 	}
 	if path == "" {
-		s.store = engine.NewStateStore(o)
+		s.store = state.New(o)
 		return s.store, nil
 	}
-	s.store, s.err = engine.OpenStateFile(path, o)
+	s.store, s.err = state.OpenFile(path, o)
 	if e := (*engine.Error)(nil); errors.As(s.err, &e) && e.Code == engine.CodeInvalidArgument {
 		s.err = usageErr(fmt.Errorf("--state: %w", s.err)) // not a file it can keep
 	} else if s.err != nil {
@@ -69,7 +70,7 @@ func (a *app) stateStore() (*engine.StateStore, error) {
 func (a *app) noStateFile() {
 	if !a.state.opened {
 		a.state.opened = true
-		a.state.store = engine.NewStateStore(engine.StateOptions{})
+		a.state.store = state.New(state.Options{})
 	}
 }
 

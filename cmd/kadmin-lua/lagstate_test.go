@@ -13,7 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
 // stateWorld is a cluster with a topic of 100 records and a group that
@@ -39,9 +40,9 @@ func stateWorld(t *testing.T) (*cluster, string) {
 	return c, filepath.Join(t.TempDir(), "lag.state")
 }
 
-func lagStatusRun(t *testing.T, cli *cli, c *cluster, state string, extra ...string) map[string]any {
+func lagStatusRun(t *testing.T, cli *cli, c *cluster, statePath string, extra ...string) map[string]any {
 	t.Helper()
-	args := append([]string{"-b", c.addrs, "--state", state, "-o", "json"}, extra...)
+	args := append([]string{"-b", c.addrs, "--state", statePath, "-o", "json"}, extra...)
 	require.Equal(t, ExitOK, cli.run(append(args, "-e", `lag_status("orders-app")`)...), cli.stderr.String())
 	var rows []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(cli.stdout.String()), &rows), cli.stdout.String())
@@ -53,28 +54,28 @@ func lagStatusRun(t *testing.T, cli *cli, c *cluster, state string, extra ...str
 // no verdict to give; the second, a second later, sees the group has not
 // committed for longer than its window spans: STOP, and check-lag fails.
 func TestStateFileJudgesAcrossRuns(t *testing.T) {
-	c, state := stateWorld(t)
+	c, statePath := stateWorld(t)
 	cli := newCLI(t)
-	first := lagStatusRun(t, cli, c, state)
+	first := lagStatusRun(t, cli, c, statePath)
 	assert.Equal(t, "OK", first["status"])
 	assert.Equal(t, 1.0, first["samples"])
-	fi, err := os.Stat(state)
+	fi, err := os.Stat(statePath)
 	require.NoError(t, err, "the run wrote the state file")
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
 	time.Sleep(1100 * time.Millisecond) // past min-distance
-	second := lagStatusRun(t, cli, c, state)
+	second := lagStatusRun(t, cli, c, statePath)
 	assert.Equal(t, "ERR", second["status"])
 	assert.Equal(t, 2.0, second["samples"])
 	assert.Contains(t, second["reason"], "orders[0] is STOP (stopped)")
 
 	// check-lag judges whole windows: --state-window 2s is whole by now.
 	time.Sleep(1100 * time.Millisecond)
-	assert.Equal(t, ExitCheck, cli.run("-b", c.addrs, "--state", state, "--state-window", "2s", "run", "check-lag", "orders-app"), cli.stderr.String())
+	assert.Equal(t, ExitCheck, cli.run("-b", c.addrs, "--state", statePath, "--state-window", "2s", "run", "check-lag", "orders-app"), cli.stderr.String())
 	assert.Contains(t, cli.stderr.String(), "orders-app: ERR: orders[0] is STOP (stopped)")
 
 	// KADMIN_STATE names the file too.
-	cli.env["KADMIN_STATE"] = state
+	cli.env["KADMIN_STATE"] = statePath
 	time.Sleep(1100 * time.Millisecond)
 	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "-o", "json", "-e", `lag_status("orders-app")[1].samples`), cli.stderr.String())
 	assert.Equal(t, "4\n", cli.stdout.String())
@@ -82,12 +83,12 @@ func TestStateFileJudgesAcrossRuns(t *testing.T) {
 
 // Loop mode keeps the store in memory and writes it after each run.
 func TestStateFileInLoopMode(t *testing.T) {
-	c, state := stateWorld(t)
+	c, statePath := stateWorld(t)
 	cli := newCLI(t)
 	script := writeFile(t, "status.lua", `local s = lag_status("orders-app")[1]; print(s.samples, s.status)`)
-	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--state", state, "run", "--every", "1100ms", "--max-runs", "3", script), cli.stderr.String())
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--state", statePath, "run", "--every", "1100ms", "--max-runs", "3", script), cli.stderr.String())
 	assert.Contains(t, cli.stdout.String(), "1\tOK\n2\tERR\n3\tERR\n")
-	store, err := engine.OpenStateFile(state, engine.StateOptions{})
+	store, err := state.OpenFile(statePath, state.Options{})
 	require.NoError(t, err)
 	defer store.Close()
 	assert.Equal(t, 1, store.Partitions())
@@ -96,24 +97,24 @@ func TestStateFileInLoopMode(t *testing.T) {
 // A second run waits for the first one's lock, then refuses; a corrupt
 // file is set aside and the run goes on.
 func TestStateFileLockedOrCorrupt(t *testing.T) {
-	c, state := stateWorld(t)
-	holder := holdStateFile(t, state)
+	c, statePath := stateWorld(t)
+	holder := holdStateFile(t, statePath)
 	cli := newCLI(t)
-	assert.Equal(t, ExitScript, cli.run("-b", c.addrs, "--state", state, "--state-wait", "200ms", "-e", `lag_status()`))
+	assert.Equal(t, ExitScript, cli.run("-b", c.addrs, "--state", statePath, "--state-wait", "200ms", "-e", `lag_status()`))
 	assert.Contains(t, cli.stderr.String(), "STATE_LOCKED: the state file is in use by another run (process ")
 	// A run that never records does not wait for the lock.
 	cli = newCLI(t)
 	begun := time.Now()
-	assert.Equal(t, ExitOK, cli.run("-b", c.addrs, "--state", state, "-e", `return #list_topics()`), cli.stderr.String())
-	assert.Less(t, time.Since(begun), engine.DefaultStateLockWait)
+	assert.Equal(t, ExitOK, cli.run("-b", c.addrs, "--state", statePath, "-e", `return #list_topics()`), cli.stderr.String())
+	assert.Less(t, time.Since(begun), state.DefaultLockWait)
 	assert.NotContains(t, cli.stderr.String(), "STATE_LOCKED")
 	holder.Close()
 
-	require.NoError(t, os.WriteFile(state, []byte("not a state file"), 0o600))
-	row := lagStatusRun(t, cli, c, state)
+	require.NoError(t, os.WriteFile(statePath, []byte("not a state file"), 0o600))
+	row := lagStatusRun(t, cli, c, statePath)
 	assert.Equal(t, "OK", row["status"])
-	assert.Contains(t, cli.stderr.String(), "WARN state: "+state+" cannot be read as a state file (not a kadmin-lua state file): set aside as "+state+".corrupt-")
-	aside, _ := filepath.Glob(state + ".corrupt-*")
+	assert.Contains(t, cli.stderr.String(), "WARN state: "+statePath+" cannot be read as a state file (not a kadmin-lua state file): set aside as "+statePath+".corrupt-")
+	aside, _ := filepath.Glob(statePath + ".corrupt-*")
 	assert.Len(t, aside, 1)
 }
 
@@ -151,25 +152,25 @@ func TestUndoIgnoresAStateFileInUse(t *testing.T) {
 	c := newCLI(t)
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--audit-log", audit, "-e",
 		`alter_configs{{topic = "orders", set = {["retention.ms"] = "2000"}}}`), c.stderr.String())
-	state := filepath.Join(t.TempDir(), "loop.state")
-	holder := holdStateFile(t, state)
+	statePath := filepath.Join(t.TempDir(), "loop.state")
+	holder := holdStateFile(t, statePath)
 	defer holder.Close()
 
 	c = newCLI(t)
-	c.env["KADMIN_STATE"] = state
+	c.env["KADMIN_STATE"] = statePath
 	begun := time.Now()
 	require.Equal(t, ExitOK, c.run("-b", cl.addrs, "--yes", "undo", audit), c.stderr.String())
-	assert.Less(t, time.Since(begun), engine.DefaultStateLockWait, "undo did not wait for the state file's lock")
+	assert.Less(t, time.Since(begun), state.DefaultLockWait, "undo did not wait for the state file's lock")
 	assert.NotContains(t, c.stderr.String(), "STATE_LOCKED")
 	assert.Equal(t, "1000", retention(t, cl.adm, "orders"), "the change was reverted")
 }
 
 // holdStateFile opens the store at path and takes its lock as a run's
 // first change does (a loop holds it so between its runs).
-func holdStateFile(t *testing.T, path string) *engine.StateStore {
+func holdStateFile(t *testing.T, path string) *state.Store {
 	t.Helper()
-	s, err := engine.OpenStateFile(path, engine.StateOptions{})
+	s, err := state.OpenFile(path, state.Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Notices("holder").SaveNotice("k", engine.Notice{Status: "firing"}))
+	require.NoError(t, s.Notices("holder").SaveNotice("k", alerts.Notice{Status: "firing"}))
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
@@ -136,19 +137,19 @@ func (a *app) applyCmd() *cobra.Command {
 // planSpec reads the spec (as data: a Lua spec is evaluated with no
 // cluster, no files and no secrets, under --max-memory and a time limit)
 // and plans it on the default cluster.
-func (a *app) planSpec(cmd *cobra.Command, path string, prune bool) (engine.Plan, error) {
+func (a *app) planSpec(cmd *cobra.Command, path string, prune bool) (desired.Plan, error) {
 	spec, err := luaapi.ReadSpec(cmd.Context(), path, luaapi.SpecOptions{Env: a.scriptEnv, Secret: a.credentialEnv(),
 		MaxMemory: int64(a.flags.maxMemory), Runaway: a.runaway, Stderr: a.st.Stderr})
 	if err != nil {
-		return engine.Plan{}, withCode(ExitUsage, err)
+		return desired.Plan{}, withCode(ExitUsage, err)
 	}
 	cl, err := a.client(cmd)
 	if err != nil {
-		return engine.Plan{}, err
+		return desired.Plan{}, err
 	}
 	defer cl.Close()
-	p, err := cl.PlanSpec(cmd.Context(), spec, engine.PlanSpecOptions{Prune: prune, Env: a.scriptEnv})
-	var se engine.SpecErrors
+	p, err := desired.PlanSpec(cmd.Context(), cl, spec, desired.PlanSpecOptions{Prune: prune, Env: a.scriptEnv})
+	var se desired.SpecErrors
 	if errors.As(err, &se) {
 		return p, withCode(ExitUsage, err)
 	}
@@ -180,14 +181,14 @@ func (a *app) client(cmd *cobra.Command) (*engine.Client, error) {
 	return engine.New(cfg)
 }
 
-func (a *app) applyPlan(cmd *cobra.Command, p engine.Plan, digest string) error {
+func (a *app) applyPlan(cmd *cobra.Command, p desired.Plan, digest string) error {
 	cl, err := a.client(cmd)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	res, err := cl.Apply(cmd.Context(), p, engine.ApplyOptions{Env: a.scriptEnv, Digest: digest})
-	var se engine.SpecErrors
+	res, err := desired.Apply(cmd.Context(), cl, p, desired.ApplyOptions{Env: a.scriptEnv, Digest: digest})
+	var se desired.SpecErrors
 	if errors.As(err, &se) {
 		return exitf(ExitUsage, "apply: the plan was refused, nothing was applied: %v", err)
 	}
@@ -203,9 +204,9 @@ func (a *app) applyPlan(cmd *cobra.Command, p engine.Plan, digest string) error 
 	failed, stale := 0, 0
 	for _, r := range res {
 		switch r.Status {
-		case engine.StatusFailed:
+		case desired.StatusFailed:
 			failed++
-		case engine.StatusStale:
+		case desired.StatusStale:
 			stale++
 		}
 	}
@@ -227,8 +228,8 @@ func (a *app) confirmApply(n int) bool {
 // readPlanFile reads path as a plan file; isPlan is false for anything
 // else (a spec). A plan file is a regular file (a FIFO is refused, not
 // waited on) of at most boundedfile.Plan bytes.
-func readPlanFile(path string) (engine.Plan, bool, error) {
-	var p engine.Plan
+func readPlanFile(path string) (desired.Plan, bool, error) {
+	var p desired.Plan
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".json" {
 		return p, false, nil
 	}
@@ -247,13 +248,13 @@ func readPlanFile(path string) (engine.Plan, bool, error) {
 	if err := dec.Decode(&p); err != nil {
 		return p, false, exitf(ExitUsage, "apply: %s: not a plan file: %v", path, err)
 	}
-	if p.Format != engine.PlanFormat {
-		return p, false, exitf(ExitUsage, "apply: %s: plan format %q; this kadmin-lua reads %q: plan again", path, p.Format, engine.PlanFormat)
+	if p.Format != desired.PlanFormat {
+		return p, false, exitf(ExitUsage, "apply: %s: plan format %q; this kadmin-lua reads %q: plan again", path, p.Format, desired.PlanFormat)
 	}
 	return p, true, nil
 }
 
-func writePlan(path string, p engine.Plan) error {
+func writePlan(path string, p desired.Plan) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return exitf(ExitScript, "plan: %v", err)
@@ -264,7 +265,7 @@ func writePlan(path string, p engine.Plan) error {
 	return nil
 }
 
-func (a *app) printPlan(p engine.Plan) error {
+func (a *app) printPlan(p desired.Plan) error {
 	if ok, err := a.printData("plan", p); ok {
 		return err
 	}
@@ -282,9 +283,9 @@ func (a *app) printPlan(p engine.Plan) error {
 	return writeText(a.st.Stdout, fmt.Sprintf("Plan: %s.\nDigest: %s\n", changes(len(p.Changes)), p.Digest))
 }
 
-func (a *app) printApplied(res []engine.AppliedChange) error {
+func (a *app) printApplied(res []desired.AppliedChange) error {
 	if res == nil {
-		res = []engine.AppliedChange{}
+		res = []desired.AppliedChange{}
 	}
 	if ok, err := a.printData("apply", res); ok {
 		return err

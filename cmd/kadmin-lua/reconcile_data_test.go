@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/desired"
 )
 
 // A spec is data and a plan is what was reviewed (issue 28).
@@ -108,10 +108,10 @@ func TestApplyRefusesAnEditedPlanFile(t *testing.T) {
 	assert.Contains(t, c.stderr.String(), "the plan's content does not match its digest "+digest[1])
 
 	// Edited with its digest made again: the change is named.
-	var p engine.Plan
+	var p desired.Plan
 	require.NoError(t, json.Unmarshal(reviewed, &p))
 	for i, ch := range p.Changes {
-		if ch.Action == engine.ActionDelete {
+		if ch.Action == desired.ActionDelete {
 			p.Changes[i].Name = "team-b.keep"
 		}
 	}

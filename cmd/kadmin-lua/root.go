@@ -17,6 +17,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/state"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/repl"
@@ -208,11 +209,11 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
 	pf.StringVar(&f.auditLog, "audit-log", "", "write every mutation ahead to this file: an intent line before the request, an outcome line after")
 	pf.StringVar(&f.state.path, "state", "", "keep lag_status's samples and kafka.notify's alerts in this file between runs (env KADMIN_STATE)")
-	pf.DurationVar(&f.state.window, "state-window", engine.DefaultStateWindow, "the span of time lag_status judges: the samples taken within it, and the one before")
-	pf.IntVar(&f.state.samples, "state-samples", engine.DefaultStateSamples, "the most samples a window keeps per partition (a faster loop's window is thinned)")
-	pf.IntVar(&f.state.maxEntries, "state-max-partitions", engine.DefaultStateMaxEntries, "partitions the state store keeps in all; past it the groups sampled longest ago are dropped")
-	pf.DurationVar(&f.state.expire, "state-expire", engine.DefaultStateExpireAfter, "drop a group from the state store when it was not sampled for this long")
-	pf.DurationVar(&f.state.wait, "state-wait", engine.DefaultStateLockWait, "how long to wait for another run holding the --state file before giving up (exit 1)")
+	pf.DurationVar(&f.state.window, "state-window", state.DefaultWindow, "the span of time lag_status judges: the samples taken within it, and the one before")
+	pf.IntVar(&f.state.samples, "state-samples", state.DefaultSamples, "the most samples a window keeps per partition (a faster loop's window is thinned)")
+	pf.IntVar(&f.state.maxEntries, "state-max-partitions", state.DefaultMaxEntries, "partitions the state store keeps in all; past it the groups sampled longest ago are dropped")
+	pf.DurationVar(&f.state.expire, "state-expire", state.DefaultExpireAfter, "drop a group from the state store when it was not sampled for this long")
+	pf.DurationVar(&f.state.wait, "state-wait", state.DefaultLockWait, "how long to wait for another run holding the --state file before giving up (exit 1)")
 	pf.BoolVar(&f.verbose, "verbose", false, "show connection attempts and the requests sent, on stderr (never their contents)")
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")

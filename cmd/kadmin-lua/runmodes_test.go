@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/internal/testfiles"
 )
 
@@ -97,22 +97,22 @@ func intentPending(path string) bool {
 	b, _ := os.ReadFile(path)
 	open := map[string]bool{}
 	for _, line := range bytes.Split(b, []byte("\n")) {
-		var rec engine.AuditRecord
+		var rec auditlog.Record
 		if json.Unmarshal(line, &rec) != nil {
 			continue
 		}
-		if rec.Type == engine.AuditIntent && rec.Op == "create_topics" {
+		if rec.Type == auditlog.TypeIntent && rec.Op == "create_topics" {
 			open[rec.ID] = true
-		} else if rec.Type == engine.AuditOutcome {
+		} else if rec.Type == auditlog.TypeOutcome {
 			delete(open, rec.ID)
 		}
 	}
 	return len(open) > 0
 }
 
-func auditChanges(t *testing.T, path string) []engine.AuditedChange {
+func auditChanges(t *testing.T, path string) []auditlog.Change {
 	t.Helper()
-	changes, problems, err := engine.ReadAuditFile(path, engine.AuditLogOptions{})
+	changes, problems, err := auditlog.ReadFile(path, auditlog.Options{})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	return changes

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // The audit log and --dry-run are part of every engine configuration the
@@ -16,7 +17,7 @@ import (
 type auditState struct {
 	path   string // --audit-log, or undo's own log when the flag is not given
 	opened bool
-	log    *engine.AuditLog
+	log    *auditlog.Log
 	err    error
 }
 
@@ -37,7 +38,7 @@ func (a *app) engineConfig(cfg engine.Config) (engine.Config, error) {
 // auditLog opens the audit log the first time it is asked; nil when there
 // is none. A dry run opens none: it writes nothing (mutate sends no change
 // under it), and a keyed log it could not append to must not stop it.
-func (a *app) auditLog() (*engine.AuditLog, error) {
+func (a *app) auditLog() (*auditlog.Log, error) {
 	s := &a.audit
 	if !s.opened {
 		s.opened = true
@@ -45,7 +46,7 @@ func (a *app) auditLog() (*engine.AuditLog, error) {
 			s.path = a.flags.auditLog
 		}
 		if s.path != "" && !a.flags.dryRun {
-			s.log, s.err = engine.OpenAuditLogWith(s.path, a.auditOptions())
+			s.log, s.err = auditlog.OpenWith(s.path, a.auditOptions())
 		}
 	}
 	return s.log, s.err

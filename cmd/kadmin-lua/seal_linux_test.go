@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 )
 
 // TestBinarySealsSecrets: the real process, started with a SASL password,
@@ -120,7 +120,7 @@ print(try("/proc/" .. pid .. "/cmdline"))
 	assert.Contains(t, lc.logins(), "admin:"+password)
 	adm := lc.admin(t, kgo.SASL(plain.Auth{User: "admin", Pass: password}.AsMechanism()))
 	assert.True(t, slices.Contains(topicNames(t, adm), "sealed"))
-	changes, problems, err := engine.ReadAuditFile(audit, engine.AuditLogOptions{Key: auditKey})
+	changes, problems, err := auditlog.ReadFile(audit, auditlog.Options{Key: auditKey})
 	require.NoError(t, err)
 	assert.Empty(t, problems)
 	require.Len(t, changes, 1)

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
@@ -53,7 +55,7 @@ reverting call failed.`
 // undoCmd is `kadmin-lua undo AUDIT.jsonl [--since ID|TIME]`.
 func (a *app) undoCmd() *cobra.Command {
 	var since string
-	var sel engine.UndoSelection
+	var sel undo.Selection
 	cmd := &cobra.Command{
 		Use:   "undo AUDIT.jsonl",
 		Short: "Revert what an audit log says was changed, newest first",
@@ -70,9 +72,9 @@ func (a *app) undoCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSelection) error {
+func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *undo.Selection) error {
 	for _, r := range sel.Resources {
-		if err := engine.ParseUndoResource(r); err != nil {
+		if err := undo.ParseResource(r); err != nil {
 			return usageErr(err)
 		}
 	}
@@ -80,12 +82,12 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 	if err != nil {
 		return exitf(ExitUsage, "undo: %v", err)
 	}
-	changes, problems, err := engine.ReadAuditLogWith(f, path, a.auditOptions())
+	changes, problems, err := auditlog.ReadWith(f, path, a.auditOptions())
 	_ = f.Close()
 	if err != nil {
 		return err
 	}
-	if _, err := engine.SelectSince(changes, since); err != nil {
+	if _, err := undo.SelectSince(changes, since); err != nil {
 		return usageErr(err)
 	}
 	if err := sel.Check(changes); err != nil {
@@ -109,7 +111,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 
 	// The first SIGINT cancels the command's context (signals.go); run
 	// reports the signal and its exit code.
-	steps, err := cl.Undo(cmd.Context(), changes, engine.UndoOptions{Since: since, Select: sel, DryRun: a.flags.dryRun, Confirm: a.undoConfirm()})
+	steps, err := undo.Run(cmd.Context(), cl, changes, undo.Options{Since: since, Select: sel, DryRun: a.flags.dryRun, Confirm: a.undoConfirm()})
 	if sig, _ := a.sigs.result(); sig != nil {
 		return withCode(signalCode(sig), errors.New("interrupted"))
 	}
@@ -119,7 +121,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *engine.UndoSe
 	}
 	// Lines that could not be read, or where the hash chain breaks, are
 	// refused steps: the rest of the log is still undone.
-	steps = append(engine.ProblemSteps(problems), steps...)
+	steps = append(undo.ProblemSteps(problems), steps...)
 	if err := a.printSteps(steps); err != nil {
 		return exitf(ExitScript, "writing the result: %v", err)
 	}
@@ -132,8 +134,8 @@ const auditKeyEnv = "KADMIN_AUDIT_KEY"
 
 // auditOptions are the audit log's options from the environment. The key
 // is a secret: it is never printed.
-func (a *app) auditOptions() engine.AuditLogOptions {
-	return engine.AuditLogOptions{Key: engine.Secret(a.st.Env(auditKeyEnv))}
+func (a *app) auditOptions() auditlog.Options {
+	return auditlog.Options{Key: engine.Secret(a.st.Env(auditKeyEnv))}
 }
 
 // scriptEnv is the environment scripts and plugins read (kafka.env):

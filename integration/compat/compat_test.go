@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/integration/internal/itlua"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -154,7 +155,7 @@ func TestEveryFunctionOnThisKafka(t *testing.T) {
 
 	fixture(t)
 	cfg := engine.Config{Brokers: cluster.Brokers(), Timeout: 30 * time.Second,
-		SASL: &engine.SASLConfig{Mechanism: kafkatest.MechPlain, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)}}
+		SASL: &login.SASLConfig{Mechanism: kafkatest.MechPlain, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)}}
 	e := itlua.New(t, cfg, map[string]string{}, time.Minute)
 	var report strings.Builder
 	began := time.Now()

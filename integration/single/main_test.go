@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/integration/internal/itlua"
 	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
@@ -142,7 +143,7 @@ func runtimeAs(t *testing.T, mech, user, password string) *lrt {
 	return runtimeWith(t, engine.Config{
 		Brokers: cluster.Brokers(),
 		Timeout: 20 * time.Second,
-		SASL:    &engine.SASLConfig{Mechanism: mech, Username: user, Password: engine.Secret(password)},
+		SASL:    &login.SASLConfig{Mechanism: mech, Username: user, Password: engine.Secret(password)},
 	}, map[string]string{clientconfig.PasswordEnv: password})
 }
 

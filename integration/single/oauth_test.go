@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
@@ -25,7 +26,7 @@ import (
 func TestOAuthBearerTokensRefreshAcrossReauthentication(t *testing.T) {
 	need(t)
 	cl, err := engine.New(engine.Config{Brokers: cluster.Brokers(), Timeout: 20 * time.Second,
-		SASL: &engine.SASLConfig{Mechanism: "OAUTHBEARER", OAuth: &engine.OAuthConfig{
+		SASL: &login.SASLConfig{Mechanism: "OAUTHBEARER", OAuth: &login.OAuthConfig{
 			UnsecuredClaims: map[string]string{"sub": kafkatest.AdminUser}, UnsecuredLifetime: 4 * time.Second}}})
 	require.NoError(t, err)
 	defer cl.Close()

@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 )
 
 // auditEntries reads an audit log through the engine's reader.
-func auditEntries(t *testing.T, path string) []engine.AuditedChange {
+func auditEntries(t *testing.T, path string) []auditlog.Change {
 	t.Helper()
-	changes, problems, err := engine.ReadAuditFile(path, engine.AuditLogOptions{})
+	changes, problems, err := auditlog.ReadFile(path, auditlog.Options{})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	return changes

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -79,8 +80,8 @@ func tlsFromProperties(props map[string]string) (*ProfileTLS, error) {
 	t := &ProfileTLS{}
 	storeType := func(key string) (string, error) {
 		typ := strings.ToUpper(strings.TrimSpace(props[key]))
-		if typ != "" && !slices.Contains(engine.StoreTypes, typ) {
-			return "", fmt.Errorf("%s=%s is not supported (want %s)", key, typ, strings.Join(engine.StoreTypes, ", "))
+		if typ != "" && !slices.Contains(login.StoreTypes, typ) {
+			return "", fmt.Errorf("%s=%s is not supported (want %s)", key, typ, strings.Join(login.StoreTypes, ", "))
 		}
 		return typ, nil
 	}

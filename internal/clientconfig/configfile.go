@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
 
@@ -67,7 +68,7 @@ type Profile struct {
 // config file: it names the environment variables that hold them (the
 // *_env keys); only a client.properties file, like Java's, may hold them.
 type ProfileSASL struct {
-	Mechanism   string `json:"mechanism,omitempty"` // one of engine.SASLMechanisms
+	Mechanism   string `json:"mechanism,omitempty"` // one of login.SASLMechanisms
 	Username    string `json:"username,omitempty"`
 	PasswordEnv string `json:"password_env,omitempty"` // default KADMIN_SASL_PASSWORD
 	// Password comes only from a client.properties sasl.jaas.config; it
@@ -87,7 +88,7 @@ type ProfileOAuth struct {
 	TokenFile    string `json:"token_file,omitempty"`
 	TokenCommand string `json:"token_command,omitempty"`
 	// TokenCommandEnv names the variables the token command gets besides
-	// PATH, HOME, USER and the locale (engine.TokenCommandBaseEnv).
+	// PATH, HOME, USER and the locale (login.TokenCommandBaseEnv).
 	TokenCommandEnv []string          `json:"token_command_env,omitempty"`
 	TokenEndpoint   string            `json:"token_endpoint,omitempty"`
 	ClientID        string            `json:"client_id,omitempty"`
@@ -203,7 +204,7 @@ func ParseConfigFile(path string, b []byte) (*ConfigFile, error) {
 	var cf ConfigFile
 	if err := dec.Decode(&cf); err != nil {
 		msg := err.Error()
-		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok && engine.IsSecretKey(strings.Trim(f, `"`)) {
+		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok && redact.IsSecretKey(strings.Trim(f, `"`)) {
 			what, key := "secrets", strings.Trim(f, `"`)
 			if key == "password" {
 				what = "passwords"

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -136,7 +137,7 @@ func TestConfigFileProfiles(t *testing.T) {
 	assert.Equal(t, time.Minute, cfg.Timeout)
 	assert.Equal(t, "SCRAM-SHA-256", cfg.SASL.Mechanism)
 	assert.Equal(t, "pw1", cfg.SASL.Password.Reveal())
-	assert.Equal(t, &engine.TLSConfig{CAFile: "/ca.pem", ServerName: "kafka.prod"}, cfg.TLS)
+	assert.Equal(t, &login.TLSConfig{CAFile: "/ca.pem", ServerName: "kafka.prod"}, cfg.TLS)
 
 	vp, err := cf.Profile("viaprops")
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // Config turns the profile into a client config. Secrets come from a
@@ -42,18 +43,18 @@ func invalid(format string, args ...any) error {
 	return engine.Errorf(engine.CodeInvalidArgument, "", format, args...)
 }
 
-func (s *ProfileSASL) config(env func(string) string, prompt func(user string) (string, error)) (*engine.SASLConfig, error) {
+func (s *ProfileSASL) config(env func(string) string, prompt func(user string) (string, error)) (*login.SASLConfig, error) {
 	mech := strings.ToUpper(s.Mechanism)
-	want := strings.Join(engine.SASLMechanisms, ", ")
+	want := strings.Join(login.SASLMechanisms, ", ")
 	switch {
 	case mech == "" && s.Username != "":
 		return nil, invalid("SASL user %q given without a mechanism (want %s)", s.Username, want)
 	case mech == "":
 		return nil, invalid("SASL settings given without a mechanism (want %s)", want)
-	case !slices.Contains(engine.SASLMechanisms, mech):
+	case !slices.Contains(login.SASLMechanisms, mech):
 		return nil, invalid("unsupported SASL mechanism %q (want %s)", s.Mechanism, want)
 	}
-	sc := &engine.SASLConfig{Mechanism: mech}
+	sc := &login.SASLConfig{Mechanism: mech}
 	if (mech == "OAUTHBEARER" || mech == "AWS_MSK_IAM") && s.Username != "" {
 		return nil, invalid("SASL %s takes no username (--sasl-username and sasl_username are for PLAIN and SCRAM)", mech)
 	}
@@ -73,7 +74,7 @@ func (s *ProfileSASL) config(env func(string) string, prompt func(user string) (
 		return sc, nil
 	case "AWS_MSK_IAM":
 		if a := s.AWS; a != nil {
-			sc.AWS = &engine.AWSConfig{Profile: a.Profile, RoleARN: a.RoleARN, RoleSessionName: a.RoleSessionName, STSRegion: a.STSRegion}
+			sc.AWS = &login.AWSConfig{Profile: a.Profile, RoleARN: a.RoleARN, RoleSessionName: a.RoleSessionName, STSRegion: a.STSRegion}
 		}
 		return sc, nil
 	}
@@ -98,11 +99,11 @@ func (s *ProfileSASL) config(env func(string) string, prompt func(user string) (
 	return sc, nil
 }
 
-func (o *ProfileOAuth) config(env func(string) string) (*engine.OAuthConfig, error) {
+func (o *ProfileOAuth) config(env func(string) string) (*login.OAuthConfig, error) {
 	if o == nil {
 		o = &ProfileOAuth{}
 	}
-	out := &engine.OAuthConfig{TokenFile: o.TokenFile, TokenCommand: o.TokenCommand, TokenCommandEnv: o.TokenCommandEnv, TokenEndpoint: o.TokenEndpoint,
+	out := &login.OAuthConfig{TokenFile: o.TokenFile, TokenCommand: o.TokenCommand, TokenCommandEnv: o.TokenCommandEnv, TokenEndpoint: o.TokenEndpoint,
 		ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scope: o.Scope, Extensions: o.Extensions,
 		UnsecuredClaims: o.UnsecuredClaims, UnsecuredLifetime: o.UnsecuredLifetime, RefreshFactor: o.RefreshFactor,
 		// The token command's variables come from where the other secrets
@@ -131,11 +132,11 @@ func (o *ProfileOAuth) config(env func(string) string) (*engine.OAuthConfig, err
 // config fills in what Kerberos tools default to: the ticket cache of
 // KRB5CCNAME (else /tmp/krb5cc_UID) and the krb5.conf of KRB5_CONFIG
 // (else /etc/krb5.conf).
-func (k *ProfileKerberos) config(env func(string) string) *engine.KerberosConfig {
+func (k *ProfileKerberos) config(env func(string) string) *login.KerberosConfig {
 	if k == nil {
 		k = &ProfileKerberos{}
 	}
-	out := &engine.KerberosConfig{ServiceName: k.ServiceName, Principal: k.Principal, Keytab: k.Keytab,
+	out := &login.KerberosConfig{ServiceName: k.ServiceName, Principal: k.Principal, Keytab: k.Keytab,
 		CCache: k.CCache, Krb5Conf: k.Krb5Conf}
 	if out.Keytab == "" && out.CCache == "" {
 		out.CCache = env("KRB5CCNAME")
@@ -149,14 +150,14 @@ func (k *ProfileKerberos) config(env func(string) string) *engine.KerberosConfig
 	return out
 }
 
-func (t *ProfileTLS) config(env func(string) string) (*engine.TLSConfig, error) {
+func (t *ProfileTLS) config(env func(string) string) (*login.TLSConfig, error) {
 	if (t.CertFile == "") != (t.KeyFile == "") {
 		return nil, invalid("a TLS client certificate needs both a cert file and a key file")
 	}
 	if t.Keystore != "" && t.CertFile != "" {
 		return nil, invalid("a TLS client certificate comes from a key store or from cert and key files, not both")
 	}
-	out := &engine.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile,
+	out := &login.TLSConfig{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile,
 		ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
 	secret := func(s engine.Secret, name, def string) engine.Secret {
 		if s != "" {
@@ -165,11 +166,11 @@ func (t *ProfileTLS) config(env func(string) string) (*engine.TLSConfig, error) 
 		return engine.Secret(env(cmpOr(name, def)))
 	}
 	if t.Truststore != "" {
-		out.TrustStore = &engine.KeyStore{File: t.Truststore, Type: t.TruststoreType,
+		out.TrustStore = &login.KeyStore{File: t.Truststore, Type: t.TruststoreType,
 			Password: secret(t.TruststorePassword, t.TruststorePasswordEnv, TruststorePasswordEnv)}
 	}
 	if t.Keystore != "" {
-		out.KeyStore = &engine.KeyStore{File: t.Keystore, Type: t.KeystoreType,
+		out.KeyStore = &login.KeyStore{File: t.Keystore, Type: t.KeystoreType,
 			Password:    secret(t.KeystorePassword, t.KeystorePasswordEnv, KeystorePasswordEnv),
 			KeyPassword: secret(t.KeyPassword, t.KeyPasswordEnv, KeyPasswordEnv)}
 	}

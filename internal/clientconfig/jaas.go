@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 // jaas is one sasl.jaas.config entry: `LoginModule flag key=value ...;`.
@@ -75,13 +76,13 @@ var loginModules = map[string]string{
 // saslFromProperties reads sasl.mechanism, sasl.jaas.config and the
 // mechanism's own sasl.* properties.
 func saslFromProperties(props map[string]string, proto string) (*ProfileSASL, error) {
-	want := strings.Join(engine.SASLMechanisms, ", ")
+	want := strings.Join(login.SASLMechanisms, ", ")
 	mech := strings.ToUpper(strings.TrimSpace(props["sasl.mechanism"]))
 	if mech == "" {
 		// Java's default is GSSAPI.
 		mech = "GSSAPI"
 	}
-	if !slices.Contains(engine.SASLMechanisms, mech) {
+	if !slices.Contains(login.SASLMechanisms, mech) {
 		return nil, fmt.Errorf("sasl.mechanism %s is not supported (security.protocol is %s; want %s)", mech, proto, want)
 	}
 	var j jaas

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 )
 
 func load(t *testing.T, props string) (Profile, error) {
@@ -119,7 +119,7 @@ sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab
 		Keytab: "/etc/security/keytabs/admin.keytab"}, p.SASL.Kerberos)
 	cfg, err := p.Config(func(k string) string { return map[string]string{"KRB5_CONFIG": "/k/krb5.conf"}[k] }, nil)
 	require.NoError(t, err)
-	assert.Equal(t, &engine.KerberosConfig{ServiceName: "kafka-svc", Principal: "admin/host@EXAMPLE.COM",
+	assert.Equal(t, &login.KerberosConfig{ServiceName: "kafka-svc", Principal: "admin/host@EXAMPLE.COM",
 		Keytab: "/etc/security/keytabs/admin.keytab", Krb5Conf: "/k/krb5.conf"}, cfg.SASL.Kerberos)
 
 	// The ticket cache: sasl.mechanism unset is Java's default, GSSAPI.
@@ -128,7 +128,7 @@ sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab
 	require.NoError(t, err)
 	cfg, err = p.Config(func(k string) string { return map[string]string{"KRB5CCNAME": "/tmp/cc"}[k] }, nil)
 	require.NoError(t, err)
-	assert.Equal(t, &engine.KerberosConfig{CCache: "/tmp/cc", Krb5Conf: "/etc/krb5.conf"}, cfg.SASL.Kerberos)
+	assert.Equal(t, &login.KerberosConfig{CCache: "/tmp/cc", Krb5Conf: "/etc/krb5.conf"}, cfg.SASL.Kerberos)
 }
 
 func TestClientPropertiesAWS(t *testing.T) {
@@ -145,7 +145,7 @@ sasl.client.callback.handler.class=software.amazon.msk.auth.iam.IAMClientCallbac
 	cfg, err := p.Config(func(string) string { return "" }, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "AWS_MSK_IAM", cfg.SASL.Mechanism)
-	assert.Equal(t, &engine.AWSConfig{Profile: "ops", RoleARN: "arn:aws:iam::123456789012:role/kafka-admin",
+	assert.Equal(t, &login.AWSConfig{Profile: "ops", RoleARN: "arn:aws:iam::123456789012:role/kafka-admin",
 		RoleSessionName: "kadmin", STSRegion: "eu-west-1"}, cfg.SASL.AWS)
 }
 
@@ -165,8 +165,8 @@ ssl.key.password=key-pw
 	assert.NotContains(t, fmt.Sprintf("%v %+v", p, *p.TLS), "-pw")
 	cfg, err := p.Config(func(string) string { return "" }, nil)
 	require.NoError(t, err)
-	assert.Equal(t, &engine.KeyStore{File: "/s/truststore.jks", Password: "trust-pw"}, cfg.TLS.TrustStore)
-	assert.Equal(t, &engine.KeyStore{File: "/s/keystore.p12", Type: "PKCS12", Password: "store-pw", KeyPassword: "key-pw"}, cfg.TLS.KeyStore)
+	assert.Equal(t, &login.KeyStore{File: "/s/truststore.jks", Password: "trust-pw"}, cfg.TLS.TrustStore)
+	assert.Equal(t, &login.KeyStore{File: "/s/keystore.p12", Type: "PKCS12", Password: "store-pw", KeyPassword: "key-pw"}, cfg.TLS.KeyStore)
 
 	bare := p.WithoutCredentials()
 	assert.False(t, bare.HasCredentials())
@@ -231,8 +231,8 @@ func TestProfileJSONNewMechanisms(t *testing.T) {
 	cfg, err = p.Config(env, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "arn:r", cfg.SASL.AWS.RoleARN)
-	assert.Equal(t, &engine.KeyStore{File: "/t.p12", Type: "PKCS12", Password: "ts-pw"}, cfg.TLS.TrustStore)
-	assert.Equal(t, &engine.KeyStore{File: "/k.jks", Password: "ks-pw", KeyPassword: "key-pw"}, cfg.TLS.KeyStore)
+	assert.Equal(t, &login.KeyStore{File: "/t.p12", Type: "PKCS12", Password: "ts-pw"}, cfg.TLS.TrustStore)
+	assert.Equal(t, &login.KeyStore{File: "/k.jks", Password: "ks-pw", KeyPassword: "key-pw"}, cfg.TLS.KeyStore)
 
 	// Secrets are never written in the file.
 	for _, key := range []string{"client_secret", "token", "truststore_password"} {

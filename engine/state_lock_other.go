@@ -1,8 +1,0 @@
-//go:build !unix
-
-package engine
-
-import "time"
-
-// lockStateFile: no flock here; runs sharing a state file must not overlap.
-func lockStateFile(string, time.Duration) (func(), error) { return func() {}, nil }
