@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ owns:
 `, prefix, parts, rf, cfg)
 }
 
-// principalOpsOn lists the ACLs of principal, as "operation resource".
+// principalOpsOn lists the ACLs of principal, as "operation resource", sorted.
 func principalOpsOn(t *testing.T, adm *kadm.Client, principal string) []string {
 	t.Helper()
 	b := kadm.NewACLs().Allow(principal).AllowHosts().AnyResource().ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny)
@@ -46,6 +47,7 @@ func principalOpsOn(t *testing.T, adm *kadm.Client, principal string) []string {
 			out = append(out, a.Operation.String()+" "+a.Name)
 		}
 	}
+	slices.Sort(out) // the broker answers in no fixed order
 	return out
 }
 
