@@ -66,7 +66,7 @@ func newFuzzEnv(f *testing.F) *fuzzEnv {
 	rt := New(Options{Config: engine.Config{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second, Audit: audit},
 		Stdout: discard{}, Stderr: discard{}})
 	f.Cleanup(rt.Close)
-	return &fuzzEnv{cluster: c, rt: rt, requests: countRequests(c), auditPath: auditPath}
+	return &fuzzEnv{cluster: c, rt: rt, requests: countCallRequests(c), auditPath: auditPath}
 }
 
 type discard struct{}
