@@ -121,11 +121,12 @@ func TestConvertersStopAtTheElementBudget(t *testing.T) {
 		dag + `kafka.pp(t)`:                        "kafka.pp: value[1][1]",
 		dag + `kafka.log.info{msg = "m", dag = t}`: "kafka.log.info: dag[1][1]",
 	} {
-		start := time.Now()
+		// No clock here (speed lives in benchmarks): a converter that did
+		// not stop at the budget would walk 2^100 elements and never
+		// return, which the test's deadline catches.
 		re := e.runErr(src)
 		assert.Contains(t, re.Message, want, src)
 		assert.Contains(t, re.Message, "too large to convert (more than", src)
-		assert.Less(t, time.Since(start), 5*time.Second, src)
 	}
 	// fromLua (audit lines, prompts) never fails: it marks the part.
 	vals, err := e.rt.DoString(context.Background(), "t", dag+`return {a = 1, dag = t}`)
