@@ -158,7 +158,10 @@ func TestLuaSpecRunsUnderLimits(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "string.rep: MEMORY: the result would be 953.67 MiB, over half of --max-memory 64 MiB")
 
-	_, err = readSpecWith(t, "spec.lua", runaway+" return {}", SpecOptions{MaxMemory: heapBytes() + 64<<20})
+	_, err = readSpecWith(t, "spec.lua", runaway+" return {}", SpecOptions{
+		// The memory limit must be what stops it: on a loaded CI machine 64 MiB of tables took longer than the
+		// default 10 s time limit once.
+		MaxMemory: heapBytes() + 64<<20, TimeLimit: 10 * time.Minute})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "MEMORY: the script was stopped: memory in use reached")
 }
