@@ -183,16 +183,11 @@ func logText(level, msg string) string {
 	return fmt.Sprintf("%s %s %s\n", time.Now().UTC().Format(time.RFC3339), strings.ToUpper(level), msg)
 }
 
-// escapeLine keeps a progress line on one line: it names topics and
-// partitions that come from the cluster.
-func escapeLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-}
+// escapeLine keeps a progress or log line on one line and harmless: it
+// names topics and groups, which a cluster's users choose, so controls (C0,
+// DEL, C1), bidi overrides and zero-width characters are written as
+// escapes, as in a table cell (a bare C0 check let \u202e reorder a line).
+func escapeLine(s string) string { return CellText(s) }
 
 // logLine writes a kafka.log-style line to stderr from inside a call,
 // first erasing a progress line on a terminal.

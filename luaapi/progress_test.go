@@ -107,3 +107,17 @@ func TestProgressReusedFromCallToCall(t *testing.T) {
 	e.run(`list_topics()`)
 	assert.Contains(t, e.stderr.String(), "list_topics: ")
 }
+
+// A name in a progress line comes from the cluster (a crafted answer can
+// carry any bytes): bidi overrides and C1 controls are escaped, as in a
+// table cell, not only C0.
+func TestProgressLineEscapesWhatCouldDriveATerminal(t *testing.T) {
+	e := newProgressEnv(t, 40*time.Millisecond)
+	craftListing(e, 12, moving("ord\u202eers\u009b2J\x1b", 1, []int32{0, 1, 2}, []int32{2}, []int32{0}))
+	e.run(`wait_reassignments{interval_ms = 30, timeout = 10000}`)
+	out := e.stderr.String()
+	assert.Contains(t, out, `ord\u202eers\u009b2J\x1b[1]`, out)
+	for _, r := range "\u202e\u009b\x1b" {
+		assert.NotContains(t, out, string(r))
+	}
+}
