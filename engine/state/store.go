@@ -110,6 +110,7 @@ type Store struct {
 	clusters map[string]*storedCluster // by cluster id
 	notices  map[string]alerts.Notice  // kafka.notify's, by cluster name and key (notices.go)
 	file     *stateFile                // nil: memory only
+	remote   *remoteState              // nil: not kept in a Remote (remote.go)
 	// loading is closed once the file is read and decoded, which the
 	// first use starts (loadOnce); warnOnce says once that a file that
 	// could not be read is not used (file.go).
