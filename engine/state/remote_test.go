@@ -206,4 +206,6 @@ func TestStateRemoteIsBounded(t *testing.T) {
 	assert.Contains(t, warned[len(warned)-1], "dropped the")
 }
 
-func (r row) tp() vocab.TopicPartition { return vocab.TopicPartition{Topic: r.topic, Partition: r.partition} }
+func (r row) tp() vocab.TopicPartition {
+	return vocab.TopicPartition{Topic: r.topic, Partition: r.partition}
+}
