@@ -119,7 +119,9 @@ func (st *StateTopic) String() string { return "kafka:" + st.topic + "/" + st.ke
 func (st *StateTopic) TransactionalID() string { return "kadmin-lua-state/" + st.topic + "/" + st.key }
 
 // HeadKey is the key of the state's head record on cluster id.
-func StateHeadKey(clusterID, key string) string { return "kadmin-lua-state/v1/" + clusterID + "/" + key }
+func StateHeadKey(clusterID, key string) string {
+	return "kadmin-lua-state/v1/" + clusterID + "/" + key
+}
 
 func statePartKey(head string, i int) string { return fmt.Sprintf("%s/part-%d", head, i) }
 

@@ -343,8 +343,8 @@ func TestStateTopicKeepsAStoreAcrossPods(t *testing.T) {
 	// Three runs a minute apart; the group commits at the first only.
 	type verdict struct {
 		Status, Trend, WorstStatus, WorstRule string
-		Samples                              int
-		TotalLag, WindowMs                   int64
+		Samples                               int
+		TotalLag, WindowMs                    int64
 	}
 	runs := func(topic string, open func() *state.Store) []verdict {
 		kc := oneTopic(t, c, adm, topic)
