@@ -128,6 +128,31 @@ func TestStateTopicCreationIsAuditedItsWritesAreNot(t *testing.T) {
 	assert.Equal(t, []string{"intent create_topics", "outcome create_topics"}, linesOf(t, path))
 }
 
+// TestStateTopicCompactionKeepsTheNewestVersion: compaction drops replaced
+// versions, the deleted parts and their tombstones; the newest stays whole.
+func TestStateTopicCompactionKeepsTheNewestVersion(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	st, _ := stateTopicOn(t, cl.Config(), "job")
+	require.NoError(t, st.Take())
+	for _, n := range []int{3*StatePartBytes - 5, 10, 2*StatePartBytes - 1} {
+		require.NoError(t, st.Write(stateBytes(n)))
+	}
+	_, err := adm.AlterTopicConfigs(context.Background(), []kadm.AlterConfig{
+		{Name: "min.compaction.lag.ms", Value: kmsgStr("0")}, {Name: "delete.retention.ms", Value: kmsgStr("0")}}, "kadmin-state")
+	require.NoError(t, err)
+	before := len(stateRecords(t, c))
+	c.Compact()
+	after := len(stateRecords(t, c))
+	assert.Less(t, after, before, "compaction removed the replaced versions")
+	next, warned := stateTopicOn(t, cl.Config(), "job")
+	data, err := next.Read(1 << 30)
+	require.NoError(t, err)
+	assert.Equal(t, stateBytes(2*StatePartBytes-1), data)
+	assert.Empty(t, *warned)
+}
+
+func kmsgStr(s string) *string { return &s }
+
 func TestStateTopicNewerRunFencesTheOlder(t *testing.T) {
 	cl, _, _ := newTestClient(t)
 	older, _ := stateTopicOn(t, cl.Config(), "job")
