@@ -118,7 +118,7 @@ func (st *StateTopic) String() string { return "kafka:" + st.topic + "/" + st.ke
 // TransactionalID is the state's writer: fixed per topic and key.
 func (st *StateTopic) TransactionalID() string { return "kadmin-lua-state/" + st.topic + "/" + st.key }
 
-// HeadKey is the key of the state's head record on cluster id.
+// StateHeadKey is the key of the state's head record on cluster id.
 func StateHeadKey(clusterID, key string) string {
 	return "kadmin-lua-state/v1/" + clusterID + "/" + key
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -111,4 +112,41 @@ func uniq(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// A state whose records are gone (compacted away by a topic that is not
+// compacted, retention, delete_records) is said plainly and never judged
+// from: the run starts with no samples, as a first run, and the version it
+// writes is the one the run after judges from.
+func TestStateInKafkaGoneIsSaidAndNotJudged(t *testing.T) {
+	c, _ := stateWorld(t)
+	adm := c.admin(t)
+	checkLag := func() (*cli, int) {
+		cli := newCLI(t)
+		return cli, cli.run("-b", c.addrs, "--state", "kafka:kadmin-state/lag", "--state-window", "1s", "run", "check-lag", "orders-app")
+	}
+	first := lagStatusRun(t, newCLI(t), c, "kafka:kadmin-state/lag")
+	assert.Equal(t, 1.0, first["samples"])
+	// Delete the version's part, keep its head and commit marker.
+	ends, err := adm.ListEndOffsets(ctx(t), "kadmin-state")
+	require.NoError(t, err)
+	end, _ := ends.Lookup("kadmin-state", 0)
+	to := kadm.Offsets{}
+	to.AddOffset("kadmin-state", 0, end.Offset-2, -1)
+	_, err = adm.DeleteRecords(ctx(t), to)
+	require.NoError(t, err)
+
+	time.Sleep(1100 * time.Millisecond) // past the samples' min-distance (the CLI has no driven clock)
+	lost, code := checkLag()
+	require.Equal(t, ExitOK, code, "the consumer stopped, but a state that cannot be read judges nothing: %s", lost.stderr.String())
+	assert.Contains(t, lost.stderr.String(), "are gone")
+	assert.Contains(t, lost.stderr.String(), "kadmin-state[0]")
+	assert.Contains(t, lost.stdout.String(), "INCOMPLETE")
+	assert.NotContains(t, lost.stdout.String()+lost.stderr.String(), "STOP")
+
+	time.Sleep(1100 * time.Millisecond)
+	judged, code := checkLag()
+	assert.Equal(t, ExitCheck, code, "the version the last run wrote is read: %s", judged.stderr.String())
+	assert.Contains(t, judged.stderr.String(), "orders-app: ERR: orders[0] is STOP (stopped)")
+	assert.NotContains(t, judged.stderr.String(), "are gone")
 }
