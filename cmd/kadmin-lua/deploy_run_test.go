@@ -73,6 +73,13 @@ func newStrimziTLSUserWorld(t *testing.T) *strimziWorld {
 		}}
 }
 
+// ordersTopic makes the topic the provisioning Job would.
+func (w *strimziWorld) ordersTopic(t *testing.T) {
+	t.Helper()
+	_, err := w.admin.CreateTopic(ctx(t), 1, 3, nil, "orders")
+	require.NoError(t, err)
+}
+
 // laggingGroup writes 50 records to orders[0] and commits the group
 // billing at offset 10: a lag of 40, under check-lag's --max.
 func (w *strimziWorld) laggingGroup(t *testing.T) {
@@ -217,8 +224,7 @@ func TestKubernetesCronJobRunsCheckLagAsTheManifestWould(t *testing.T) {
 func TestKubernetesLoopWritesTheMetricsFileItsSidecarServes(t *testing.T) {
 	r := renderDeploy(t)
 	w := newStrimziWorld(t)
-	_, err := w.admin.CreateTopic(ctx(t), 1, 3, nil, "orders")
-	require.NoError(t, err)
+	w.ordersTopic(t)
 	w.laggingGroup(t)
 
 	spec := &r.deployments["kadmin-lua-lag-metrics"].Spec.Template.Spec
@@ -276,8 +282,7 @@ func TestKubernetesLoopWritesTheMetricsFileItsSidecarServes(t *testing.T) {
 func TestKubernetesStrimziTLSUserReadsTheUserSecretFiles(t *testing.T) {
 	r := renderDeploy(t)
 	w := newStrimziTLSUserWorld(t)
-	_, err := w.admin.CreateTopic(ctx(t), 1, 3, nil, "orders")
-	require.NoError(t, err)
+	w.ordersTopic(t)
 	w.laggingGroup(t)
 
 	cj := r.cronJobs["kadmin-lua-check-lag"].DeepCopy()
