@@ -219,6 +219,18 @@
 ---@field last_known_elr? integer[]
 ---@field error? kadmin.Error
 
+---Options of wait_ready.
+---@class kadmin.wait_ready.options
+---@field min_brokers? integer|string how many brokers must be live (default 1) (broker count (integer) between 1 and 100000)
+---@field timeout? number|string how long to wait before raising TIMEOUT (default 5m) (integer ms >= 1, or a duration string like "30m")
+---@field interval_ms? integer|string time between looks (default 1000) (poll interval in ms (int64) between 1 and 9223372036854)
+
+---@class kadmin.wait_ready.result
+---@field brokers integer
+---@field under_replicated string[]
+---@field offline string[]
+---@field waited_ms integer
+
 ---@class kadmin.list_config_resources.result
 ---@field type string
 ---@field name string
@@ -1511,6 +1523,18 @@ function Client:unregister_broker(id) end
 ---@param options? kadmin.describe_cluster.options
 ---@return kadmin.describe_cluster.result
 function Client:describe_cluster(options) end
+
+---Wait until the cluster is ready: enough brokers live and no partition under-replicated or offline.
+---
+---The readiness gate of a provisioning job (a Kubernetes Job or Helm hook that makes topics and ACLs): looks at the cluster's metadata every interval_ms (default 1000) until at least min_brokers brokers are live (registered and unfenced) and every partition has a leader and all its replicas in sync, then returns what it saw (brokers live, and the empty lists of under-replicated and offline partitions as "topic[partition]"). A cluster that cannot be reached yet (still starting) is looked at again; a refused login or authorization is raised at once, since waiting cannot mend it. When timeout passes first (milliseconds or a duration string like "10m", default 5m) it raises TIMEOUT saying what was missing at the last look: "3 of 5 brokers live; 2 partitions under-replicated (orders[0], orders[3])"; from the CLI that is exit 3, which a Job's podFailurePolicy retries. While it waits, progress goes to stderr as wait_reassignments' does. Changes nothing in the cluster.
+---
+---```lua
+---local r = wait_ready{min_brokers = 3, timeout = "1m"}
+---print(r.brokers .. " brokers live after " .. r.waited_ms .. " ms")
+---```
+---@param options? kadmin.wait_ready.options
+---@return kadmin.wait_ready.result
+function Client:wait_ready(options) end
 
 ---List the resources that have configs: topics, brokers, broker loggers, client metrics, groups.
 ---
@@ -2981,6 +3005,18 @@ function unregister_broker(id) end
 ---@param options? kadmin.describe_cluster.options
 ---@return kadmin.describe_cluster.result
 function describe_cluster(options) end
+
+---Wait until the cluster is ready: enough brokers live and no partition under-replicated or offline.
+---
+---The readiness gate of a provisioning job (a Kubernetes Job or Helm hook that makes topics and ACLs): looks at the cluster's metadata every interval_ms (default 1000) until at least min_brokers brokers are live (registered and unfenced) and every partition has a leader and all its replicas in sync, then returns what it saw (brokers live, and the empty lists of under-replicated and offline partitions as "topic[partition]"). A cluster that cannot be reached yet (still starting) is looked at again; a refused login or authorization is raised at once, since waiting cannot mend it. When timeout passes first (milliseconds or a duration string like "10m", default 5m) it raises TIMEOUT saying what was missing at the last look: "3 of 5 brokers live; 2 partitions under-replicated (orders[0], orders[3])"; from the CLI that is exit 3, which a Job's podFailurePolicy retries. While it waits, progress goes to stderr as wait_reassignments' does. Changes nothing in the cluster.
+---
+---```lua
+---local r = wait_ready{min_brokers = 3, timeout = "1m"}
+---print(r.brokers .. " brokers live after " .. r.waited_ms .. " ms")
+---```
+---@param options? kadmin.wait_ready.options
+---@return kadmin.wait_ready.result
+function wait_ready(options) end
 
 ---List the resources that have configs: topics, brokers, broker loggers, client metrics, groups.
 ---

@@ -208,7 +208,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
 	pf.DurationVar(&f.timeout, "timeout", engine.DefaultTimeout, "deadline of each Kafka call, retries included")
 	pf.StringVar(&f.auditLog, "audit-log", "", "write every mutation ahead to this file: an intent line before the request, an outcome line after")
-	pf.StringVar(&f.state.path, "state", "", "keep lag_status's samples and kafka.notify's alerts in this file between runs (env KADMIN_STATE)")
+	pf.StringVar(&f.state.path, "state", "", "keep lag_status's samples and kafka.notify's alerts between runs in this file, or with kafka:TOPIC[/KEY] in a compacted topic of the cluster itself (env KADMIN_STATE)")
 	pf.DurationVar(&f.state.window, "state-window", state.DefaultWindow, "the span of time lag_status judges: the samples taken within it, and the one before")
 	pf.IntVar(&f.state.samples, "state-samples", state.DefaultSamples, "the most samples a window keeps per partition (a faster loop's window is thinned)")
 	pf.IntVar(&f.state.maxEntries, "state-max-partitions", state.DefaultMaxEntries, "partitions the state store keeps in all; past it the groups sampled longest ago are dropped")

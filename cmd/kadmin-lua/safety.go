@@ -31,7 +31,7 @@ func (a *app) engineConfig(cfg engine.Config) (engine.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg.State, err = a.stateStore()
+	cfg.State, err = a.stateStoreFor(cfg)
 	return cfg, err
 }
 

@@ -231,8 +231,11 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Noti
 	if n <= 0 {
 		return nil, nil, fmt.Errorf("%w: no version", errStateCorrupt)
 	}
+	if version > stateVersion {
+		return nil, nil, fmt.Errorf("%w: format version %d, this kadmin-lua reads versions 1 to %d", errStateNewer, version, stateVersion)
+	}
 	if version != stateVersion && version != 1 {
-		return nil, nil, fmt.Errorf("format version %d, this kadmin-lua reads versions 1 to %d", version, stateVersion)
+		return nil, nil, fmt.Errorf("%w: format version %d", errStateCorrupt, version)
 	}
 	data = data[n:]
 	if len(data) < 4 {

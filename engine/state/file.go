@@ -164,6 +164,10 @@ func (s *Store) decodeFile(data []byte, err error) {
 // loaded waits until the file is read and decoded, reading it now if
 // nothing has started to.
 func (s *Store) loaded() {
+	if s.remote != nil {
+		s.readRemoteOnce()
+		return
+	}
 	if s.file == nil {
 		return
 	}
@@ -213,6 +217,9 @@ func (s *Store) BeginChange() error {
 // read is set aside; temporary files a killed Save left are removed (no
 // other Save is writing one).
 func (s *Store) lockFile() error {
+	if s.remote != nil {
+		return s.takeRemote()
+	}
 	f := s.file
 	if f == nil {
 		return nil

@@ -13,8 +13,12 @@ import (
 // Writing the store's file: Save, the write started behind a run, and
 // Close (file.go reads it and holds its lock).
 
-// Path is the store's file, "" for a store in memory only.
+// Path is the store's file (a Remote's String for a store kept in one:
+// "kafka:TOPIC/KEY"), "" for a store in memory only.
 func (s *Store) Path() string {
+	if s.remote != nil {
+		return s.remote.r.String()
+	}
 	if s.file == nil {
 		return ""
 	}
@@ -27,6 +31,9 @@ func (s *Store) Path() string {
 // When the write started behind the run (saveBehindLocked) holds the
 // store as it is now, Save only puts it in place.
 func (s *Store) Save() error {
+	if s != nil && s.remote != nil {
+		return s.saveRemote()
+	}
 	if s == nil || s.file == nil {
 		return nil
 	}
@@ -148,6 +155,10 @@ func (s *Store) commit(tmp string) error {
 
 // Close releases the file's lock. It does not save.
 func (s *Store) Close() {
+	if s != nil && s.remote != nil {
+		s.remote.r.Close()
+		return
+	}
 	if s == nil || s.file == nil {
 		return
 	}

@@ -6,8 +6,10 @@
 // (engine/alerts' Notices). It is bounded (samples per partition,
 // partitions in all, groups unseen for a while expire), shared by every
 // client of a process (fleets keep their clusters apart by id), and
-// written atomically under a lock (file.go, codec.go). It reads no
-// cluster: the admin core (engine's lag_status) hands it what it read.
+// written atomically under a lock (file.go, codec.go), or kept in a
+// Remote (remote.go: --state kafka:TOPIC, whose Kafka half is the core's).
+// It reads no cluster: the admin core (engine's lag_status) hands it what
+// it read.
 package state
 
 import (
@@ -110,6 +112,7 @@ type Store struct {
 	clusters map[string]*storedCluster // by cluster id
 	notices  map[string]alerts.Notice  // kafka.notify's, by cluster name and key (notices.go)
 	file     *stateFile                // nil: memory only
+	remote   *remoteState              // nil: not kept in a Remote (remote.go)
 	// loading is closed once the file is read and decoded, which the
 	// first use starts (loadOnce); warnOnce says once that a file that
 	// could not be read is not used (file.go).

@@ -38,6 +38,7 @@ type call struct {
 var calls = []call{
 	{fn: "api_versions", lua: `assert(#api_versions() > 10)`},
 	{fn: "describe_cluster", lua: `assert(describe_cluster().brokers[1].id == 1)`},
+	{fn: "wait_ready", lua: `assert(wait_ready{min_brokers = 1, timeout = "1m"}.brokers >= 1)`},
 	{fn: "describe_features", lua: `describe_features()`},
 	{fn: "update_features", lua: `local fs = describe_features()
 		local f = fs[1]
