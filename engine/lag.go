@@ -62,8 +62,8 @@ type PartitionLag struct {
 	// is true when the first unread record is no longer on the brokers'
 	// disks, only in remote storage (below EarliestLocal, set for tiered
 	// topics); RemoteOnly counts the unread records only there. Both are
-	// false and 0 for a topic without tiered storage, nil with
-	// RemoteUnknown saying why when it cannot be known.
+	// nil for a topic without tiered storage, and with RemoteUnknown
+	// saying why when it cannot be known.
 	ReadingRemote *bool  `json:"reading_remote,omitempty"`
 	RemoteOnly    *int64 `json:"remote_only,omitempty"`
 	EarliestLocal *int64 `json:"earliest_local,omitempty"`

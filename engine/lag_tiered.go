@@ -89,7 +89,7 @@ func totalSizes(sizes map[TopicPartition]int64, out []GroupLag, local map[TopicP
 // setRemote sets p's tiered fields (with LagOptions.Time): for a tiered
 // topic, the earliest local offset, whether the first unread record is
 // below it (reading_remote) and how many unread records are only in
-// remote storage (remote_only); for any other, false and 0.
+// remote storage (remote_only); for any other topic, nothing.
 func (r retentions) setRemote(p *PartitionLag) {
 	no, zero := false, int64(0)
 	if r.unread[p.Topic] && p.Lag > 0 {
@@ -97,8 +97,7 @@ func (r retentions) setRemote(p *PartitionLag) {
 		return
 	}
 	if !r.tiered[p.Topic] {
-		p.ReadingRemote, p.RemoteOnly = &no, &zero
-		return
+		return // nil: not in tiered storage (a table shows no column for it)
 	}
 	if p.Lag == 0 {
 		p.ReadingRemote, p.RemoteOnly = &no, &zero

@@ -47,12 +47,12 @@ func TestLagSaysWhichGroupsReadFromRemoteStorage(t *testing.T) {
 	assert.Zero(t, *ahead.RemoteOnly)
 	assert.Zero(t, res[0].ReadingRemote)
 
-	for _, p := range []PartitionLag{caughtUp, other} {
-		require.NotNil(t, p.ReadingRemote, "%+v", p)
-		assert.False(t, *p.ReadingRemote)
-		assert.Zero(t, *p.RemoteOnly)
-		assert.Empty(t, p.RemoteUnknown)
-	}
+	require.NotNil(t, caughtUp.ReadingRemote, "%+v", caughtUp)
+	assert.False(t, *caughtUp.ReadingRemote)
+	assert.Zero(t, *caughtUp.RemoteOnly)
+	assert.Nil(t, other.ReadingRemote, "a topic without tiered storage: not applicable, no column in a table")
+	assert.Nil(t, other.RemoteOnly)
+	assert.Empty(t, other.RemoteUnknown)
 	assert.Nil(t, other.EarliestLocal, "a topic without tiered storage is not asked")
 
 	plain, err := cl.LagWith(context.Background(), []string{"behind"}, LagOptions{})
@@ -100,4 +100,49 @@ func TestAtRiskOfATieredTopicIsJudgedOnItsWholeLog(t *testing.T) {
 	assert.True(t, tiered.AtRisk, "%+v", tiered)
 	assert.Equal(t, "retention.bytes", tiered.AtRiskBy)
 	assert.False(t, plain.AtRisk, "the same size without tiered storage is within the limit: %+v", plain)
+}
+
+// describe_tiered_storage's view of a topic: the records only in remote
+// storage, the local part, the horizons (-2 is the whole log's), and the
+// whole log's size estimated at the local part's mean record size.
+func TestTieredStorageDescribesTopics(t *testing.T) {
+	cl, c, adm := newTestClient(t, kfake.NumBrokers(1))
+	size := retentionTopic(t, c, adm, "tiered", nil, stampsFrom(time.Now().Add(-time.Hour).UnixMilli(), 10)...)
+	retentionTopic(t, c, adm, "plain", nil, 1)
+	testtiered.Model{Tiered: map[string]bool{"tiered": true}, Local: map[int32]int64{0: 4},
+		Cfg: map[string]string{"retention.ms": "604800000", "retention.bytes": "-1", "local.retention.ms": "-2", "local.retention.bytes": "1000"}}.Install(c)
+
+	all, err := cl.TieredStorage(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, all, 1, "without names: the tiered topics")
+	tt := all[0]
+	assert.Equal(t, "tiered", tt.Topic)
+	assert.True(t, tt.RemoteStorage)
+	assert.EqualValues(t, 604800000, tt.LocalRetentionMs, "-2: as the whole log's")
+	assert.EqualValues(t, 1000, tt.LocalRetentionBytes)
+	assert.Equal(t, AtRiskAgainstWholeLog, tt.AtRiskAgainst)
+	require.Len(t, tt.Partitions, 1)
+	p := tt.Partitions[0]
+	assert.EqualValues(t, 0, p.LogStart)
+	assert.EqualValues(t, 4, p.EarliestLocal)
+	assert.EqualValues(t, 10, p.EndOffset)
+	assert.EqualValues(t, 4, p.RemoteOnly)
+	assert.EqualValues(t, 6, p.LocalRecords)
+	assert.Equal(t, size, p.LocalBytes)
+	require.NotNil(t, p.TotalBytes)
+	assert.Equal(t, int64(float64(size)/6*10), *p.TotalBytes)
+	assert.Nil(t, p.PendingUpload, "kfake reports nothing pending (-1)")
+	assert.EqualValues(t, 4, tt.RemoteOnly)
+	assert.Equal(t, *p.TotalBytes, *tt.TotalBytes)
+
+	named, err := cl.TieredStorage(context.Background(), []string{"plain", "tiered", "missing"})
+	require.NoError(t, err)
+	require.Len(t, named, 3)
+	assert.Equal(t, "missing", named[0].Topic)
+	require.NotNil(t, named[0].Err)
+	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", named[0].Err.Code)
+	assert.Equal(t, "plain", named[1].Topic)
+	assert.False(t, named[1].RemoteStorage)
+	assert.Empty(t, named[1].Partitions)
+	assert.True(t, named[2].RemoteStorage)
 }

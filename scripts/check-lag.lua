@@ -234,7 +234,7 @@ if incomplete > 0 then
   local which = string.format("%d group%s not judged by Burrow's rules", incomplete, incomplete == 1 and "" or "s")
   local nothing = #limits == 0 and "; no limit is given: nothing but a missing group can fail them" or ""
   if kept then
-    kafka.log.warn(string.format("%s yet: the least complete window covers %d%% of --state-window (--min-complete %g); the state file keeps the samples for the next runs%s",
+    kafka.log.warn(string.format("%s yet: the least complete window covers %d%% of --state-window (--min-complete %g); the state store (--state) keeps the samples for the next runs%s",
       which, math.floor(100 * least), min_complete, nothing))
   else
     kafka.log.warn(string.format("%s: no --state FILE keeps the samples for the next run (run --every keeps them in memory)%s", which, nothing))
