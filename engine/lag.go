@@ -58,7 +58,17 @@ type PartitionLag struct {
 	// (lag_status's, in this process or in the --state file); nil when
 	// the store has no earlier sample at this offset.
 	StuckMs *int64 `json:"stuck_ms,omitempty"`
-	Err     *Error `json:"error,omitempty"`
+	// Tiered storage (with LagOptions.Time, lag_tiered.go): ReadingRemote
+	// is true when the first unread record is no longer on the brokers'
+	// disks, only in remote storage (below EarliestLocal, set for tiered
+	// topics); RemoteOnly counts the unread records only there. Both are
+	// nil for a topic without tiered storage, and with RemoteUnknown
+	// saying why when it cannot be known.
+	ReadingRemote *bool  `json:"reading_remote,omitempty"`
+	RemoteOnly    *int64 `json:"remote_only,omitempty"`
+	EarliestLocal *int64 `json:"earliest_local,omitempty"`
+	RemoteUnknown string `json:"remote_unknown,omitempty"`
+	Err           *Error `json:"error,omitempty"`
 
 	logStart int64 // the log start offset, -1 unknown (for retention.bytes)
 }
@@ -80,10 +90,14 @@ type GroupLag struct {
 	// only lagging partitions with a record to read have odd timestamps.
 	MaxLagMs *int64 `json:"max_lag_ms,omitempty"`
 	// RecordsLost sums the partitions'; AtRisk counts those at risk.
-	RecordsLost int64          `json:"records_lost"`
-	AtRisk      int            `json:"at_risk,omitempty"`
-	Partitions  []PartitionLag `json:"partitions"`
-	Err         *Error         `json:"error,omitempty"`
+	RecordsLost int64 `json:"records_lost"`
+	AtRisk      int   `json:"at_risk,omitempty"`
+	// ReadingRemote (with Time) counts the partitions reading from remote
+	// storage; RemoteOnly sums their unread records only there.
+	ReadingRemote int            `json:"reading_remote,omitempty"`
+	RemoteOnly    int64          `json:"remote_only,omitempty"`
+	Partitions    []PartitionLag `json:"partitions"`
+	Err           *Error         `json:"error,omitempty"`
 
 	// OddTimestamps (with Time): lagging partitions whose first unread
 	// record's timestamp is negative or ahead (lag_time.go): no lag in time.

@@ -21,6 +21,12 @@ type topicRetention struct {
 type retentions struct {
 	topics map[string]topicRetention
 	sizes  map[TopicPartition]int64
+	// tiered: the topics with remote.storage.enable; unread: those whose
+	// configs could not be read; local: the earliest local offset of
+	// their lagging partitions, -1 when it could not be listed
+	// (lag_tiered.go).
+	tiered, unread map[string]bool
+	local          map[TopicPartition]int64
 }
 
 // atRisk names the config by which p's unread records will soon be
@@ -74,16 +80,20 @@ func (c *Client) retention(ctx context.Context, out []GroupLag) (retentions, err
 	if len(rs) == 0 {
 		return r, nil
 	}
-	keys := []string{"retention.ms", "retention.bytes", "segment.bytes", "segment.ms"}
+	keys := append([]string{"retention.ms", "retention.bytes", "segment.bytes", "segment.ms"}, tieredConfigKeys...)
 	described, err := c.DescribeConfigs(ctx, rs, DescribeConfigsOptions{Keys: keys})
 	if err != nil {
 		return r, err
 	}
-	r.topics = map[string]topicRetention{}
+	r.topics, r.tiered, r.unread = map[string]topicRetention{}, map[string]bool{}, map[string]bool{}
 	var bySize []string
 	for _, d := range described {
 		if d.Err != nil {
+			r.unread[d.Name] = true
 			continue
+		}
+		if e, ok := d.Configs["remote.storage.enable"]; ok && e.Value != nil && *e.Value == "true" {
+			r.tiered[d.Name] = true
 		}
 		v := func(key string) int64 {
 			if e, ok := d.Configs[key]; ok && e.Value != nil {
@@ -99,10 +109,16 @@ func (c *Client) retention(ctx context.Context, out []GroupLag) (retentions, err
 			bySize = append(bySize, d.Name)
 		}
 	}
+	if len(r.tiered) > 0 {
+		if r.local, err = c.earliestLocal(ctx, out, r.tiered); err != nil {
+			return r, err
+		}
+	}
 	if len(bySize) == 0 {
 		return r, nil
 	}
 	r.sizes = c.partitionSizes(ctx, bySize, nil) // nil when unreadable: judged by time only
+	totalSizes(r.sizes, out, r.local, r.tiered)
 	return r, nil
 }
 

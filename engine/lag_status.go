@@ -94,14 +94,17 @@ type GroupLagStatus struct {
 	Status string `json:"status"` // verdicts.GroupStatusOK, Warn, Err or NotFound
 	// Reason says what decided a status other than OK: a threshold passed,
 	// or the worst partition and its rule.
-	Reason      string   `json:"reason,omitempty"`
-	TotalLag    int64    `json:"total_lag"`
-	MaxLagMs    *int64   `json:"max_lag_ms,omitempty"`
-	RecordsLost int64    `json:"records_lost"`      // as in GroupLag
-	AtRisk      int      `json:"at_risk,omitempty"` // as in GroupLag
-	ConsumeRate *float64 `json:"consume_rate,omitempty"`
-	ProduceRate *float64 `json:"produce_rate,omitempty"`
-	Trend       string   `json:"trend"`
+	Reason      string `json:"reason,omitempty"`
+	TotalLag    int64  `json:"total_lag"`
+	MaxLagMs    *int64 `json:"max_lag_ms,omitempty"`
+	RecordsLost int64  `json:"records_lost"`      // as in GroupLag
+	AtRisk      int    `json:"at_risk,omitempty"` // as in GroupLag
+	// ReadingRemote and RemoteOnly: as in GroupLag (with Time).
+	ReadingRemote int      `json:"reading_remote,omitempty"`
+	RemoteOnly    int64    `json:"remote_only,omitempty"`
+	ConsumeRate   *float64 `json:"consume_rate,omitempty"`
+	ProduceRate   *float64 `json:"produce_rate,omitempty"`
+	Trend         string   `json:"trend"`
 	// EtaSeconds: when the lag falls, seconds until it is zero at the
 	// window's rates (0 when there is no lag); nil otherwise.
 	EtaSeconds *float64 `json:"eta_seconds,omitempty"`
@@ -251,7 +254,7 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 
 // judgeGroup is one group's verdict from its partitions' judgment.
 func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus {
-	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
+	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, ReadingRemote: g.ReadingRemote, RemoteOnly: g.RemoteOnly, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
 	switch {
 	case isNotFound(g.Err):
 		st.Status, st.Reason, st.Err = verdicts.GroupStatusNotFound, "the group does not exist", nil

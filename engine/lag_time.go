@@ -111,6 +111,11 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 			if p.Err != nil || p.Lag < 0 {
 				continue
 			}
+			retention.setRemote(p)
+			if p.ReadingRemote != nil && *p.ReadingRemote {
+				g.ReadingRemote++
+				g.RemoteOnly += *p.RemoteOnly
+			}
 			zero := int64(0)
 			if p.Lag == 0 {
 				p.LagMs, p.BehindHeadMs = &zero, &zero

@@ -26,12 +26,16 @@ const (
 	OffsetAtMaxTimestamp  = "max_timestamp"  // the record with the largest timestamp (Kafka 3.0+)
 	OffsetAtEarliestLocal = "earliest_local" // first offset on the brokers' disks (tiered storage; Kafka 3.4+)
 	OffsetAtLatestTiered  = "latest_tiered"  // last offset in remote storage (Kafka 3.9+); -1 when nothing is tiered
-	OffsetAtCommitted     = "committed"      // last stable offset: the end under read_committed
-	OffsetAtTimestamp     = "timestamp"      // first offset whose record timestamp is >= Timestamp
+	// OffsetAtEarliestPendingUpload: the first offset not yet copied to
+	// remote storage (KIP-1023, ListOffsets v11, Kafka 4.2+); -1 when the
+	// topic is not tiered.
+	OffsetAtEarliestPendingUpload = "earliest_pending_upload"
+	OffsetAtCommitted             = "committed" // last stable offset: the end under read_committed
+	OffsetAtTimestamp             = "timestamp" // first offset whose record timestamp is >= Timestamp
 )
 
 // OffsetKinds lists the named queries, for argument errors.
-var OffsetKinds = []string{OffsetAtEarliest, OffsetAtLatest, OffsetAtMaxTimestamp, OffsetAtEarliestLocal, OffsetAtLatestTiered, OffsetAtCommitted}
+var OffsetKinds = []string{OffsetAtEarliest, OffsetAtLatest, OffsetAtMaxTimestamp, OffsetAtEarliestLocal, OffsetAtLatestTiered, OffsetAtEarliestPendingUpload, OffsetAtCommitted}
 
 // request returns the ListOffsets timestamp and isolation level for q.
 func (q OffsetQuery) request() (timestamp int64, isolation int8, err *Error) {
@@ -46,6 +50,8 @@ func (q OffsetQuery) request() (timestamp int64, isolation int8, err *Error) {
 		return -4, 0, nil
 	case OffsetAtLatestTiered:
 		return -5, 0, nil
+	case OffsetAtEarliestPendingUpload:
+		return -6, 0, nil
 	case OffsetAtCommitted:
 		return -1, 1, nil
 	case OffsetAtTimestamp:
@@ -87,6 +93,13 @@ func (c *Client) ListOffsets(ctx context.Context, topics []string, q OffsetQuery
 	defer cancel()
 	if _, _, qerr := q.request(); qerr != nil {
 		return nil, qerr
+	}
+	if q.Kind == OffsetAtEarliestPendingUpload {
+		if ok, err := c.reportsPendingUpload(ctx); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, errNoPendingUpload
+		}
 	}
 	tps, missing, err := c.topicPartitions(ctx, topics)
 	if err != nil {

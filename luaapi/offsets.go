@@ -20,6 +20,7 @@ func init() {
   "max_timestamp": the record with the largest timestamp (and that timestamp);
   "earliest_local": the first offset still on the brokers' disks (tiered storage);
   "latest_tiered": the last offset copied to remote storage (-1 when nothing is tiered);
+  "earliest_pending_upload": the first offset not yet copied to remote storage (KIP-1023, Kafka 4.2+; -1 when the topic is not tiered; older brokers answer UNSUPPORTED_VERSION);
   {timestamp=ms}: the first offset whose record timestamp is at or after ms (milliseconds since the epoch, as kafka.now() gives).
 For {timestamp=ms}, a partition with no record at or after the time answers its end offset (the high watermark) with timestamp=-1: the position a consumer seeking to that time starts from, as kafka-consumer-groups --reset-offsets --to-datetime does (Kafka's raw answer, and kafka-get-offsets' output, is -1).
 timestamp is -1 unless the query was by time or max_timestamp; leader_epoch is -1 when unknown. Results are sorted by topic then partition.

@@ -180,7 +180,7 @@ func TestListOffsetsBadArguments(t *testing.T) {
 		`list_offsets(42)`:                                    `list_offsets: topics: must be a topic name, or an array of them, got 42`,
 		`list_offsets({"a", 1})`:                              `list_offsets: topics #2: must be a topic name, got 1`,
 		`list_offsets({})`:                                    `list_offsets: topics: must name at least one`,
-		`list_offsets("a", "newest")`:                         `list_offsets: at: must be one of "earliest", "latest", "max_timestamp", "earliest_local", "latest_tiered", "committed" or {timestamp=ms}, got "newest"`,
+		`list_offsets("a", "newest")`:                         `list_offsets: at: must be one of "earliest", "latest", "max_timestamp", "earliest_local", "latest_tiered", "earliest_pending_upload", "committed" or {timestamp=ms}, got "newest"`,
 		`list_offsets("a", "lates")`:                          `got "lates" (did you mean "latest"?)`,
 		`list_offsets("a", {timestamp = -5})`:                 `list_offsets: at: timestamp: must be a timestamp in ms between 0 and 9223372036854775807, got -5`,
 		`list_offsets("a", {timestamp = 2^63})`:               `list_offsets: at: timestamp: must be a timestamp in ms between 0 and 9223372036854775807, got 9.223372036854776e+18`,

@@ -174,6 +174,7 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		{fn: "topic_sizes", expr: `topic_sizes()`},
 		{fn: "topic_sizes", expr: `topic_sizes("orders", {per = "partition"})`},
 		{fn: "broker_sizes", expr: `broker_sizes(nil, {per = "dir"})`},
+		{fn: "describe_tiered_storage", expr: `describe_tiered_storage{"orders", "payments"}`},
 		{fn: "skew", expr: `skew{"orders", "payments"}`},
 		{fn: "produce", expr: `produce("orders", {{key = "k", value = "v", headers = {h = "1"}}, {value = "x", partition = 1}})`},
 		{fn: "probe", expr: `probe()`},

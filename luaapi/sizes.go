@@ -15,7 +15,8 @@ func init() {
 			Summary: "Bytes on disk per topic (or per partition), every replica counted and the leaders' apart.",
 			Doc: `From describe_log_dirs (every broker's replicas and their sizes) and the metadata (who leads each partition). bytes sums every replica, so a topic with replication factor 3 counts three times: the disk it takes; leader_bytes sums the leaders' replicas only: the data once. replicas counts the replicas measured, leaders the partitions whose leader's replica was measured (fewer than partitions when a partition has no leader), largest_replica_bytes is the biggest single replica.
 Rows per topic are sorted by bytes, largest first, then by name; per="partition" gives a row per partition with its partition and leader (-1: none), sorted by topic and partition. A replica being moved between log dirs of its broker (is_future in describe_log_dirs) counts in bytes but not as a replica.
-When a broker or a log dir cannot be read the call fails, naming it, since the sums would be short: broker_sizes shows every broker's state. Internal topics (__consumer_offsets) are included when no topics are named.`,
+When a broker or a log dir cannot be read the call fails, naming it, since the sums would be short: broker_sizes shows every broker's state. Internal topics (__consumer_offsets) are included when no topics are named.
+For a topic in tiered storage (remote.storage.enable=true) the bytes are the local segments only, what describe_log_dirs counts: describe_tiered_storage gives the local against the whole log's (estimated) and what is only in remote storage.`,
 			Example: `for _, t in ipairs(topic_sizes()) do print(t.topic, t.bytes, t.leader_bytes) end
 local p = topic_sizes("orders", {per = "partition"})
 return #p == 6 and p[1].partition == 0`,

@@ -1,6 +1,6 @@
 -- check-lag.lua: a consumer-lag health check for cron.
 --
--- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--min-complete F] [--alert FORMAT] [--alert-after N]
+-- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--fail-on-remote] [--min-complete F] [--alert FORMAT] [--alert-after N]
 -- Arguments:
 --   GROUP...         consumer groups to check; none means every consumer group
 --   --max N          the most records a group may lag in total
@@ -14,6 +14,10 @@
 --                    and --max-seconds judges the group's other partitions (--max and,
 --                    with --state, STALL and STOP still judge every one)
 --   --fail-on-loss   fail a group that lost records: deleted before it read them
+--   --fail-on-remote fail a group reading from remote storage (tiered storage, KIP-405): its
+--                    first unread record is below the earliest local offset, so it reads
+--                    from object storage, slower and costlier, long before it loses data
+--                    (reads the lag in time, as --max-seconds does)
 --   --min-complete F judge a lagging partition by Burrow's rules only once its window
 --                    covers this fraction of --state-window (Burrow's minimum-complete,
 --                    0 to 1; default 1: a whole window)
@@ -37,12 +41,13 @@
 -- A group fails a check when it is over a limit, when its verdict is ERR (a
 -- partition STOP, STALL or REWIND: needs --state, since one run is one sample),
 -- when a named group does not exist or its lag cannot be read, and with
--- --fail-on-loss when it lost records; the run then exits 4. WARN (the lag never
+-- --fail-on-loss when it lost records, with --fail-on-remote when it reads from remote
+-- storage; the run then exits 4. WARN (the lag never
 -- falls) is reported, not failed. A group whose lagging partitions' windows are not
 -- complete yet (the first run, a new group) is INCOMPLETE, never OK: only the limits
 -- can fail it, and a WARN line says how many and why.
 -- Returns a row per group: group, state, status, total_lag, max, max_lag_seconds,
--- records_lost, odd_timestamps, trend, complete (its least complete window, 0 to 1), ok
+-- records_lost, reading_remote (partitions, with --max-seconds or --fail-on-remote), odd_timestamps, trend, complete (its least complete window, 0 to 1), ok
 -- (and problem when not ok), so -o json gives a machine-readable summary. Changes
 -- nothing in the cluster.
 -- Metrics (written by --metrics-file, see docs/scheduling.md):
@@ -52,6 +57,8 @@
 --   kafka_consumergroup_records_lost{group}      records deleted before the group read them
 --   kafka_consumergroup_at_risk_partitions{group} with --max-seconds: partitions whose lag in
 --                                                time is at 80% of their topic's retention.ms
+--   kafka_consumergroup_reading_remote_partitions{group} with --max-seconds or --fail-on-remote:
+--                                                partitions read from remote storage
 --   kafka_consumergroup_status{group}            the verdict, Burrow's numbers: 0 NOTFOUND,
 --                                                1 OK, 2 WARN, 3 ERR; none while INCOMPLETE
 --   kafka_consumergroup_window_complete{group}   its least complete window, 0 to 1
@@ -70,13 +77,14 @@
 --   kadmin-lua run --profiles 'prod-*' --every 1m --metrics-file /var/lib/node_exporter/lag.prom check-lag.lua --max 50000
 local args = require("lib.args")
 
-local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--min-complete F] [--alert FORMAT] [--alert-after N]",
-  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", ["min-complete"] = "string", alert = "string",
+local a = args.parse{usage = "check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--fail-on-remote] [--min-complete F] [--alert FORMAT] [--alert-after N]",
+  flags = {max = "string", ["max-seconds"] = "string", ["fail-on-loss"] = "boolean", ["fail-on-remote"] = "boolean", ["min-complete"] = "string", alert = "string",
     ["alert-after"] = "string"}}
 if not a then return end
 local max = a.flags.max and args.integer(a.flags.max, "--max", 0)
 local max_seconds = a.flags["max-seconds"] and args.integer(a.flags["max-seconds"], "--max-seconds", 0)
 local fail_on_loss = a.flags["fail-on-loss"]
+local fail_on_remote = a.flags["fail-on-remote"]
 local min_complete = 1
 if a.flags["min-complete"] then
   min_complete = tonumber(a.flags["min-complete"])
@@ -101,12 +109,12 @@ for i = 1, #a do
   groups[i] = a[i]
 end
 
-local opts = {partial = #groups > 0 or nil, time = max_seconds ~= nil or nil, partitions = true, min_complete = min_complete}
+local opts = {partial = #groups > 0 or nil, time = (max_seconds ~= nil or fail_on_remote) or nil, partitions = true, min_complete = min_complete}
 local result = lag_status(#groups > 0 and groups or nil, opts)
 local status_code = {NOTFOUND = 0, OK = 1, WARN = 2, ERR = 3}
 
 local alerts = {}
-local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "odd_timestamps", "trend", "complete", "ok", "problem"}
+local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "reading_remote", "odd_timestamps", "trend", "complete", "ok", "problem"}
 local rows, over = {}, {}
 local incomplete, least, kept = 0, 1, false -- groups not judged yet, their least complete window, samples kept?
 for _, g in ipairs(result) do
@@ -120,7 +128,7 @@ for _, g in ipairs(result) do
     incomplete, least = incomplete + 1, math.min(least, g.complete)
   end
   local row = args.record(cols, {group = g.group, state = g.state, status = status, total_lag = g.total_lag, max = max,
-    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, odd_timestamps = g.odd_timestamps, trend = g.trend, complete = g.complete, ok = true})
+    max_lag_seconds = lag_s, records_lost = g.records_lost or 0, reading_remote = opts.time and (g.reading_remote or 0) or nil, odd_timestamps = g.odd_timestamps, trend = g.trend, complete = g.complete, ok = true})
   if max_seconds and (g.odd_timestamps or 0) > 0 then
     kafka.log.warn(string.format("%s: lag in time unknown on %d partition%s: the first unread record's timestamp is negative or in the future (lag(%q, {time = true}) says which); --max-seconds judges the others",
       g.group, g.odd_timestamps, g.odd_timestamps == 1 and "" or "s", g.group))
@@ -140,6 +148,9 @@ for _, g in ipairs(result) do
     row.ok, row.problem = false, string.format("lags %d seconds (max %d)", lag_s, max_seconds)
   elseif fail_on_loss and (g.records_lost or 0) > 0 then
     row.ok, row.problem = false, string.format("lost %d records: deleted before it read them", g.records_lost)
+  elseif fail_on_remote and (g.reading_remote or 0) > 0 then
+    row.ok, row.problem = false, string.format("reads from remote storage on %d partition%s: %d unread records are no longer on the brokers' disks",
+      g.reading_remote, g.reading_remote == 1 and "" or "s", g.remote_only or 0)
   elseif g.status == "ERR" then
     row.ok, row.problem = false, "ERR: " .. g.reason
   end
@@ -173,6 +184,10 @@ for _, g in ipairs(result) do
       "Records the consumer group is behind, over all its topics.")
     kafka.metric("kafka_consumergroup_records_lost", g.records_lost or 0, {group = g.group},
       "Records deleted before the consumer group read them (log start minus committed offset).")
+    if opts.time then
+      kafka.metric("kafka_consumergroup_reading_remote_partitions", g.reading_remote or 0, {group = g.group},
+        "Partitions the consumer group reads from remote storage (tiered storage): its first unread record is no longer on the brokers' disks.")
+    end
     if lag_s then
       kafka.metric("kafka_consumergroup_max_lag_seconds", g.max_lag_ms / 1000, {group = g.group},
         "Age of the oldest record the consumer group has not read, in seconds.")
@@ -214,11 +229,12 @@ local limits = {}
 if max then limits[#limits + 1] = max .. " records" end
 if max_seconds then limits[#limits + 1] = max_seconds .. " seconds" end
 if fail_on_loss then limits[#limits + 1] = "no records lost" end
+if fail_on_remote then limits[#limits + 1] = "no reading from remote storage" end
 if incomplete > 0 then
   local which = string.format("%d group%s not judged by Burrow's rules", incomplete, incomplete == 1 and "" or "s")
   local nothing = #limits == 0 and "; no limit is given: nothing but a missing group can fail them" or ""
   if kept then
-    kafka.log.warn(string.format("%s yet: the least complete window covers %d%% of --state-window (--min-complete %g); the state file keeps the samples for the next runs%s",
+    kafka.log.warn(string.format("%s yet: the least complete window covers %d%% of --state-window (--min-complete %g); the state store (--state) keeps the samples for the next runs%s",
       which, math.floor(100 * least), min_complete, nothing))
   else
     kafka.log.warn(string.format("%s: no --state FILE keeps the samples for the next run (run --every keeps them in memory)%s", which, nothing))

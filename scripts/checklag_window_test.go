@@ -30,7 +30,7 @@ func TestCheckLagJudgesWholeWindows(t *testing.T) {
 	assert.Empty(t, r.checks)
 	assert.Equal(t, "INCOMPLETE", r.rows[0]["status"])
 	assert.Equal(t, 0.0, r.rows[0]["complete"])
-	assert.Contains(t, r.stderr, "1 group not judged by Burrow's rules yet: the least complete window covers 0% of --state-window (--min-complete 1); the state file keeps the samples for the next runs; no limit is given: nothing but a missing group can fail them")
+	assert.Contains(t, r.stderr, "1 group not judged by Burrow's rules yet: the least complete window covers 0% of --state-window (--min-complete 1); the state store (--state) keeps the samples for the next runs; no limit is given: nothing but a missing group can fail them")
 	assert.NotContains(t, r.stderr, "no --state FILE")
 	assert.NotContains(t, r.metrics, "kafka_consumergroup_status{group=billing}", "no verdict to give")
 

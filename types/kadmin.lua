@@ -422,6 +422,8 @@
 ---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
+---@field reading_remote? integer
+---@field remote_only? integer
 ---@field odd_timestamps? integer
 ---@field partitions kadmin.lag.result.partitions[]
 ---@field error? kadmin.Error
@@ -447,6 +449,10 @@
 ---@field next_deletion_by? string
 ---@field next_deletion_unknown? string
 ---@field stuck_ms? any
+---@field reading_remote? boolean
+---@field remote_only? integer
+---@field earliest_local? integer
+---@field remote_unknown? string
 ---@field error? kadmin.Error
 
 ---Options of lag_evaluate.
@@ -489,6 +495,8 @@
 ---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
+---@field reading_remote? integer
+---@field remote_only? integer
 ---@field odd_timestamps? integer
 ---@field consume_rate? any
 ---@field produce_rate? any
@@ -760,6 +768,40 @@
 ---@field size integer
 ---@field offset_lag integer
 ---@field is_future boolean
+
+---Options of describe_tiered_storage.
+---@class kadmin.describe_tiered_storage.options
+---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---@class kadmin.describe_tiered_storage.result
+---@field topic string
+---@field remote_storage boolean
+---@field retention_ms integer
+---@field retention_bytes integer
+---@field local_retention_ms integer
+---@field local_retention_bytes integer
+---@field at_risk_against string
+---@field remote_only integer
+---@field pending_upload? integer
+---@field local_bytes integer
+---@field total_bytes? integer
+---@field partitions kadmin.describe_tiered_storage.result.partitions[]
+---@field error? kadmin.Error
+
+---@class kadmin.describe_tiered_storage.result.partitions
+---@field partition integer
+---@field log_start integer
+---@field earliest_local integer
+---@field latest_tiered integer
+---@field earliest_pending_upload integer
+---@field end_offset integer
+---@field remote_only integer
+---@field local_records integer
+---@field pending_upload? integer
+---@field local_bytes integer
+---@field total_bytes? integer
+---@field pending_upload_bytes? integer
+---@field error? kadmin.Error
 
 ---@class kadmin.skew.result
 ---@field brokers kadmin.skew.result.brokers[]
@@ -1783,6 +1825,8 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---
 ---When and how many, on each partition at risk (estimates: Kafka deletes whole log segments, which the admin API does not show): next_deletion_ms is the time until retention next deletes the partition's oldest segment, next_deletion_by the config that deletes it, and next_deletion_records how many of the group's unread records go with it (0: none of them; a later deletion takes them). The oldest segment is taken to hold segment.bytes at the partition's mean record size, and to end before the first record stamped segment.ms after its oldest (list_offsets by timestamp); retention.ms deletes it when its newest record (read) is retention.ms old; retention.bytes once the partition holds retention.bytes besides it, at the pace it grew (its size over the span of its records' timestamps), and a partition already past the limit loses every whole segment over it. next_deletion_ms=0 means due: the broker deletes at its next retention check (log.retention.check.interval.ms, 5 minutes by default); while the oldest segment is still the one being written, each new record puts its deletion later. Where an estimate cannot be made (the partition's size and oldest timestamp unreadable, timestamps negative or in the future, no span of time to measure a pace by) it is nil and next_deletion_unknown says why: never 0.
 ---
+---Tiered storage (KIP-405): with time, reading_remote=true marks a partition whose first unread record is no longer on the brokers' disks, only in remote storage (below earliest_local, the partition's earliest local offset, given for topics with remote.storage.enable=true): the group reads from object storage, slower and costlier, long before it loses anything. remote_only counts the unread records that are only in remote storage. Both are nil on a topic without tiered storage, false and 0 on a partition of a tiered topic that does not lag, and nil where it cannot be known, with remote_unknown saying why (the earliest local offset or the topic's configs could not be read). The group's reading_remote counts the partitions reading from remote storage and remote_only sums theirs. Data at risk is judged against the whole log, which retention.ms and retention.bytes bound (local.retention.ms and local.retention.bytes only decide what stays on disk): for a tiered partition the size against retention.bytes is the local size (describe_log_dirs counts only local segments) over its local records, times all its records, an estimate, and a partition whose local records cannot be counted is judged by time alone.
+---
 ---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
 ---```lua
@@ -1827,7 +1871,7 @@ function Client:lag_evaluate(samples, options) end
 ---
 ---Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
 ---
----max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
+---max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk, reading_remote, remote_only and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
 ---
 ---The window is a span of time (--state-window, 45 s by default: Burrow's 10 commits at Java's 5 s auto-commit): a partition's samples taken within it, and the newest one before it, so that from cron (runs further apart than the window) each verdict compares this run with the one before. A partition's window_ms is the time its window covers and complete that over --state-window (at most 1: Burrow's "complete", in time); the group's are its least complete partition's, samples its longest window's. With min_complete, a lagging partition on a part of a window is not judged (rule window_incomplete) and incomplete counts them: the group's status does not speak for them, and reason says so. state_file is true when the samples are kept in a --state file for the next run.
 ---
@@ -2008,6 +2052,30 @@ function Client:broker_sizes(topics, options) end
 ---@return kadmin.describe_log_dirs.result[]
 function Client:describe_log_dirs(query, options) end
 
+---Tiered storage (KIP-405) per topic: what is only in remote storage, what waits to be copied, local against total size, and the retention horizons.
+---
+---A row per topic, sorted by name: every topic with remote.storage.enable=true when none are named; a named topic without it has remote_storage=false and no partitions.
+---
+---The horizons: retention_ms and retention_bytes bound the whole log, local and remote: they are what data at risk is judged against (lag's at_risk; at_risk_against says so); local_retention_ms and local_retention_bytes only decide what stays on the brokers' disks (Kafka's -2, "as the whole log", is given as the whole log's value; -1 is no limit).
+---
+---Per partition, from list_offsets: log_start is the oldest record anywhere, earliest_local the oldest on the brokers' disks, latest_tiered the last offset copied to remote storage (-1: none yet, or Kafka before 3.9), earliest_pending_upload the first not yet copied (Kafka 4.2+, KIP-1023; -1 and pending_upload nil where the broker does not report it). remote_only counts the records only in remote storage (log_start to earliest_local), local_records the rest, pending_upload those not yet copied.
+---
+---Sizes: local_bytes is the partition's largest replica on disk (describe_log_dirs counts local segments only; -1 when unread); total_bytes estimates the whole log at the local part's mean record size, and pending_upload_bytes the records pending upload the same way (nil when there is no local record to measure by). A topic's remote_only, local_bytes, total_bytes and pending_upload sum its partitions' (nil when one is unknown).
+---
+---A topic that does not exist, or whose configs or offsets cannot be read, gets its error, and the call raises unless {partial=true}.
+---
+---```lua
+---for _, t in ipairs(describe_tiered_storage()) do
+---  print(t.topic, t.remote_only .. " records only in remote storage", t.local_bytes, t.total_bytes)
+---end
+---local orders = describe_tiered_storage("orders")[1]
+---return orders.remote_storage == false and #orders.partitions == 0
+---```
+---@param topics? string|string[]|kadmin.describe_tiered_storage.options a topic or an array of them (every topic with remote.storage.enable=true when left out)
+---@param options? kadmin.describe_tiered_storage.options
+---@return kadmin.describe_tiered_storage.result[]
+function Client:describe_tiered_storage(topics, options) end
+
 ---How evenly partitions, leaders and bytes are spread over the brokers and racks.
 ---
 ---A row per broker (one that holds nothing, such as a broker just added, included) with the replicas it holds (partitions), the partitions it leads (leaders) and its bytes on disk; a row per rack summing its brokers (racks is empty when no broker has a rack). spread is how uneven each is: the largest broker's over the mean, in percent, to one decimal: 100 is perfectly even, 150 a broker with half as much again as the mean (the figure kafka-ui and cruise-control call skew). rack_spread is the same over racks.
@@ -2031,6 +2099,8 @@ function Client:skew(topics) end
 ---Rows per topic are sorted by bytes, largest first, then by name; per="partition" gives a row per partition with its partition and leader (-1: none), sorted by topic and partition. A replica being moved between log dirs of its broker (is_future in describe_log_dirs) counts in bytes but not as a replica.
 ---
 ---When a broker or a log dir cannot be read the call fails, naming it, since the sums would be short: broker_sizes shows every broker's state. Internal topics (__consumer_offsets) are included when no topics are named.
+---
+---For a topic in tiered storage (remote.storage.enable=true) the bytes are the local segments only, what describe_log_dirs counts: describe_tiered_storage gives the local against the whole log's (estimated) and what is only in remote storage.
 ---
 ---```lua
 ---for _, t in ipairs(topic_sizes()) do print(t.topic, t.bytes, t.leader_bytes) end
@@ -2058,6 +2128,8 @@ function Client:topic_sizes(topics, options) end
 ---
 ---  "latest_tiered": the last offset copied to remote storage (-1 when nothing is tiered);
 ---
+---  "earliest_pending_upload": the first offset not yet copied to remote storage (KIP-1023, Kafka 4.2+; -1 when the topic is not tiered; older brokers answer UNSUPPORTED_VERSION);
+---
 ---  {timestamp=ms}: the first offset whose record timestamp is at or after ms (milliseconds since the epoch, as kafka.now() gives).
 ---
 ---For {timestamp=ms}, a partition with no record at or after the time answers its end offset (the high watermark) with timestamp=-1: the position a consumer seeking to that time starts from, as kafka-consumer-groups --reset-offsets --to-datetime does (Kafka's raw answer, and kafka-get-offsets' output, is -1).
@@ -2077,7 +2149,7 @@ function Client:topic_sizes(topics, options) end
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
 ---@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
----@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
+---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"earliest_pending_upload"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
 function Client:list_offsets(topics, at, options) end
@@ -3265,6 +3337,8 @@ function list_consumer_group_offsets(group, topics, options) end
 ---
 ---When and how many, on each partition at risk (estimates: Kafka deletes whole log segments, which the admin API does not show): next_deletion_ms is the time until retention next deletes the partition's oldest segment, next_deletion_by the config that deletes it, and next_deletion_records how many of the group's unread records go with it (0: none of them; a later deletion takes them). The oldest segment is taken to hold segment.bytes at the partition's mean record size, and to end before the first record stamped segment.ms after its oldest (list_offsets by timestamp); retention.ms deletes it when its newest record (read) is retention.ms old; retention.bytes once the partition holds retention.bytes besides it, at the pace it grew (its size over the span of its records' timestamps), and a partition already past the limit loses every whole segment over it. next_deletion_ms=0 means due: the broker deletes at its next retention check (log.retention.check.interval.ms, 5 minutes by default); while the oldest segment is still the one being written, each new record puts its deletion later. Where an estimate cannot be made (the partition's size and oldest timestamp unreadable, timestamps negative or in the future, no span of time to measure a pace by) it is nil and next_deletion_unknown says why: never 0.
 ---
+---Tiered storage (KIP-405): with time, reading_remote=true marks a partition whose first unread record is no longer on the brokers' disks, only in remote storage (below earliest_local, the partition's earliest local offset, given for topics with remote.storage.enable=true): the group reads from object storage, slower and costlier, long before it loses anything. remote_only counts the unread records that are only in remote storage. Both are nil on a topic without tiered storage, false and 0 on a partition of a tiered topic that does not lag, and nil where it cannot be known, with remote_unknown saying why (the earliest local offset or the topic's configs could not be read). The group's reading_remote counts the partitions reading from remote storage and remote_only sums theirs. Data at risk is judged against the whole log, which retention.ms and retention.bytes bound (local.retention.ms and local.retention.bytes only decide what stays on disk): for a tiered partition the size against retention.bytes is the local size (describe_log_dirs counts only local segments) over its local records, times all its records, an estimate, and a partition whose local records cannot be counted is judged by time alone.
+---
 ---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
 ---```lua
@@ -3309,7 +3383,7 @@ function lag_evaluate(samples, options) end
 ---
 ---Each call samples every partition's lag now (as lag() does), adds the sample to the state store (--state FILE keeps it between runs; without it the store lives as long as the process: the REPL, a loop) and judges each partition's window of samples with Burrow's rules (see lag_evaluate): OK, WARN (the offset moves but the lag never falls), STALL (the offset never moves and the lag is never zero), STOP (no commit for longer than the window spans, while behind) or REWIND (the offset went back). A group is ERR when any partition is STOP, STALL or REWIND, WARN when any is WARN, else OK; NOTFOUND when it does not exist (its samples are dropped, so a group made again starts afresh).
 ---
----max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
+---max_lag and max_lag_ms add thresholds: a group past either is ERR whatever its trend, and reason says which; a group that lost records (deleted before it read them) is ERR under max_lag_ms, since how far behind it is cannot be known. reason also names the worst partition and its rule; worst lists the worst partitions (ERR-making first, then by lag). records_lost, at_risk, reading_remote, remote_only and odd_timestamps are lag()'s (with time, max_lag_ms leaves out partitions whose first unread record has a negative or future timestamp). A partition's stuck_ms is how long its committed offset has not moved while it lags (from the window), on partitions judged STALL or STOP: nil on the others (a healthy consumer's offset stands still between its commits) and with one sample.
 ---
 ---The window is a span of time (--state-window, 45 s by default: Burrow's 10 commits at Java's 5 s auto-commit): a partition's samples taken within it, and the newest one before it, so that from cron (runs further apart than the window) each verdict compares this run with the one before. A partition's window_ms is the time its window covers and complete that over --state-window (at most 1: Burrow's "complete", in time); the group's are its least complete partition's, samples its longest window's. With min_complete, a lagging partition on a part of a window is not judged (rule window_incomplete) and incomplete counts them: the group's status does not speak for them, and reason says so. state_file is true when the samples are kept in a --state file for the next run.
 ---
@@ -3490,6 +3564,30 @@ function broker_sizes(topics, options) end
 ---@return kadmin.describe_log_dirs.result[]
 function describe_log_dirs(query, options) end
 
+---Tiered storage (KIP-405) per topic: what is only in remote storage, what waits to be copied, local against total size, and the retention horizons.
+---
+---A row per topic, sorted by name: every topic with remote.storage.enable=true when none are named; a named topic without it has remote_storage=false and no partitions.
+---
+---The horizons: retention_ms and retention_bytes bound the whole log, local and remote: they are what data at risk is judged against (lag's at_risk; at_risk_against says so); local_retention_ms and local_retention_bytes only decide what stays on the brokers' disks (Kafka's -2, "as the whole log", is given as the whole log's value; -1 is no limit).
+---
+---Per partition, from list_offsets: log_start is the oldest record anywhere, earliest_local the oldest on the brokers' disks, latest_tiered the last offset copied to remote storage (-1: none yet, or Kafka before 3.9), earliest_pending_upload the first not yet copied (Kafka 4.2+, KIP-1023; -1 and pending_upload nil where the broker does not report it). remote_only counts the records only in remote storage (log_start to earliest_local), local_records the rest, pending_upload those not yet copied.
+---
+---Sizes: local_bytes is the partition's largest replica on disk (describe_log_dirs counts local segments only; -1 when unread); total_bytes estimates the whole log at the local part's mean record size, and pending_upload_bytes the records pending upload the same way (nil when there is no local record to measure by). A topic's remote_only, local_bytes, total_bytes and pending_upload sum its partitions' (nil when one is unknown).
+---
+---A topic that does not exist, or whose configs or offsets cannot be read, gets its error, and the call raises unless {partial=true}.
+---
+---```lua
+---for _, t in ipairs(describe_tiered_storage()) do
+---  print(t.topic, t.remote_only .. " records only in remote storage", t.local_bytes, t.total_bytes)
+---end
+---local orders = describe_tiered_storage("orders")[1]
+---return orders.remote_storage == false and #orders.partitions == 0
+---```
+---@param topics? string|string[]|kadmin.describe_tiered_storage.options a topic or an array of them (every topic with remote.storage.enable=true when left out)
+---@param options? kadmin.describe_tiered_storage.options
+---@return kadmin.describe_tiered_storage.result[]
+function describe_tiered_storage(topics, options) end
+
 ---How evenly partitions, leaders and bytes are spread over the brokers and racks.
 ---
 ---A row per broker (one that holds nothing, such as a broker just added, included) with the replicas it holds (partitions), the partitions it leads (leaders) and its bytes on disk; a row per rack summing its brokers (racks is empty when no broker has a rack). spread is how uneven each is: the largest broker's over the mean, in percent, to one decimal: 100 is perfectly even, 150 a broker with half as much again as the mean (the figure kafka-ui and cruise-control call skew). rack_spread is the same over racks.
@@ -3513,6 +3611,8 @@ function skew(topics) end
 ---Rows per topic are sorted by bytes, largest first, then by name; per="partition" gives a row per partition with its partition and leader (-1: none), sorted by topic and partition. A replica being moved between log dirs of its broker (is_future in describe_log_dirs) counts in bytes but not as a replica.
 ---
 ---When a broker or a log dir cannot be read the call fails, naming it, since the sums would be short: broker_sizes shows every broker's state. Internal topics (__consumer_offsets) are included when no topics are named.
+---
+---For a topic in tiered storage (remote.storage.enable=true) the bytes are the local segments only, what describe_log_dirs counts: describe_tiered_storage gives the local against the whole log's (estimated) and what is only in remote storage.
 ---
 ---```lua
 ---for _, t in ipairs(topic_sizes()) do print(t.topic, t.bytes, t.leader_bytes) end
@@ -3540,6 +3640,8 @@ function topic_sizes(topics, options) end
 ---
 ---  "latest_tiered": the last offset copied to remote storage (-1 when nothing is tiered);
 ---
+---  "earliest_pending_upload": the first offset not yet copied to remote storage (KIP-1023, Kafka 4.2+; -1 when the topic is not tiered; older brokers answer UNSUPPORTED_VERSION);
+---
 ---  {timestamp=ms}: the first offset whose record timestamp is at or after ms (milliseconds since the epoch, as kafka.now() gives).
 ---
 ---For {timestamp=ms}, a partition with no record at or after the time answers its end offset (the high watermark) with timestamp=-1: the position a consumer seeking to that time starts from, as kafka-consumer-groups --reset-offsets --to-datetime does (Kafka's raw answer, and kafka-get-offsets' output, is -1).
@@ -3559,7 +3661,7 @@ function topic_sizes(topics, options) end
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
 ---@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
----@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
+---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"earliest_pending_upload"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
 function list_offsets(topics, at, options) end

@@ -123,6 +123,8 @@ var calls = []call{
 	{fn: "topic_sizes", lua: `assert(#topic_sizes("compat") == 1)`},
 	{fn: "broker_sizes", lua: `assert(#broker_sizes() == 1)`},
 	{fn: "skew", lua: `assert(#skew().brokers == 1)`},
+	{fn: "describe_tiered_storage", lua: `local t = describe_tiered_storage("compat")[1]
+		assert(t.remote_storage == false and #t.partitions == 0)`},
 	// Single-node brokers here are formatted with a static quorum: the
 	// table says kraft.version is needed, and the call is refused.
 	{fn: "add_raft_voter", lua: `add_raft_voter{id = 3004, directory_id = "pbvuBlaTTwKRxS5NLJwRFQ",

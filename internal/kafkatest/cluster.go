@@ -56,6 +56,7 @@ type Cluster struct {
 	extra Extra // StartSingleWith's extra listeners
 
 	java, jars string
+	tieredJar  string // Extra.TieredStorage's jar (tiered.go)
 	nodes      []*node
 	zk         *node // ZooKeeper, in ZooKeeper mode
 	closeOnce  sync.Once
@@ -149,6 +150,11 @@ type Extra struct {
 	// instead of a static controller.quorum.voters: the quorum's voters can
 	// be added and removed. DirectoryID tells each node's directory id.
 	DynamicQuorum bool
+	// TieredStorage turns on remote log storage (KIP-405) with Kafka's
+	// LocalTieredStorage in a directory of the cluster's (tiered.go);
+	// topics opt in with remote.storage.enable=true. Its jar is fetched
+	// by TieredStorageJar.
+	TieredStorage bool
 }
 
 // StartSingleWith starts one node with a PLAINTEXT client listener (as
@@ -241,6 +247,12 @@ func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) 
 	if err != nil {
 		return nil, err
 	}
+	var tieredJar string
+	if x.TieredStorage {
+		if tieredJar, err = TieredStorageJar(); err != nil {
+			return nil, err
+		}
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
@@ -249,7 +261,7 @@ func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) 
 	// A port picked as free can be taken before the JVM binds it; retry
 	// with fresh ports in that case.
 	for attempt := 1; ; attempt++ {
-		c, err := startOnce(ctx, java, jars, size, sasl, x)
+		c, err := startOnce(ctx, java, jars, tieredJar, size, sasl, x)
 		if err == nil {
 			return c, nil
 		}
@@ -259,7 +271,7 @@ func start(ctx context.Context, size int, sasl bool, x Extra) (*Cluster, error) 
 	}
 }
 
-func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Extra) (_ *Cluster, err error) {
+func startOnce(ctx context.Context, java, jars, tieredJar string, size int, sasl bool, x Extra) (_ *Cluster, err error) {
 	sweepStale()
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
@@ -278,6 +290,7 @@ func startOnce(ctx context.Context, java, jars string, size int, sasl bool, x Ex
 		extra:     x,
 		java:      java,
 		jars:      jars,
+		tieredJar: tieredJar,
 	}
 	if sasl {
 		c.Protocol = ProtoSASL

@@ -171,6 +171,9 @@ func (c *Cluster) serverProperties(n *node) string {
 			{"listener.name.ssl.ssl.client.auth", "required"},
 		}...)
 	}
+	if c.extra.TieredStorage {
+		props = append(props, tieredProperties(filepath.Join(c.Dir, "remote"), p)...)
+	}
 	if c.ZooKeeper() {
 		props = c.zooKeeperProperties(n, props)
 	}
@@ -193,8 +196,18 @@ func (c *Cluster) jvmArgs(heap string) []string {
 	}
 	args = append(args, strings.Fields(os.Getenv(EnvJVMOpts))...)
 	return append(args,
-		"-cp", filepath.Join(c.jars, "*"),
+		"-cp", c.classPath(),
 		"-Dlog4j2.configurationFile="+c.log4jFile(),
 		"-Dlog4j.configuration=file:"+c.log4j1File(),
 	)
+}
+
+// classPath is the broker's libs, and the tiered storage jar when a node
+// has tiered storage.
+func (c *Cluster) classPath() string {
+	cp := filepath.Join(c.jars, "*")
+	if c.extra.TieredStorage && c.tieredJar != "" {
+		cp += string(os.PathListSeparator) + c.tieredJar
+	}
+	return cp
 }

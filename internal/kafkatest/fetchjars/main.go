@@ -17,5 +17,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// The tiered storage test's jar too, so no test waits on Maven; a
+	// version that lacks it only loses that test (said when it runs).
+	if os.Getenv(kafkatest.EnvJars) == "" {
+		if _, err := kafkatest.TieredStorageJar(); err != nil {
+			fmt.Fprintln(os.Stderr, "warning:", err)
+		}
+	}
 	fmt.Println(dir)
 }

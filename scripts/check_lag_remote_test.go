@@ -1,0 +1,41 @@
+package scripts_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kadmin-lua/kadmin-lua/internal/testtiered"
+)
+
+// check-lag --fail-on-remote fails a group reading from remote storage
+// (tiered storage): its first unread record is below the earliest local
+// offset. Without the flag the group passes, and the count is a metric.
+func TestCheckLagFailsAGroupReadingFromRemoteStorage(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.adm.CreateTopic(e.ctx(), 1, 1, nil, "cold")
+	require.NoError(t, err)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(e.c.Addrs...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer kc.Close()
+	for range 10 {
+		require.NoError(t, kc.ProduceSync(e.ctx(), &kgo.Record{Topic: "cold", Value: []byte("x")}).FirstErr())
+	}
+	_, err = e.adm.CommitOffsets(e.ctx(), "archiver", kadm.Offsets{"cold": {0: {Topic: "cold", Partition: 0, At: 2, LeaderEpoch: -1}}})
+	require.NoError(t, err)
+	testtiered.Model{Tiered: map[string]bool{"cold": true}, Cfg: map[string]string{"retention.ms": "-1"}, Local: map[int32]int64{0: 5}}.Install(e.c.Fake())
+
+	r := e.run(false, "check-lag.lua", "archiver", "--fail-on-remote")
+	require.Len(t, r.checks, 1, r.stderr)
+	assert.Equal(t, "archiver: reads from remote storage on 1 partition: 3 unread records are no longer on the brokers' disks", r.checks[0])
+	require.Len(t, r.rows, 1)
+	assert.Equal(t, 1.0, r.rows[0]["reading_remote"])
+	assert.Equal(t, 1.0, r.metrics["kafka_consumergroup_reading_remote_partitions{group=archiver}"])
+
+	r = e.ok(false, "check-lag.lua", "archiver", "--max", "100")
+	assert.Empty(t, r.checks, "without --fail-on-remote, reading from remote storage fails nothing")
+	assert.Nil(t, r.rows[0]["reading_remote"], "not read without the lag in time")
+}
