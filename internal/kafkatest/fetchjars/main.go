@@ -17,9 +17,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// The tiered storage test's jar too, so no test waits on Maven; a
-	// version that lacks it only loses that test (said when it runs).
-	if os.Getenv(kafkatest.EnvJars) == "" {
+	// The tiered storage test's jar too (it runs on the default version
+	// only: integration/single), so no test waits on Maven.
+	if os.Getenv(kafkatest.EnvJars) == "" && os.Getenv(kafkatest.EnvVersion) == "" {
 		if _, err := kafkatest.TieredStorageJar(); err != nil {
 			fmt.Fprintln(os.Stderr, "warning:", err)
 		}
