@@ -91,7 +91,7 @@ func TestCompleteNamesFromTheCluster(t *testing.T) {
 		{`describe_acls{principal = "User:al`, []string{"User:alan", "User:alba", "User:alice"}, 7},
 		{`delete_acls{{principal = "User:ali`, []string{"User:alice"}, 8},
 		{`describe_acls{operation = "re`, []string{"read"}, 2},
-		{`list_offsets("orders", "ear`, []string{"earliest", "earliest_local"}, 3},
+		{`list_offsets("orders", "ear`, []string{"earliest", "earliest_local", "earliest_pending_upload"}, 3},
 		{`describe_configs{broker = "`, []string{"0", "1", "2", "default"}, 0},
 		{`describe_configs{broker = `, []string{"0", "1", "2"}, 0},
 		{`unregister_broker(`, []string{"0", "1", "2"}, 0},

@@ -116,7 +116,7 @@ func TestBashCompletion(t *testing.T) {
 	assert.Equal(t, []string{"check-lag", "cluster-health", "copy-group-offsets"}, b.complete("kadmin-lua", "--embedded", "run", "c"))
 
 	// A script's flags, from its usage line (lib/args refuses any other).
-	assert.Equal(t, []string{"--alert", "--alert-after", "--fail-on-loss", "--help", "--max", "--max-seconds", "--min-complete"}, b.complete("kadmin-lua", "run", "check-lag", "--"))
+	assert.Equal(t, []string{"--alert", "--alert-after", "--fail-on-loss", "--fail-on-remote", "--help", "--max", "--max-seconds", "--min-complete"}, b.complete("kadmin-lua", "run", "check-lag", "--"))
 	assert.Equal(t, []string{"--max", "--max-seconds", "--min-complete"}, b.complete("kadmin-lua", "run", "check-lag", "billing", "--m"))
 	assert.Equal(t, []string{"--brokers", "--help", "--leader-skew-pct", "--preferred-imbalance-pct", "--quorum-lag-ms"},
 		b.complete("kadmin-lua", "run", "cluster-health", "--brokers", "3", "--"),
