@@ -11,7 +11,7 @@ import (
 
 // The scheduler: which queued moves go next, under the caps. It only
 // computes (the executor reads the cluster and sends), so its cost per
-// batch is measured on its own (BenchmarkPickBatch).
+// batch is measured on its own (BenchmarkPollCycle).
 
 // moveState is one partition's state in a run.
 type moveState struct {
@@ -112,6 +112,10 @@ type sched struct {
 	moves []*moveState // the plan's order
 	by    map[vocab.TopicPartition]*moveState
 	queue []*moveState // submission order; entries no longer queued are dropped as it is scanned
+	// brokers are those the queued moves join or leave: when each is at
+	// the per-broker cap, pick stops scanning (a queue of 100,000 under
+	// full brokers is not walked at every poll).
+	brokers []int32
 }
 
 func newSched(o *Options, moves []*moveState) *sched {
@@ -129,6 +133,16 @@ func (s *sched) order() {
 	for _, m := range s.moves {
 		if m.state == StateQueued {
 			s.queue = append(s.queue, m)
+		}
+	}
+	seen := map[int32]bool{}
+	s.brokers = s.brokers[:0]
+	for _, m := range s.queue {
+		for _, b := range slices.Concat(m.adding, m.removing) {
+			if !seen[b] {
+				seen[b] = true
+				s.brokers = append(s.brokers, b)
+			}
 		}
 	}
 	size := func(m *moveState) int64 { return max(m.bytes, 0) }
@@ -176,6 +190,12 @@ func (s *sched) inFlight(listed map[vocab.TopicPartition]engine.Reassignment) lo
 // (down is nil: all are) waits for it; waiting names those brokers.
 func (s *sched) pick(l *load, down map[int32]bool) (batch []*moveState, waiting []int32) {
 	leaders := 0
+	room := 0 // brokers of the queue below the per-broker cap
+	for _, b := range s.brokers {
+		if l.broker[b] < s.o.MaxMovesPerBroker {
+			room++
+		}
+	}
 	kept := s.queue[:0]
 	for i, m := range s.queue {
 		if m.state != StateQueued {
@@ -200,8 +220,19 @@ func (s *sched) pick(l *load, down map[int32]bool) (batch []*moveState, waiting 
 		case l.cluster < s.o.MaxMoves && l.fits(m.adding, m.removing, s.o.MaxMovesPerBroker):
 			l.add(m.adding, m.removing)
 			batch = append(batch, m)
+			for _, side := range [2][]int32{m.adding, m.removing} {
+				for _, b := range side {
+					if l.broker[b] == s.o.MaxMovesPerBroker {
+						room--
+					}
+				}
+			}
 		}
-		if l.cluster >= s.o.MaxMoves && leaders >= s.o.MaxLeaderMoves {
+		// Leadership-only changes come first in the queue: past them,
+		// nothing more fits once the cluster or every broker is full
+		// (unless brokers are down: the scan also names those waited for).
+		if !m.leaderOnly && (l.cluster >= s.o.MaxMoves || room <= 0 && down == nil) ||
+			l.cluster >= s.o.MaxMoves && leaders >= s.o.MaxLeaderMoves {
 			kept = append(kept, s.queue[i+1:]...)
 			break
 		}
