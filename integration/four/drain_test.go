@@ -110,12 +110,14 @@ return reassign(plan, {max_moves_per_broker = %d, throttle = 100 * 1024, interva
 	}
 	assert.Equal(t, map[int32]int{1: 2, 2: 2, 3: 2}, leaders, "leaders spread")
 	assertRecords(t, topic, partitions, records)
+	assert.Empty(t, throttles(t, topic), "the run lifted its throttles when its last move finished")
 
 	// Undo: every partition back where it was, through the same caps.
 	res = runBinary(ctxFor(t, 2*time.Minute), t, "undo", "--yes", audit)
 	require.Equal(t, 0, res.Code, res.Stderr)
 	waitLayout(t, topic, before)
 	assertRecords(t, topic, partitions, records)
+	assert.Empty(t, throttles(t, topic), "the undo lifted its throttles")
 
 	peak := caps()
 	t.Logf("caps: %d samples, peak %d moving, per broker %v", peak.samples, peak.cluster, peak.broker)
@@ -300,4 +302,29 @@ func assertRecords(t *testing.T, topic string, partitions int32, n int64) {
 		assert.Equal(t, n, o.Offset, "partition %d", o.Partition)
 	})
 	assert.Len(t, ends[topic], int(partitions))
+}
+
+// throttles are the replication throttles set on the brokers (rates) and
+// on topic (replica lists), as "broker 4: leader.replication.throttled.rate".
+func throttles(t *testing.T, topic string) []string {
+	t.Helper()
+	adm, err := need(t).AdminAs(kafkatest.MechPlain, kafkatest.AdminUser, kafkatest.AdminPassword)
+	require.NoError(t, err)
+	defer adm.Close()
+	ctx := ctxFor(t, 30*time.Second)
+	brokers, err := adm.DescribeBrokerConfigs(ctx, need(t).NodeIDs()...)
+	require.NoError(t, err)
+	topics, err := adm.DescribeTopicConfigs(ctx, topic)
+	require.NoError(t, err)
+	var out []string
+	for _, rc := range append(brokers, topics...) {
+		require.NoError(t, rc.Err)
+		for _, c := range rc.Configs {
+			if strings.Contains(c.Key, "throttled") && c.Value != nil && *c.Value != "" &&
+				(c.Source == kmsg.ConfigSourceDynamicBrokerConfig || c.Source == kmsg.ConfigSourceDynamicTopicConfig) {
+				out = append(out, fmt.Sprintf("%s: %s=%s", rc.Name, c.Key, *c.Value))
+			}
+		}
+	}
+	return out
 }
