@@ -200,8 +200,11 @@ func (e *executor) interrupted(ctx context.Context) ([]Result, error) {
 	if what == "cancelled" && still > 0 {
 		what = fmt.Sprintf("cancelled but %d", still)
 	}
-	return e.results(), &vocab.Error{Code: vocab.CodeCanceled,
-		Message: fmt.Sprintf("interrupted: %d done, %d moving (%s), %d queued%s", done, len(moving), what, queued, e.resumeHint())}
+	msg := fmt.Sprintf("interrupted: %d done, %d moving (%s), %d queued%s", done, len(moving), what, queued, e.resumeHint())
+	// Said as a line too: the command line reports only the signal, and
+	// how to resume must not be lost with the error.
+	e.o.logf("warn", "reassign: %s", msg)
+	return e.results(), &vocab.Error{Code: vocab.CodeCanceled, Message: msg}
 }
 
 // cleanupTimeout bounds what an interrupted run still sends.
