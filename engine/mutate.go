@@ -203,6 +203,11 @@ func outcomes[B, R any](m mutation[B, R], res R, err error, all bool) ([]auditlo
 	return outs, unknown
 }
 
+// UnknownOutcome reports whether a request that failed with e may or may
+// not have been applied (a timeout, a cancel, a broken connection): the
+// cluster must be asked, never guessed at.
+func UnknownOutcome(e *Error) bool { return e != nil && unknownOutcome(e) }
+
 // unknownOutcome reports errors after which a request may or may not have
 // been applied: the broker timed out, the call's deadline or a cancel cut
 // it, the connection broke, or no answer came.
@@ -236,6 +241,9 @@ func (c *Client) writeIntent(ctx context.Context, log *auditlog.Log, op string, 
 	}
 	if id, ok := ctx.Value(undoKey{}).(string); ok {
 		rec.UndoOf = id
+	}
+	if id, ok := ctx.Value(runKey{}).(string); ok {
+		rec.Run = id
 	}
 	if beforeErr != nil {
 		rec.BeforeError = AsError(beforeErr, "").Error()

@@ -58,6 +58,11 @@ type Operation struct {
 	// operations (their own rows and audit lines); it has no audit line
 	// of its own.
 	Via []string
+	// Run: the op is an audited run (run_audit.go), a change made of many
+	// calls whose own audit lines are marked with its id. Undo reverts it
+	// whole from its intent and the cluster, with or without an outcome
+	// (a run killed in the middle has none), and leaves its steps alone.
+	Run bool
 
 	revert func(u *undoer, applied map[string]auditlog.ItemOutcome) error
 }
@@ -149,6 +154,10 @@ func operationRows() []*Operation {
 		{Name: "produce", Destructive: true, DryRun: DryRunPlan,
 			Before: "each partition's end offset",
 			Undo:   "records cannot be un-produced, and undo does not delete them: delete_records up to the produced offsets would also delete every record written before them in those partitions (Kafka deletes a partition's prefix). The outcome line has each record's partition and offset"},
+		{Name: "reassign", Destructive: true, DryRun: DryRunPlan, Run: true,
+			Before: "each partition's replicas, and the reassignment in progress on it",
+			Undo:   "moves each partition the run completed (and nobody changed since) back to its replicas before, through the paced executor with the run's caps",
+			revert: (*undoer).reassignRun},
 		{Name: "remove_group_members", Destructive: true, DryRun: DryRunPlan,
 			Before: "the group's members",
 			Undo:   "removed members cannot be put back: consumers rejoin by themselves"},

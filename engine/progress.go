@@ -29,6 +29,11 @@ func progressf(ctx context.Context, format string, args ...any) {
 	}
 }
 
+// ReportProgress reports status on ctx's progress function, if it has
+// one: the packages above the core (a paced reassignment) say what they
+// wait for the way the core's own waits do.
+func ReportProgress(ctx context.Context, status string) { progressf(ctx, "%s", status) }
+
 // wantsProgress reports whether ctx carries a progress function: work done
 // only to be reported (measuring the bytes a move copied) is skipped
 // without one.

@@ -38,6 +38,9 @@ type RevertOptions struct {
 	// Confirm is asked before deleting a topic a change created; nil or
 	// false refuses.
 	Confirm func(prompt string) bool
+	// Move carries partitions back through the paced executor
+	// (engine/moves), for the undo of a reassign run; nil refuses it.
+	Move MoveBack
 }
 
 // UndoStep is what undo did, or would do, with one resource of one change.
@@ -113,6 +116,19 @@ func (u *undoer) step(resource, action, format string, args ...any) {
 
 func (u *undoer) undo() {
 	in, out := u.ch.Intent, u.ch.Outcome
+	if op := LookupOperation(in.Op); out == nil && op != nil && op.Run && op.Undoable() {
+		// A run killed in the middle has no outcome, and may never have
+		// one: what it changed is read from the cluster, partition by
+		// partition, against its intent.
+		if in.BeforeError != "" {
+			u.step("", UndoRefused, "the state before was not recorded (%s)", in.BeforeError)
+			return
+		}
+		if err := op.revert(u, nil); err != nil {
+			u.step("", UndoFailed, "reading the audit line: %v", err)
+		}
+		return
+	}
 	if out == nil {
 		u.step("", UndoRefused, "no outcome was recorded (the process ended before the call did): what it changed is unknown; look at the cluster")
 		return

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -324,88 +323,13 @@ func (d *sizeData) brokerSizes(perDir bool) []BrokerSize {
 	return out
 }
 
-// ReassignBytes is how far the moving replicas of reassignments have
-// copied: for each replica being added, its size against its source's
-// (the partition's leader replica, or the largest replica not being
-// added), and for each future replica (a move between log dirs) its size
-// against the replica it replaces. Copied is capped at each source's size.
-type ReassignBytes struct {
-	Copied  int64   `json:"copied_bytes"`
-	Total   int64   `json:"total_bytes"`
-	Percent float64 `json:"percent"`
-}
-
-// reassignBytes measures moving's replicas from the log dirs. ok is false
-// when nothing could be measured (no log dirs answered, or no size to
-// copy).
-func (c *Client) reassignBytes(ctx context.Context, moving []Reassignment) (ReassignBytes, bool) {
-	var out ReassignBytes
-	if len(moving) == 0 {
-		return out, false
-	}
-	var topics []string
-	brokers := map[int32]bool{}
-	for _, r := range moving {
-		topics = append(topics, r.Topic)
-		for _, b := range r.Replicas {
-			brokers[b] = true
-		}
-	}
-	dirs, err := c.DescribeLogDirs(ctx, LogDirsQuery{Brokers: slices.Collect(func(yield func(int32) bool) {
-		for b := range brokers {
-			if !yield(b) {
-				return
-			}
-		}
-	}), Topics: topics})
-	if err != nil {
-		return out, false
-	}
-	type at struct {
-		tp     TopicPartition
-		broker int32
-	}
-	current, future := map[at]int64{}, map[at]int64{}
-	for _, d := range dirs {
-		for _, p := range d.Partitions {
-			k := at{TopicPartition{Topic: p.Topic, Partition: p.Partition}, d.Broker}
-			if p.IsFuture {
-				future[k] = p.Size
-			} else {
-				current[k] = p.Size
-			}
-		}
-	}
-	for _, r := range moving {
-		tp := TopicPartition{Topic: r.Topic, Partition: r.Partition}
-		var source int64
-		for _, b := range r.Replicas {
-			if !slices.Contains(r.AddingReplicas, b) {
-				source = max(source, current[at{tp, b}])
-			}
-		}
-		for _, b := range r.AddingReplicas {
-			out.Total += source
-			out.Copied += min(current[at{tp, b}], source)
-		}
-		for _, b := range r.Replicas {
-			if f, ok := future[at{tp, b}]; ok {
-				out.Total += current[at{tp, b}]
-				out.Copied += min(f, current[at{tp, b}])
-			}
-		}
-	}
-	if out.Total == 0 {
-		return out, false
-	}
-	out.Percent = math.Round(float64(out.Copied)/float64(out.Total)*1000) / 10
-	return out, true
-}
-
 // String is the progress line's part: "12.0 MiB of 40.0 MiB copied (30.0%)".
 func (b ReassignBytes) String() string {
 	return fmt.Sprintf("%s of %s copied (%.1f%%)", humanBytes(b.Copied), humanBytes(b.Total), b.Percent)
 }
+
+// HumanBytes is n in binary units: "1.2 GiB", "512 B".
+func HumanBytes(n int64) string { return humanBytes(n) }
 
 func humanBytes(n int64) string {
 	const unit = 1024

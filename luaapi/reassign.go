@@ -95,26 +95,38 @@ var reassignReplicas = Custom("non-empty array of broker ids", "{1}", func(r *re
 	return ids, nil
 }, lua.LTTable).Like(List[int32](brokerID).ArrayOnly())
 
-// reassignRow is one partition's move: {topic=, partition=, replicas=},
-// or a plan_reassignment row {topic=, partition=, current=, target=,
-// moves=} whose target is the new replicas. It reads as a one-element
-// []engine.PartitionTarget (a plan reads as many).
-var reassignRow = Record(
-	Field{Name: "topic", Type: topicName, Required: true},
-	Field{Name: "partition", Type: partitionNum, Required: true},
-	Field{Name: "replicas", Type: reassignReplicas, Doc: "the new replicas; the first is the preferred leader"},
-	Field{Name: "target", Type: reassignReplicas, Doc: "a plan row's new replicas (instead of replicas)"},
-	Field{Name: "current", Type: List[int32](brokerID).ArrayOnly(), Doc: "a plan row's current replicas (not sent)"},
-	Field{Name: "moves", Type: Count(0), Doc: "a plan row's count of moved replicas (not sent)"},
-).Then(func(rec Rec, at string) (any, error) {
-	key := "replicas"
+// reassignFields are a reassignment row's keys: {topic=, partition=,
+// replicas=}, or a plan_reassignment row {topic=, partition=, current=,
+// target=, moves=} whose target is the new replicas.
+var reassignFields = []Field{
+	{Name: "topic", Type: topicName, Required: true},
+	{Name: "partition", Type: partitionNum, Required: true},
+	{Name: "replicas", Type: reassignReplicas, Doc: "the new replicas; the first is the preferred leader"},
+	{Name: "target", Type: reassignReplicas, Doc: "a plan row's new replicas (instead of replicas)"},
+	{Name: "current", Type: List[int32](brokerID).ArrayOnly(), Doc: "a plan row's current replicas"},
+	{Name: "moves", Type: Count(0), Doc: "a plan row's count of moved replicas (not sent)"},
+}
+
+// rowTarget is the key that holds a row's new replicas: replicas or
+// target, exactly one of them.
+func rowTarget(rec Rec, at string) (string, error) {
 	switch {
 	case rec.Has("replicas") && rec.Has("target"):
-		return nil, argErr(subPath(at, "target"), "cannot be combined with replicas (give one of them)")
+		return "", argErr(subPath(at, "target"), "cannot be combined with replicas (give one of them)")
 	case rec.Has("target"):
-		key = "target"
+		return "target", nil
 	case !rec.Has("replicas"):
-		return nil, argErr(subPath(at, "replicas"), "is required (the new replicas: broker ids)")
+		return "", argErr(subPath(at, "replicas"), "is required (the new replicas: broker ids)")
+	}
+	return "replicas", nil
+}
+
+// reassignRow is one partition's move. It reads as a one-element
+// []engine.PartitionTarget (a plan reads as many).
+var reassignRow = Record(reassignFields...).Then(func(rec Rec, at string) (any, error) {
+	key, err := rowTarget(rec, at)
+	if err != nil {
+		return nil, err
 	}
 	return []engine.PartitionTarget{{Topic: get[string](rec, "topic"), Partition: get[int32](rec, "partition"),
 		Replicas: get[[]int32](rec, key)}}, nil

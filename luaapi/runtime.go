@@ -40,6 +40,11 @@ type Options struct {
 	// Confirm asks before a destructive call; nil never asks (scripts and
 	// --yes). It returns false to decline.
 	Confirm func(prompt string) bool
+	// Ask asks a question a call needs answered while it runs (reassign
+	// after Ctrl-C: cancel the moves in flight?); nil, and false, take the
+	// answer that changes nothing more (--yes, no terminal). In the REPL
+	// Confirm, its line editor's question, asks instead.
+	Ask func(question string) bool
 
 	PluginPath []string // directories searched by require, before the script's own
 	Output     string   // Outputs: "table" (default), "json", "ndjson", "yaml"; for kafka.pp and returned values
@@ -179,6 +184,15 @@ func (r *Runtime) CheckFailures() []string { return r.failures }
 
 // Options returns the runtime's options.
 func (r *Runtime) Options() Options { return r.opts }
+
+// ask is the function a running call asks its questions with, nil for
+// none.
+func (r *Runtime) ask() func(string) bool {
+	if r.opts.Confirm != nil {
+		return r.opts.Confirm
+	}
+	return r.opts.Ask
+}
 
 // SetConfirm sets the question asked before a destructive call (the REPL
 // reads the answer from its prompt); nil never asks.

@@ -131,6 +131,12 @@ var sweepCalls = map[string]string{
 		alter_partition_reassignments{{topic = "orders", partition = p.partition, replicas = to}}`,
 	"wait_reassignments": `alter_configs{{topic = "orders", set = {["leader.replication.throttled.replicas"] = "0:0"}}}
 		wait_reassignments{topics = {"orders"}}`,
+	// The demo's plan moves nothing; a new preferred leader is a move
+	// kfake takes and never makes (the run says so, and ends).
+	"reassign": `local p = describe_topics{"orders"}[1].partitions[1]
+		local to = {p.replicas[2], p.replicas[1]}
+		for i = 3, #p.replicas do to[i] = p.replicas[i] end
+		reassign({{topic = "orders", partition = p.partition, replicas = to}}, {interval_ms = 1, partial = true})`,
 }
 
 // sweepClusters make the demo cluster able to answer what a function

@@ -913,7 +913,7 @@
 ---@field partition integer|string partition (int32) >= 0
 ---@field replicas? (integer|string)[] the new replicas; the first is the preferred leader (non-empty array of broker ids)
 ---@field target? (integer|string)[] a plan row's new replicas (instead of replicas) (non-empty array of broker ids)
----@field current? (integer|string)[] a plan row's current replicas (not sent) (array of broker id (int32) >= 0)
+---@field current? (integer|string)[] a plan row's current replicas (array of broker id (int32) >= 0)
 ---@field moves? integer|string a plan row's count of moved replicas (not sent) (integer >= 0)
 
 ---@class kadmin.alter_partition_reassignments.result
@@ -962,6 +962,43 @@
 ---@field current integer[]
 ---@field target integer[]
 ---@field moves integer
+
+---Options of reassign.
+---@class kadmin.reassign.options
+---@field max_moves_per_broker? integer|string moves in flight a broker takes part in, joining or leaving (default 5) (moves (int32) >= 1)
+---@field max_moves? integer|string partitions moving in the cluster, this run's or not (default 1000) (moves (int32) >= 1)
+---@field max_leader_moves? integer|string leadership-only changes and preferred-leader elections sent at a time (default 1000) (moves (int32) >= 1)
+---@field throttle? integer|string|function replication throttle in bytes per second per broker, or a function asked at each poll (bytes per second (int64) >= 1 or function)
+---@field resume? boolean|string true: resume the newest unfinished run of the audit log; a run id: that run (boolean or run id)
+---@field order? "small_first"|"large_first"|"urgent_first"|"plan" "small_first" (default), "large_first", "urgent_first" or "plan" (one of "small_first", "large_first", "urgent_first", "plan")
+---@field interval_ms? integer|string time between polls (default 2000) (poll interval in ms (int64) between 1 and 9223372036854)
+---@field stalled_after? number|string a move whose bytes do not grow this long is flagged stalled (default "5m") (integer ms >= 1, or a duration string like "30m")
+---@field elect_leaders? boolean elect each moved partition's preferred leader (default true) (boolean)
+---@field on_progress? function called with the status after each poll (function)
+---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---{topic=, partition=, [replicas=], [target=], [current=], [moves=]}
+---@class kadmin.reassign.plan
+---@field topic string topic name
+---@field partition integer|string partition (int32) >= 0
+---@field replicas? (integer|string)[] the new replicas; the first is the preferred leader (non-empty array of broker ids)
+---@field target? (integer|string)[] a plan row's new replicas (instead of replicas) (non-empty array of broker ids)
+---@field current? (integer|string)[] a plan row's current replicas (array of broker id (int32) >= 0)
+---@field moves? integer|string a plan row's count of moved replicas (not sent) (integer >= 0)
+
+---@class kadmin.reassign.result
+---@field topic string
+---@field partition integer
+---@field current integer[]
+---@field target integer[]
+---@field state string
+---@field batch integer
+---@field bytes integer
+---@field copied_bytes integer
+---@field stalled boolean
+---@field adopted boolean
+---@field error? kadmin.Error
+---@field dry_run? boolean
 
 ---Options of wait_reassignments.
 ---@class kadmin.wait_reassignments.options
@@ -2248,6 +2285,32 @@ function Client:list_partition_reassignments(topics) end
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
 function Client:plan_reassignment(args) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Move partitions to a plan's replicas, paced under caps, throttled, resumable and undoable.
+---
+---Carries a plan out in batches: at most max_moves_per_broker moves in flight that a broker takes part in (as a broker a replica joins or leaves), at most max_moves partitions moving in the cluster (every reassignment in progress counts, this run's or not), and leadership-only changes (the same replicas in another order) max_leader_moves at a time. The next moves are sent as earlier ones finish, smallest first (order = "small_first"; "large_first", "urgent_first": under-replicated partitions first, or "plan": as listed); a move to a broker that is down waits for it. Once a partition is moved its preferred leader is elected (elect_leaders = false leaves leadership as the move leaves it).
+---
+---The plan is checked first and refused whole, nothing sent, when a partition or broker is unknown, a broker a replica joins is down or fenced (BROKER_NOT_AVAILABLE), a partition's replicas are not those the plan was made against (STALE_PLAN: plan again), or a reassignment to another target is in progress on it (REASSIGNMENT_IN_PROGRESS); one already moving to its target is adopted and not sent again.
+---
+---throttle = BYTES_PER_SEC sets leader/follower.replication.throttled.rate on every broker a move touches and the throttled-replica lists on each moving topic while the run goes on, and lifts them when nothing of it moves any more. A function instead is called at each poll with the status and returns the rate, a table {[broker_id] = rate, all = rate}, or nil to keep it: the throttle can be raised or lowered while the run goes on. A rate set by hand on a broker (kafka-configs) is not set back unless the function changes it.
+---
+---Progress goes to stderr (the terminal's line, or a log line every 10 s): done, moving and queued partitions, bytes copied (the log dirs of the joining replicas) against bytes to copy, rate and ETA; a move whose bytes have not grown for stalled_after is flagged stalled by name and stays in flight. on_progress(status) gets the same as a table {run=, partitions=, done=, moving=, queued=, failed=, batches=, total_bytes=, copied_bytes=, rate_bytes=, eta_seconds=, stalled={...}, waiting_for_brokers={...}}.
+---
+---With --audit-log the run is written ahead: its intent line holds the plan and every partition's replicas before, each batch is an alter_partition_reassignments marked with the run's id, and the outcome line is written when nothing is left to move. After Ctrl-C, kill -9 or a lost connection, resume = true (or the run's id) reads the log and the cluster and finishes the run's own plan: nothing done or in flight is sent again. Ctrl-C stops sending, asks whether to cancel the moves in flight (with --yes, or with no terminal, they go on), and raises CANCELED naming the run to resume. kadmin-lua undo moves what the run completed back to where it was, through the same caps.
+---
+---Under --dry-run nothing is sent: the result says the batch each move would be in (if every batch finished before the next) and its bytes. The result is a row per partition: state "done", "moving", "queued" or "failed" (with its error). docs/moving-data.md tells more.
+---
+---```lua
+---local plan = plan_reassignment{topics = {"orders"}}
+---local rows = reassign(plan, {max_moves_per_broker = 2, throttle = 50 * 1024 * 1024})
+---print(#rows .. " partitions moved")
+---```
+---@param plan? kadmin.reassign.plan[]|kadmin.reassign.options a plan from plan_reassignment, or rows {topic=, partition=, replicas=} (nil with resume: the run's own plan)
+---@param options? kadmin.reassign.options
+---@return kadmin.reassign.result[]
+function Client:reassign(plan, options) end
 
 ---**Changes the cluster**: dry-run and the audit log apply.
 ---
@@ -3760,6 +3823,32 @@ function list_partition_reassignments(topics) end
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
 function plan_reassignment(args) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Move partitions to a plan's replicas, paced under caps, throttled, resumable and undoable.
+---
+---Carries a plan out in batches: at most max_moves_per_broker moves in flight that a broker takes part in (as a broker a replica joins or leaves), at most max_moves partitions moving in the cluster (every reassignment in progress counts, this run's or not), and leadership-only changes (the same replicas in another order) max_leader_moves at a time. The next moves are sent as earlier ones finish, smallest first (order = "small_first"; "large_first", "urgent_first": under-replicated partitions first, or "plan": as listed); a move to a broker that is down waits for it. Once a partition is moved its preferred leader is elected (elect_leaders = false leaves leadership as the move leaves it).
+---
+---The plan is checked first and refused whole, nothing sent, when a partition or broker is unknown, a broker a replica joins is down or fenced (BROKER_NOT_AVAILABLE), a partition's replicas are not those the plan was made against (STALE_PLAN: plan again), or a reassignment to another target is in progress on it (REASSIGNMENT_IN_PROGRESS); one already moving to its target is adopted and not sent again.
+---
+---throttle = BYTES_PER_SEC sets leader/follower.replication.throttled.rate on every broker a move touches and the throttled-replica lists on each moving topic while the run goes on, and lifts them when nothing of it moves any more. A function instead is called at each poll with the status and returns the rate, a table {[broker_id] = rate, all = rate}, or nil to keep it: the throttle can be raised or lowered while the run goes on. A rate set by hand on a broker (kafka-configs) is not set back unless the function changes it.
+---
+---Progress goes to stderr (the terminal's line, or a log line every 10 s): done, moving and queued partitions, bytes copied (the log dirs of the joining replicas) against bytes to copy, rate and ETA; a move whose bytes have not grown for stalled_after is flagged stalled by name and stays in flight. on_progress(status) gets the same as a table {run=, partitions=, done=, moving=, queued=, failed=, batches=, total_bytes=, copied_bytes=, rate_bytes=, eta_seconds=, stalled={...}, waiting_for_brokers={...}}.
+---
+---With --audit-log the run is written ahead: its intent line holds the plan and every partition's replicas before, each batch is an alter_partition_reassignments marked with the run's id, and the outcome line is written when nothing is left to move. After Ctrl-C, kill -9 or a lost connection, resume = true (or the run's id) reads the log and the cluster and finishes the run's own plan: nothing done or in flight is sent again. Ctrl-C stops sending, asks whether to cancel the moves in flight (with --yes, or with no terminal, they go on), and raises CANCELED naming the run to resume. kadmin-lua undo moves what the run completed back to where it was, through the same caps.
+---
+---Under --dry-run nothing is sent: the result says the batch each move would be in (if every batch finished before the next) and its bytes. The result is a row per partition: state "done", "moving", "queued" or "failed" (with its error). docs/moving-data.md tells more.
+---
+---```lua
+---local plan = plan_reassignment{topics = {"orders"}}
+---local rows = reassign(plan, {max_moves_per_broker = 2, throttle = 50 * 1024 * 1024})
+---print(#rows .. " partitions moved")
+---```
+---@param plan? kadmin.reassign.plan[]|kadmin.reassign.options a plan from plan_reassignment, or rows {topic=, partition=, replicas=} (nil with resume: the run's own plan)
+---@param options? kadmin.reassign.options
+---@return kadmin.reassign.result[]
+function reassign(plan, options) end
 
 ---**Changes the cluster**: dry-run and the audit log apply.
 ---

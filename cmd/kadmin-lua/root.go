@@ -450,6 +450,9 @@ func (a *app) newRuntime(cmd *cobra.Command, s *session, o luaapi.Options) (*lua
 	}
 	o.PluginPath, o.Output = s.dirs, f.output
 	o.MaxMemory, o.Runaway, o.Demo = int64(f.maxMemory), a.runaway, f.embedded || f.fixture != ""
+	if o.Ask == nil {
+		o.Ask = a.interruptAsk()
+	}
 	rt := luaapi.New(o)
 	if err := loadPlugins(cmd.Context(), rt); err != nil {
 		rt.Close()

@@ -7,11 +7,13 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/moves"
 	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -111,7 +113,8 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *undo.Selectio
 
 	// The first SIGINT cancels the command's context (signals.go); run
 	// reports the signal and its exit code.
-	steps, err := undo.Run(cmd.Context(), cl, changes, undo.Options{Since: since, Select: sel, DryRun: a.flags.dryRun, Confirm: a.undoConfirm()})
+	steps, err := undo.Run(cmd.Context(), cl, changes, undo.Options{Since: since, Select: sel, DryRun: a.flags.dryRun, Confirm: a.undoConfirm(),
+		Moves: a.undoMoves()})
 	if sig, _ := a.sigs.result(); sig != nil {
 		return withCode(signalCode(sig), errors.New("interrupted"))
 	}
@@ -153,6 +156,22 @@ func (a *app) undoConfirm() func(string) bool {
 	if a.flags.yes {
 		return func(string) bool { return true }
 	}
+	return a.askYesNo()
+}
+
+// interruptAsk asks what a call needs answered while it runs (reassign
+// after Ctrl-C: cancel the moves in flight?): a prompt on a terminal; nil
+// with --yes or without a terminal, which takes the answer that changes
+// nothing more (the moves go on).
+func (a *app) interruptAsk() func(string) bool {
+	if a.flags.yes {
+		return nil
+	}
+	return a.askYesNo()
+}
+
+// askYesNo asks a yes/no question on a terminal (nil without one).
+func (a *app) askYesNo() func(string) bool {
 	if !a.st.IsTerminal(a.st.Stdin) {
 		return nil
 	}
@@ -163,6 +182,14 @@ func (a *app) undoConfirm() func(string) bool {
 		ans := strings.ToLower(strings.TrimSpace(line))
 		return ans == "y" || ans == "yes"
 	}
+}
+
+// undoMoves is how undo moves a reassign run back: its lines on stderr,
+// the question after Ctrl-C.
+func (a *app) undoMoves() moves.Options {
+	return moves.Options{Ask: a.interruptAsk(), Log: func(level, msg string) {
+		fmt.Fprintf(a.st.Stderr, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), strings.ToUpper(level), luaapi.CellText(msg))
+	}}
 }
 
 func (a *app) printSteps(steps []engine.UndoStep) error {

@@ -60,6 +60,10 @@ func ReadFile(path string, o Options) ([]Change, []Problem, error) {
 	return ReadWith(f, path, o)
 }
 
+// ReadBack reads the log's own file with its own key, as ReadFile does: a
+// run resuming reads what it wrote before.
+func (a *Log) ReadBack() ([]Change, []Problem, error) { return ReadFile(a.path, a.opts) }
+
 // ReadWith reads an audit log: the entries in the order their
 // intents were written, and the problems it found. One bad line never makes
 // the rest unusable: a line longer than MaxLine, or not JSON, is a

@@ -55,11 +55,15 @@ type Record struct {
 	Op   string `json:"op"`   // the Lua function's name: "create_topics"
 
 	// Intent lines.
-	ClusterID   string          `json:"cluster_id,omitempty"`
-	Brokers     []string        `json:"brokers,omitempty"` // seed brokers
-	Profile     string          `json:"profile,omitempty"`
-	User        string          `json:"user,omitempty"`    // SASL user
-	UndoOf      string          `json:"undo_of,omitempty"` // the intent this change undoes
+	ClusterID string   `json:"cluster_id,omitempty"`
+	Brokers   []string `json:"brokers,omitempty"` // seed brokers
+	Profile   string   `json:"profile,omitempty"`
+	User      string   `json:"user,omitempty"`    // SASL user
+	UndoOf    string   `json:"undo_of,omitempty"` // the intent this change undoes
+	// Run is the intent of the run this change is a step of (a paced
+	// reassignment's batches, its throttles): undo reverts the run as a
+	// whole and leaves its steps alone.
+	Run         string          `json:"run,omitempty"`
 	Args        json.RawMessage `json:"args,omitempty"`
 	Before      json.RawMessage `json:"before,omitempty"`
 	BeforeError string          `json:"before_error,omitempty"` // the before-state could not be read

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/moves"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -30,6 +31,11 @@ type Options struct {
 	// Confirm is asked before deleting a topic a change created; nil or
 	// false refuses.
 	Confirm func(prompt string) bool
+	// Moves is how a reassign run moves back through the paced executor:
+	// its lines, progress, question after Ctrl-C (nil leaves the moves
+	// in flight), clock and poll interval. The caps, order and throttle
+	// are the run's own.
+	Moves moves.Options
 }
 
 // SelectSince keeps the changes from since on: an intent id (that change
@@ -75,13 +81,15 @@ func Run(ctx context.Context, c *engine.Client, changes []auditlog.Change, o Opt
 		return nil, err
 	}
 	cfg := c.Config()
-	r := c.Reverter(engine.RevertOptions{DryRun: o.DryRun, Confirm: o.Confirm})
+	r := c.Reverter(engine.RevertOptions{DryRun: o.DryRun, Confirm: o.Confirm, Move: moves.MoveBack(c, o.Moves)})
 	var steps []engine.UndoStep
 	for i := len(changes) - 1; i >= 0; i-- {
 		ch := changes[i]
 		switch {
 		case ch.Intent.UndoOf != "":
 			steps = append(steps, step(ch, engine.UndoSkipped, "an undo (of %s) itself: not undone again", ch.Intent.UndoOf))
+		case ch.Intent.Run != "":
+			steps = append(steps, step(ch, engine.UndoSkipped, "a step of run %s: undone with the run (undo --id %s)", ch.Intent.Run, ch.Intent.Run))
 		case ch.Untrusted == "" && otherProfile(ch, cfg.Profile, cfg.Brokers) != "":
 			steps = append(steps, step(ch, engine.UndoSkipped, "%s", otherProfile(ch, cfg.Profile, cfg.Brokers)))
 		case ch.Intent.ClusterID != "" && ch.Intent.ClusterID != cluster:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // What undo checks of an audited change before it acts on it: that the
@@ -42,6 +43,8 @@ func verifyChange(ch auditlog.Change) error {
 		return verifyCreatedTopics(in, *out)
 	case "alter_configs":
 		return verifyAlteredConfigs(in, *out)
+	case "reassign":
+		return verifyRun(in, *out)
 	}
 	return nil
 }
@@ -125,6 +128,25 @@ func verifyAlteredConfigs(in, out auditlog.Record) error {
 			if !keys[k] {
 				return fmt.Errorf("%s: its outcome has config %s, which its arguments do not touch", it.Key, k)
 			}
+		}
+	}
+	return nil
+}
+
+// verifyRun: every outcome item of a reassign run is a partition its
+// plan moves.
+func verifyRun(in, out auditlog.Record) error {
+	var args engine.ReassignRunArgs
+	if err := auditlog.DecodeField(in.Args, &args); err != nil {
+		return fmt.Errorf("its arguments: %v", err)
+	}
+	planned := make(map[string]bool, len(args.Moves))
+	for _, m := range args.Moves {
+		planned[vocab.PartitionKey(m.Topic, m.Partition)] = true
+	}
+	for _, it := range out.Items {
+		if !planned[it.Key] {
+			return fmt.Errorf("its outcome names %s, which its plan does not move", it.Key)
 		}
 	}
 	return nil

@@ -38,7 +38,8 @@ const (
 const DefaultStartTimeout = 3 * time.Minute
 
 // Cluster is a set of real Apache Kafka brokers (KRaft, each node combined
-// broker+controller) running as child JVMs on 127.0.0.1.
+// broker+controller, but StartFour's fourth, a broker only) running as
+// child JVMs on 127.0.0.1.
 //
 // Always Close it; Single and Three do that through t.Cleanup. Even without
 // Close the JVMs die with the test process (see proc_linux.go), but their
@@ -70,6 +71,7 @@ type node struct {
 	oport       int    // the JWKS-validating OAUTHBEARER listener's port (Extra.JWKS), or 0
 	kport       int    // the GSSAPI listener's port (Extra.Kerberos), or 0
 	dirID       string // the metadata dir's directory id (Extra.DynamicQuorum), or ""
+	brokerOnly  bool   // process.roles=broker: not a controller (nodes past the third)
 	dir         string // node dir: server.properties, node.log, data/
 	cfg, log    string
 
@@ -225,6 +227,14 @@ func StartThreeWith(ctx context.Context, x Extra) (*Cluster, error) {
 	return start(ctx, 3, false, Extra{DynamicQuorum: x.DynamicQuorum})
 }
 
+// StartFour starts four nodes like StartThree, but node 4 is a broker only
+// (nodes 1, 2 and 3 are also the controller quorum): enough brokers to
+// drain one and still hold replication factor 3. It returns once all four
+// brokers are in the metadata. The caller must Close the cluster.
+func StartFour(ctx context.Context) (*Cluster, error) {
+	return start(ctx, 4, false, Extra{})
+}
+
 // DirectoryID is node id's metadata directory id, as Kafka prints it; ""
 // unless the quorum is dynamic (Extra.DynamicQuorum).
 func (c *Cluster) DirectoryID(id int32) string {
@@ -315,7 +325,9 @@ func startOnce(ctx context.Context, java, jars, tieredJar string, size int, sasl
 		c.zk = &node{port: ports[perNode*size], dir: zdir, log: filepath.Join(zdir, "zookeeper.log")}
 	}
 	for i := 0; i < size; i++ {
-		n := &node{id: int32(i + 1), port: ports[perNode*i], cport: ports[perNode*i+1]}
+		// At most three controllers: a fourth voter would only slow the
+		// quorum down, and a majority of four is still three.
+		n := &node{id: int32(i + 1), port: ports[perNode*i], cport: ports[perNode*i+1], brokerOnly: i >= 3}
 		if x.TLS != nil {
 			n.sport = ports[perNode*i+2]
 		}
@@ -391,9 +403,12 @@ func (c *Cluster) format(ctx context.Context, n *node) error {
 	args := c.jvmArgs(formatHeapOpt)
 	args = append(args, "-Dkafka.logs.dir="+n.dir,
 		"kafka.tools.StorageTool", "format", "-t", c.ClusterID, "-c", n.cfg)
-	if c.extra.DynamicQuorum {
+	switch {
+	case c.extra.DynamicQuorum && n.brokerOnly:
+		args = append(args, "--no-initial-controllers")
+	case c.extra.DynamicQuorum:
 		var initial []string
-		for _, m := range c.nodes {
+		for _, m := range c.controllers() {
 			initial = append(initial, fmt.Sprintf("%d@127.0.0.1:%d:%s", m.id, m.cport, m.dirID))
 		}
 		args = append(args, "--initial-controllers", strings.Join(initial, ","))

@@ -45,7 +45,7 @@ func (c *Cluster) serverProperties(n *node) string {
 		rf, minISR = 3, 2
 	}
 	var voters, bootstrap []string
-	for _, m := range c.nodes {
+	for _, m := range c.controllers() {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", m.id, m.cport))
 		bootstrap = append(bootstrap, fmt.Sprintf("127.0.0.1:%d", m.cport))
 	}
@@ -66,12 +66,16 @@ func (c *Cluster) serverProperties(n *node) string {
 		ssl += fmt.Sprintf(",KERBEROS://127.0.0.1:%d", n.kport)
 		sslMap += ",KERBEROS:SASL_PLAINTEXT"
 	}
+	roles, listeners := "broker,controller", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport)
+	if n.brokerOnly {
+		roles, listeners = "broker", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port)
+	}
 	props := [][2]string{
-		{"process.roles", "broker,controller"},
+		{"process.roles", roles},
 		{"node.id", strconv.Itoa(int(n.id))},
 		quorum,
 		{"controller.listener.names", "CONTROLLER"},
-		{"listeners", fmt.Sprintf("%s://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", p, n.port, n.cport) + ssl},
+		{"listeners", listeners + ssl},
 		{"advertised.listeners", fmt.Sprintf("%s://127.0.0.1:%d", p, n.port) + ssl},
 		{"inter.broker.listener.name", p},
 		{"listener.security.protocol.map", fmt.Sprintf("CONTROLLER:PLAINTEXT,%s:%s", p, p) + sslMap},
@@ -94,6 +98,12 @@ func (c *Cluster) serverProperties(n *node) string {
 		{"broker.session.timeout.ms", "4000"},
 		// The cleaner allocates this on the heap (default 128 MiB).
 		{"log.cleaner.dedupe.buffer.size", strconv.Itoa(8 << 20)},
+	}
+	if len(c.nodes) > len(c.controllers()) {
+		// StartFour's cluster is for moving data: a replication throttle
+		// averaged over 2 s (default 11) bites at once, so small test
+		// partitions still take seconds to move under it.
+		props = append(props, [2]string{"replication.quota.window.num", "2"})
 	}
 	if c.Protocol == ProtoSASL {
 		plain := `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + AdminUser +

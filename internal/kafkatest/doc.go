@@ -3,7 +3,7 @@
 // from Maven Central, which are fetched once with mvn into
 // ~/.cache/kadmin-lua/kafka-<version>/libs (see pom.xml and fetch-jars.sh).
 //
-// Two shapes of cluster exist:
+// These shapes of cluster exist:
 //
 //   - Single / StartSingle: one node, SASL_PLAINTEXT with PLAIN,
 //     SCRAM-SHA-256 and SCRAM-SHA-512, ACLs enforced (StandardAuthorizer),
@@ -12,6 +12,10 @@
 //     min.insync.replicas 2, with KillNode, StopNode and StartNode;
 //     StartThreeWith(Extra{DynamicQuorum: true}) the same on a dynamic
 //     KRaft quorum (--initial-controllers), whose voters can change.
+//   - StartFour: four PLAINTEXT nodes, replication factor 3; nodes
+//     1-3 are also the controllers, node 4 a broker only: a broker can be
+//     drained with every replication factor kept. Replication throttles
+//     average over 2 s, so they slow small test partitions at once.
 //   - StartSingleWith: one PLAINTEXT node with more client listeners
 //     (Extra): SSL with client certificates, OAUTHBEARER checking signed
 //     JWTs against a JWKS endpoint, GSSAPI against a KDC (with

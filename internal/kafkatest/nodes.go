@@ -27,6 +27,18 @@ func (c *Cluster) node(id int32) (*node, error) {
 	return nil, fmt.Errorf("kafkatest: no node %d (have %v)", id, c.NodeIDs())
 }
 
+// controllers are the nodes of the controller quorum (all but the brokers
+// only).
+func (c *Cluster) controllers() []*node {
+	var out []*node
+	for _, n := range c.nodes {
+		if !n.brokerOnly {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // NodeIDs returns the node ids (1..Size).
 func (c *Cluster) NodeIDs() []int32 {
 	ids := make([]int32, len(c.nodes))

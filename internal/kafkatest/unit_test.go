@@ -33,7 +33,7 @@ func testCluster(size int, sasl bool) *Cluster {
 		c.Users = map[string]string{AdminUser: AdminPassword, AliceUser: AlicePassword}
 	}
 	for i := 0; i < size; i++ {
-		c.nodes = append(c.nodes, &node{id: int32(i + 1), port: 40000 + 2*i, cport: 40001 + 2*i, dir: "/tmp/x/n"})
+		c.nodes = append(c.nodes, &node{id: int32(i + 1), port: 40000 + 2*i, cport: 40001 + 2*i, dir: "/tmp/x/n", brokerOnly: i >= 3})
 	}
 	return c
 }
@@ -64,6 +64,26 @@ func TestServerPropertiesThree(t *testing.T) {
 		require.Empty(t, p["super.users"])
 		require.Contains(t, p["listeners"], "PLAINTEXT://127.0.0.1:")
 	}
+}
+
+// StartFour's cluster: three controllers, the fourth node a broker only,
+// and throttles averaged over 2 s; a cluster of three keeps Kafka's 11.
+func TestServerPropertiesFour(t *testing.T) {
+	c := testCluster(4, false)
+	for _, n := range c.nodes {
+		p := props(t, c.serverProperties(n))
+		require.Equal(t, "1@127.0.0.1:40001,2@127.0.0.1:40003,3@127.0.0.1:40005", p["controller.quorum.voters"], "node %d", n.id)
+		require.Equal(t, "2", p["replication.quota.window.num"])
+		if n.id == 4 {
+			require.Equal(t, "broker", p["process.roles"])
+			require.Equal(t, "PLAINTEXT://127.0.0.1:40006", p["listeners"])
+		} else {
+			require.Equal(t, "broker,controller", p["process.roles"])
+			require.Contains(t, p["listeners"], "CONTROLLER://127.0.0.1:")
+		}
+	}
+	three := testCluster(3, false)
+	require.NotContains(t, three.serverProperties(three.nodes[0]), "replication.quota.window.num")
 }
 
 func TestServerPropertiesKerberos(t *testing.T) {
