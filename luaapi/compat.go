@@ -48,13 +48,14 @@ func (k KafkaColumn) Label() string {
 }
 
 // KafkaColumns are the Kafka releases and modes kadmin-lua is tested on.
-// share.version is finalized at format time from Kafka 4.2 on.
+// share.version and streams.version are finalized at format time from
+// Kafka 4.2 on.
 var KafkaColumns = []KafkaColumn{
 	{Version: "3.9.1", Mode: engine.ModeZooKeeper},
 	{Version: "3.9.1", Mode: engine.ModeKRaft},
 	{Version: "4.0.2", Mode: engine.ModeKRaft},
 	{Version: "4.1.2", Mode: engine.ModeKRaft},
-	{Version: "4.4.0", Mode: engine.ModeKRaft, Finalized: map[string]int16{"share.version": 1}},
+	{Version: "4.4.0", Mode: engine.ModeKRaft, Finalized: map[string]int16{"share.version": 1, "streams.version": 1}},
 }
 
 // LookupColumn finds the column of a version and mode, nil if untested.
