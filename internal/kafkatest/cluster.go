@@ -149,6 +149,10 @@ type Extra struct {
 	// instead of a static controller.quorum.voters: the quorum's voters can
 	// be added and removed. DirectoryID tells each node's directory id.
 	DynamicQuorum bool
+	// Properties are more server properties, written after the harness's
+	// own (a later line wins); StorageTool format reads them too (Kafka
+	// 4.1's unstable.feature.versions.enable then finalizes streams.version).
+	Properties [][2]string
 }
 
 // StartSingleWith starts one node with a PLAINTEXT client listener (as
