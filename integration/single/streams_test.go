@@ -110,13 +110,34 @@ func TestStreamsGroupsAgainstKafkasTool(t *testing.T) {
 	assert.Equal(t, g.memberRow(0), parseMemberRow(members[0]), "members and tasks as kafka-streams-groups.sh --describe --members --verbose prints them")
 	compareOffsets(t, offsets, lagRows(), committedOffsets(t, adm, app))
 
-	// Stopped, with 5 more words per partition unread.
+	// Stopped, with 10 more words per partition unread.
 	running.Stop(t)
 	kafkatest.WaitFor(t, app+" empty", time.Minute, func() (bool, string) {
 		res := kl("-o", "json", "-e", fmt.Sprintf(`return describe_streams_groups(%q)[1].state`, app))
 		return strings.TrimSpace(res.Stdout) == `"Empty"`, res.Stdout + res.Stderr
 	})
 	produceWords(t, c, in, 5)
+	var timed []struct {
+		TotalLag   int64  `json:"total_lag"`
+		MaxLagMs   *int64 `json:"max_lag_ms"`
+		Partitions []struct {
+			Topic string `json:"topic"`
+			Lag   int64  `json:"lag"`
+			LagMs *int64 `json:"lag_ms"`
+		} `json:"partitions"`
+	}
+	res = kl("-o", "json", "-e", fmt.Sprintf(`return lag(%q, {time = true})`, app))
+	require.Equal(t, 0, res.Code, res.Stderr)
+	require.NoError(t, jsonUnmarshal(res.Stdout, &timed), res.Stdout)
+	require.Len(t, timed, 1)
+	assert.EqualValues(t, 30, timed[0].TotalLag, "the 10 new words of each partition, read by no instance")
+	assert.NotNil(t, timed[0].MaxLagMs, "lag in time, from the unread records")
+	for _, p := range timed[0].Partitions {
+		if p.Topic == in {
+			assert.EqualValues(t, 10, p.Lag)
+			assert.NotNil(t, p.LagMs)
+		}
+	}
 	before := committedOffsets(t, adm, app)
 	require.Len(t, before, 6, "every input partition committed")
 
