@@ -265,11 +265,17 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		}
 		s[p] = true
 	}
+	assigned := 0
+	for _, m := range d.Members {
+		assigned += len(m.Assignment)
+	}
+	if assigned > 0 {
+		// Sized once: a running streams group's members own every
+		// partition of its topology, hundreds per group.
+		owners = make(map[TopicPartition]owner, assigned)
+	}
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
-			if owners == nil {
-				owners = map[TopicPartition]owner{}
-			}
 			owners[a] = owner{m.MemberID, m.ClientID}
 			mark(a.Topic, a.Partition)
 		}
