@@ -188,6 +188,20 @@ func TestStreamsGroupsAgainstKafkasTool(t *testing.T) {
 	res = kl("--yes", "undo", audit)
 	require.Equal(t, 0, res.Code, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 	assert.Equal(t, before, committedOffsets(t, adm, app), "undo put the offsets back")
+
+	// Delete offsets, then the group, as kafka-streams-groups.sh
+	// --delete-offsets and --delete do (its internal topics stay).
+	res = kl("--yes", "-e", fmt.Sprintf(`delete_group_offsets(%q, %q)`, app, in))
+	require.Equal(t, 0, res.Code, res.Stderr)
+	for tp := range committedOffsets(t, adm, app) {
+		assert.False(t, strings.HasPrefix(tp, in+"/"), "%s deleted", tp)
+	}
+	res = kl("--yes", "-e", fmt.Sprintf(`delete_groups(%q)`, app))
+	require.Equal(t, 0, res.Code, res.Stderr)
+	listed, err := adm.ListGroups(ctx)
+	require.NoError(t, err)
+	assert.NotContains(t, listed.Groups(), app, "the streams group is gone")
+	assert.Empty(t, committedOffsets(t, adm, app))
 }
 
 // kafkaRelease is the major and minor version of the suite's Kafka.
