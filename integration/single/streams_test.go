@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,24 +24,22 @@ import (
 // --describe) on members, tasks, offsets and lag; once the application is
 // stopped a reset under --dry-run changes nothing, the real reset moves the
 // offsets the tool then shows (an instance started paused lets it show
-// them: the tool describes no group without members), and undo puts them
-// back. The suite's own node (on Kafka 4.1, streams groups are early
+// them: the tool describes no group without members), undo puts them
+// back, and its offsets then the group are deleted. The matrix runs it on
+// Kafka 4.4 too, where streams groups are no longer early access. The
+// suite's own node (on Kafka 4.1, streams groups are early
 // access, off by default) first shows describe_streams_groups saying what
 // it needs.
 func TestStreamsGroupsAgainstKafkasTool(t *testing.T) {
 	need(t)
-	major, minor := kafkaRelease(t)
 	if lack := lacksOnThisKafka("describe_streams_groups"); lack != "" {
 		res := runBin(t, kafkatest.MechPlain, kafkatest.AdminUser, kafkatest.AdminPassword, "-e", `describe_streams_groups("any")`)
 		assert.Equal(t, 3, res.Code, "a Kafka error: %s", res.Stderr)
 		assert.Contains(t, res.Stderr, "describe_streams_groups: UNSUPPORTED_VERSION: needs Kafka 4.2+ (StreamsGroupDescribe)")
 	}
-	if major < 4 || major == 4 && minor < 1 {
+	props, ok := kafkatest.StreamsGroupProperties(cluster.Version)
+	if !ok {
 		return // no streams groups before 4.1: what it needs was checked above
-	}
-	var props [][2]string
-	if major == 4 && minor == 1 {
-		props = [][2]string{{"unstable.api.versions.enable", "true"}, {"unstable.feature.versions.enable", "true"}}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -202,17 +199,6 @@ func TestStreamsGroupsAgainstKafkasTool(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, listed.Groups(), app, "the streams group is gone")
 	assert.Empty(t, committedOffsets(t, adm, app))
-}
-
-// kafkaRelease is the major and minor version of the suite's Kafka.
-func kafkaRelease(t *testing.T) (major, minor int) {
-	parts := strings.SplitN(cluster.Version, ".", 3)
-	require.GreaterOrEqual(t, len(parts), 2, cluster.Version)
-	major, err := strconv.Atoi(parts[0])
-	require.NoError(t, err)
-	minor, err = strconv.Atoi(parts[1])
-	require.NoError(t, err)
-	return major, minor
 }
 
 // produceWords writes 10 records to each of topic's 3 partitions, words

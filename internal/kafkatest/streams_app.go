@@ -33,6 +33,21 @@ var (
 	streamsErr  error
 )
 
+// StreamsGroupProperties says whether Kafka version has streams groups
+// (KIP-1071: from 4.1), and the server properties a node needs for them:
+// 4.1 has them as early access, off unless the unstable API and feature
+// versions are enabled (formatting with them finalizes streams.version 1).
+func StreamsGroupProperties(version string) (props [][2]string, ok bool) {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil || major < 4 || major == 4 && minor < 1 {
+		return nil, false
+	}
+	if major == 4 && minor == 1 {
+		props = [][2]string{{"unstable.api.versions.enable", "true"}, {"unstable.feature.versions.enable", "true"}}
+	}
+	return props, true
+}
+
 // StreamsClasspath fetches kafka-streams of Version() (later runs use the
 // cache) and compiles the word count (once), and returns the classpath of
 // the application StartStreamsApp runs.
