@@ -244,5 +244,6 @@ func streamsGroupCommand(ctx context.Context, t *testing.T, c *kafkatest.Cluster
 		}
 	}
 	require.NotEmpty(t, rows, "StreamsGroupCommand %v: %s", args, out)
+	t.Logf("StreamsGroupCommand %v:\n%s", args, strings.Join(rows, "\n"))
 	return rows
 }
