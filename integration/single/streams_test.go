@@ -107,6 +107,21 @@ func TestStreamsGroupsAgainstKafkasTool(t *testing.T) {
 	assert.Equal(t, g.memberRow(0), parseMemberRow(members[0]), "members and tasks as kafka-streams-groups.sh --describe --members --verbose prints them")
 	compareOffsets(t, offsets, lagRows(), committedOffsets(t, adm, app))
 
+	// While it runs its offsets and the group stay as they are (Kafka's
+	// tool refuses too), and describe_groups names what the group is.
+	running1 := committedOffsets(t, adm, app)
+	res = kl("--yes", "-e", fmt.Sprintf(`reset_offsets{group = %q, to = "earliest", force = true}`, app))
+	assert.Equal(t, 3, res.Code, res.Stderr)
+	assert.Contains(t, res.Stderr, "NON_EMPTY_GROUP")
+	assert.Contains(t, res.Stderr, "stop the application's instances first")
+	res = kl("--yes", "-e", fmt.Sprintf(`delete_groups(%q)`, app))
+	assert.Equal(t, 3, res.Code, res.Stderr)
+	assert.Contains(t, res.Stderr, "NON_EMPTY_GROUP", "Kafka's answer")
+	res = kl("-e", fmt.Sprintf(`describe_groups(%q)`, app))
+	assert.Equal(t, 3, res.Code, res.Stderr)
+	assert.Contains(t, res.Stderr, app+" is a streams group, not a consumer group: describe it with describe_streams_groups")
+	assert.Equal(t, running1, committedOffsets(t, adm, app), "the running application's own commits only")
+
 	// Stopped, with 10 more words per partition unread.
 	running.Stop(t)
 	kafkatest.WaitFor(t, app+" empty", time.Minute, func() (bool, string) {
