@@ -25,7 +25,8 @@ import (
 // stopped a reset under --dry-run changes nothing, the real reset moves the
 // offsets the tool then shows (an instance started paused lets it show
 // them: the tool describes no group without members), undo puts them
-// back, and its offsets then the group are deleted. The matrix runs it on
+// back, and its offsets then the group are deleted; check-lag judges it
+// as a consumer group. The matrix runs it on
 // Kafka 4.4 too, where streams groups are no longer early access. The
 // suite's own node (on Kafka 4.1, streams groups are early
 // access, off by default) first shows describe_streams_groups saying what
@@ -150,6 +151,12 @@ func TestStreamsGroupsAgainstKafkasTool(t *testing.T) {
 			assert.NotNil(t, p.LagMs)
 		}
 	}
+	res = kl("run", "check-lag", app, "--max", "10")
+	assert.Equal(t, 4, res.Code, "a failed check: %s", res.Stderr)
+	assert.Contains(t, res.Stderr, app+": lags 30 records (max 10)")
+	res = kl("run", "check-lag", app, "--max", "100")
+	assert.Equal(t, 0, res.Code, res.Stderr)
+
 	before := committedOffsets(t, adm, app)
 	require.Len(t, before, 6, "every input partition committed")
 
