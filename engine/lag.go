@@ -108,11 +108,13 @@ func (g GroupLag) Key() string { return g.Group }
 
 func (g GroupLag) Failure() *Error { return g.Err }
 
-// Lag computes groups' lag (all consumer groups, classic and KIP-848, when
-// groups is empty), sorted by group then topic and partition. A group's
-// partitions are those assigned to its members, those it committed to, and
-// every other partition of those topics (a consumer of a topic is expected to
-// read all of it). A failed partition (no end offset) gets lag -1 and its
+// Lag computes groups' lag (all consumer groups, classic and KIP-848, and
+// streams groups when groups is empty), sorted by group then topic and
+// partition. A group's partitions are those assigned to its members, those
+// it committed to, and every other partition of those topics (a consumer of
+// a topic is expected to read all of it); a streams group's are those of
+// every topic its topology consumes (source and repartition topics), its
+// members' being those their active tasks consume. A failed partition (no end offset) gets lag -1 and its
 // error, and fails its group; partitions of topics that no longer exist keep
 // their UNKNOWN_TOPIC_OR_PARTITION error without failing the group (stale
 // commits are common and harmless).
@@ -152,7 +154,7 @@ func (c *Client) lagOnce(ctx context.Context, groups []string, o LagOptions) ([]
 			return nil, err
 		}
 		for _, g := range listed {
-			if g.Type == GroupTypeConsumer || (g.Type == GroupTypeClassic && (g.ProtocolType == "consumer" || g.ProtocolType == "")) {
+			if lagsByDefault(g) {
 				groups = append(groups, g.Group)
 			}
 		}
@@ -187,6 +189,9 @@ func (c *Client) lagOnce(ctx context.Context, groups []string, o LagOptions) ([]
 			}
 		}
 		for t := range commits[d.Group] {
+			topicSet[t] = true
+		}
+		for _, t := range d.inputs {
 			topicSet[t] = true
 		}
 	}
@@ -228,6 +233,20 @@ func (c *Client) lagOnce(ctx context.Context, groups []string, o LagOptions) ([]
 	return out, nil
 }
 
+// lagsByDefault says which listed groups lag() with no groups covers:
+// consumer groups (KIP-848, and classic ones of protocol type consumer or
+// none) and streams groups; not share groups (no committed offsets) nor
+// Connect's and other classic protocols.
+func lagsByDefault(g GroupSummary) bool {
+	switch g.Type {
+	case GroupTypeConsumer, GroupTypeStreams:
+		return true
+	case GroupTypeClassic:
+		return g.ProtocolType == "consumer" || g.ProtocolType == ""
+	}
+	return false
+}
+
 // groupLag computes one group's per-partition lag, sorted by topic and
 // partition: the partitions assigned to its members, those it committed
 // to, and every other partition of those topics.
@@ -260,11 +279,17 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		}
 		s[p] = true
 	}
+	assigned := 0
+	for _, m := range d.Members {
+		assigned += len(m.Assignment)
+	}
+	if assigned > 0 {
+		// Sized once: a running streams group's members own every
+		// partition of its topology, hundreds per group.
+		owners = make(map[TopicPartition]owner, assigned)
+	}
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
-			if owners == nil {
-				owners = map[TopicPartition]owner{}
-			}
 			owners[a] = owner{m.MemberID, m.ClientID}
 			mark(a.Topic, a.Partition)
 		}
@@ -275,6 +300,11 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		}
 		for p := range ps {
 			mark(t, p)
+		}
+	}
+	for _, t := range d.inputs { // a streams group's topology: read, commit or not
+		if _, ok := byTopic[t]; !ok {
+			byTopic[t] = nil
 		}
 	}
 	for t := range byTopic {

@@ -26,7 +26,7 @@ type is "classic" on brokers older than Kafka 3.8, which do not report it. coord
 			Params:  []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Doc: "the groups to describe"}},
 			Returns: "{{group=string, state=string, protocol_type=string, protocol=string, coordinator=int, members={{member_id=string, instance_id=string?, client_id=string, host=string, assignment={{topic=string, partition=int}...}}...}, error=error?}...}",
 			Summary: "Describe groups: state, assignor, members and their assigned partitions.",
-			Doc: `groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+			Doc: `groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).`,
 			Example: `local g = describe_groups("orders-processor")[1]
 print(g.group, g.state, #g.members)`,
@@ -59,13 +59,13 @@ print(fetch_offsets("orders-replay")[1].offset)`,
 			Options: []Field{{Name: "if_exists", Type: Bool(), Doc: "a missing group is a success (missing=true)"}},
 			Returns: "{{group=string, missing=bool?, error=error?}...}",
 			Summary: "Delete groups and their committed offsets.",
-			Doc: `A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
+			Doc: `A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true). A streams group is deleted like a consumer group (once the application's instances are stopped); its internal topics (repartition and changelog topics, see describe_streams_groups) stay: kafka-streams-groups.sh --delete deletes them too, delete_topics does here.
 Under --dry-run nothing is deleted: each group is checked to exist and to have no members.`,
 			Example: `commit_offsets("scratch-group", {{topic = "orders", partition = 0, offset = 0}})
 delete_groups("scratch-group")`,
 			Run: deleteGroups},
 		&Func{Name: "lag", Area: "groups", Batch: true,
-			Params: []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer group)"}},
+			Params: []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer and streams group)"}},
 			Options: []Field{
 				{Name: "time", Type: Bool(), Doc: "add the lag in time, read from the records' own timestamps (see below)"},
 				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does (records of aborted transactions skipped)"},
@@ -78,7 +78,7 @@ delete_groups("scratch-group")`,
 			},
 			Returns: "{{group=string, state=string, total_lag=int, max_lag_ms=duration?, records_lost=int, at_risk=int?, reading_remote=int?, remote_only=int?, odd_timestamps=int?, partitions={{topic=string, partition=int, committed=int, end_offset=int, lag=int, member_id=string?, client_id=string?, oldest_unconsumed=time?, lag_ms=duration?, behind_head_ms=duration?, timestamp_type=string?, time_unknown=string?, records_lost=int, at_risk=bool?, at_risk_by=string?, next_deletion_ms=duration?, next_deletion_records=int?, next_deletion_by=string?, next_deletion_unknown=string?, stuck_ms=duration?, reading_remote=bool?, remote_only=int?, earliest_local=int?, remote_unknown=string?, error=error?}...}, error=error?}...}",
 			Summary: "Consumer lag per group and partition.",
-			Doc: `Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
+			Doc: `Without groups: every consumer group (classic and KIP-848) and every streams group (Kafka Streams applications with group.protocol=streams, KIP-1071). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned. A streams group's are every partition of the topics its topology consumes (its source topics and the repartition topics it reads: those kafka-streams-groups.sh --describe lists), committed or not, a member's being those its active tasks consume.
 committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read), unless no_commit="skip": then lag is -1 and total_lag leaves it out, so that totals match kafka-consumer-groups --describe, which prints "-" for such a partition. lag is end_offset - committed, never below 0; total_lag sums the group's lags.
 A partition whose end offset cannot be listed gets lag -1 and an error, and fails its group (raised unless {partial=true}); partitions of deleted topics keep their UNKNOWN_TOPIC_OR_PARTITION error without failing the group.
 {time=true} adds the lag in time, exactly, from the records themselves: for each lagging partition the first record the group has not read (at its committed offset, or at the log start without a commit; after a compaction gap or a transaction marker, the next record) is read with one small Fetch per leader broker (nothing joins the group or commits). oldest_unconsumed is that record's timestamp (ms), timestamp_type says whether it is CreateTime (the producer's) or LogAppendTime (the broker's), lag_ms is now minus it, and behind_head_ms the partition's newest timestamp (ListOffsets max_timestamp) minus it. A caught-up partition has lag_ms=0; the group's max_lag_ms is the largest. Where no record can be read, time_unknown says why (only markers and aborted records up to the end; or the records were deleted unread and none is left) and the time fields stay nil: nothing is estimated. So they do where the record's timestamp says nothing of its age: a negative one (-1: a record without a timestamp, which Kafka allows; it read as 56 years) or one more than a minute ahead of this machine's clock (it read as 0, a stuck consumer as caught up); a record up to a minute ahead is taken as clock skew, lag_ms 0. The group's odd_timestamps counts those partitions; max_lag_ms leaves them out, and is nil when no other lagging partition has a lag in time. Records deleted before the group read them (records_lost) are lag: the partition's lag_ms is the age of the oldest record left, a floor, and time_unknown says the lag is more; sort = "lag_ms" puts such partitions, and their groups, first.
@@ -137,7 +137,7 @@ func commitOffsets(c *Call) (any, error) {
 // groupMembers describes one group for a dry-run check: its live member
 // count, whether it exists, or the error that stops the check.
 func groupMembers(c *Call, cl *engine.Client, group string) (members int, exists bool, err error) {
-	d, err := cl.DescribeGroups(c.Ctx(), []string{group})
+	d, err := cl.DescribeAnyGroups(c.Ctx(), []string{group})
 	if err != nil {
 		return 0, false, err
 	}
@@ -215,7 +215,7 @@ func deleteGroups(c *Call) (any, error) {
 // planDeleteGroups is delete_groups under dry-run: check each group exists
 // and has no members, and change nothing.
 func planDeleteGroups(c *Call, cl *engine.Client, groups []string, o engine.DeleteGroupsOptions) (any, error) {
-	described, err := cl.DescribeGroups(c.Ctx(), groups)
+	described, err := cl.DescribeAnyGroups(c.Ctx(), groups)
 	if err != nil {
 		return nil, err
 	}

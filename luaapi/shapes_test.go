@@ -16,6 +16,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
@@ -129,8 +130,11 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	e := newEnvOn(t, c.Fake(), Options{})
-	advertise(t, e.cluster, kmsg.DescribeQuorum, kmsg.UnregisterBroker, kmsg.AddRaftVoter, kmsg.RemoveRaftVoter, kmsg.CreateDelegationToken,
-		kmsg.RenewDelegationToken, kmsg.ExpireDelegationToken, kmsg.DescribeDelegationToken)
+	// kfake has no streams groups: FakeStreams answers for one (and
+	// advertises the requests kfake does not have, as advertise would).
+	kafkatest.NewFakeStreams(t, e.cluster, []kmsg.Key{kmsg.DescribeQuorum, kmsg.UnregisterBroker, kmsg.AddRaftVoter, kmsg.RemoveRaftVoter,
+		kmsg.CreateDelegationToken, kmsg.RenewDelegationToken, kmsg.ExpireDelegationToken, kmsg.DescribeDelegationToken},
+		kafkatest.RecordedStreamsGroup(t, "stable", "shape-streams"))
 	craftQuorumAndTokens(e)
 	txnID := exactTxnID("shape-tx")
 	var share *kgo.Client
@@ -150,6 +154,7 @@ func TestResultsMatchDeclaredShapes(t *testing.T) {
 		{fn: "update_features", expr: `update_features({{feature = "transaction.version", max_version_level = 1, upgrade_type = "safe_downgrade"}}, {validate_only = true})`},
 		{fn: "list_groups", expr: `list_groups()`},
 		{fn: "describe_groups", expr: `describe_groups{"orders-processor", "billing"}`},
+		{fn: "describe_streams_groups", expr: `describe_streams_groups("shape-streams")`},
 		{fn: "fetch_offsets", expr: `fetch_offsets("billing", {"payments"})`},
 		{fn: "lag", expr: `lag()`},
 		{fn: "lag_evaluate", expr: `local p = lag("orders-processor")[1].partitions[1]

@@ -391,6 +391,85 @@
 ---@field topic string
 ---@field partition integer
 
+---Options of describe_streams_groups.
+---@class kadmin.describe_streams_groups.options
+---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---@class kadmin.describe_streams_groups.result
+---@field group string
+---@field state string
+---@field coordinator integer
+---@field group_epoch integer
+---@field target_assignment_epoch integer
+---@field topology_epoch integer
+---@field topology_ready boolean
+---@field assignor? string
+---@field subtopologies kadmin.describe_streams_groups.result.subtopologies[]
+---@field members kadmin.describe_streams_groups.result.members[]
+---@field error? kadmin.Error
+
+---@class kadmin.describe_streams_groups.result.subtopologies
+---@field subtopology string
+---@field source_topics string[]
+---@field repartition_source_topics kadmin.describe_streams_groups.result.subtopologies.repartition_source_topics[]
+---@field repartition_sink_topics string[]
+---@field changelog_topics kadmin.describe_streams_groups.result.subtopologies.changelog_topics[]
+
+---@class kadmin.describe_streams_groups.result.subtopologies.repartition_source_topics
+---@field topic string
+---@field partitions integer
+
+---@class kadmin.describe_streams_groups.result.subtopologies.changelog_topics
+---@field topic string
+---@field partitions integer
+
+---@class kadmin.describe_streams_groups.result.members
+---@field member_id string
+---@field instance_id? string
+---@field process_id string
+---@field client_id string
+---@field host string
+---@field rack? string
+---@field user_endpoint? string
+---@field member_protocol string
+---@field member_epoch integer
+---@field topology_epoch integer
+---@field active_tasks kadmin.describe_streams_groups.result.members.active_tasks[]
+---@field standby_tasks kadmin.describe_streams_groups.result.members.standby_tasks[]
+---@field warmup_tasks kadmin.describe_streams_groups.result.members.warmup_tasks[]
+---@field target_active_tasks kadmin.describe_streams_groups.result.members.target_active_tasks[]
+---@field target_standby_tasks kadmin.describe_streams_groups.result.members.target_standby_tasks[]
+---@field target_warmup_tasks kadmin.describe_streams_groups.result.members.target_warmup_tasks[]
+---@field assignment kadmin.describe_streams_groups.result.members.assignment[]
+
+---@class kadmin.describe_streams_groups.result.members.active_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.standby_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.warmup_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.target_active_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.target_standby_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.target_warmup_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.assignment
+---@field topic string
+---@field partition integer
+
 ---Options of fetch_offsets.
 ---@class kadmin.fetch_offsets.options
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
@@ -1769,7 +1848,7 @@ function Client:delete_group_offsets(group, topics, options) end
 ---
 ---Delete groups and their committed offsets.
 ---
----A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
+---A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true). A streams group is deleted like a consumer group (once the application's instances are stopped); its internal topics (repartition and changelog topics, see describe_streams_groups) stay: kafka-streams-groups.sh --delete deletes them too, delete_topics does here.
 ---
 ---Under --dry-run nothing is deleted: each group is checked to exist and to have no members.
 ---
@@ -1784,7 +1863,7 @@ function Client:delete_groups(groups, options) end
 
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -1801,7 +1880,7 @@ function Client:describe_groups(groups, options) end
 ---
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -1813,6 +1892,27 @@ function Client:describe_groups(groups, options) end
 ---@param options? kadmin.describe_groups.options
 ---@return kadmin.describe_groups.result[]
 function Client:describe_consumer_groups(groups, options) end
+
+---Describe Kafka Streams applications' groups (KIP-1071): topology, members and their tasks.
+---
+---groups is a group name or an array of names: the application.id of Kafka Streams applications running with group.protocol=streams. What kafka-streams-groups.sh --describe shows (--state, --members --verbose), with Kafka's names: state (Empty, NotReady, Assigning, Reconciling, Stable), group_epoch, target_assignment_epoch, topology_epoch.
+---
+---topology_ready is false while the broker cannot run the topology: state NotReady (a source topic missing or not co-partitioned, internal topics not created yet) or no topology received yet; subtopologies is then empty. Each subtopology lists its source_topics, the repartition topics it reads (repartition_source_topics) and writes (repartition_sink_topics), and its state stores' changelog_topics, with the partition counts the topology asks for (0: left to the source topics).
+---
+---Each member is a stream thread of an application instance (process_id); member_epoch and topology_epoch are the ones it runs; member_protocol is "classic" for a member not yet on the streams protocol. Its tasks are given per subtopology with their partitions: active_tasks process records, standby_tasks keep a copy of the state, warmup_tasks build one before taking over; the target_ ones are the assignment the broker is moving it to. assignment is what its active tasks consume: each task's partition of its subtopology's source and repartition topics, as in describe_groups. Members are sorted by process_id then member_id.
+---
+---Offsets are committed as a consumer group's: fetch_offsets, lag (the source and repartition topics), reset_offsets, delete_group_offsets and delete_groups take a streams group by name. describe_groups does not describe one: it fails naming the type, as this function fails for a group of another type. A group that does not exist fails with GROUP_ID_NOT_FOUND (see err.results, or pass {partial=true}).
+---
+---Kafka 4.1 has streams groups as early access: its brokers answer only when started with unstable.api.versions.enable=true and unstable.feature.versions.enable=true, and with streams.version raised to 1 (update_features); from Kafka 4.2 they are on.
+---
+---```lua
+---local ok, err = pcall(describe_streams_groups, "wordcount-app")
+---print(ok or err.code)
+---```
+---@param groups string|string[] the streams groups to describe
+---@param options? kadmin.describe_streams_groups.options
+---@return kadmin.describe_streams_groups.result[]
+function Client:describe_streams_groups(groups, options) end
 
 ---A group's committed offsets, sorted by topic and partition.
 ---
@@ -1848,7 +1948,7 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 
 ---Consumer lag per group and partition.
 ---
----Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
+---Without groups: every consumer group (classic and KIP-848) and every streams group (Kafka Streams applications with group.protocol=streams, KIP-1071). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned. A streams group's are every partition of the topics its topology consumes (its source topics and the repartition topics it reads: those kafka-streams-groups.sh --describe lists), committed or not, a member's being those its active tasks consume.
 ---
 ---committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read), unless no_commit="skip": then lag is -1 and total_lag leaves it out, so that totals match kafka-consumer-groups --describe, which prints "-" for such a partition. lag is end_offset - committed, never below 0; total_lag sums the group's lags.
 ---
@@ -1875,7 +1975,7 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 ---print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)
 ---```
----@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag.options
 ---@return kadmin.lag.result[]
 function Client:lag(groups, options) end
@@ -1923,7 +2023,7 @@ function Client:lag_evaluate(samples, options) end
 ---  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
 ---end
 ---```
----@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag_status.options
 ---@return kadmin.lag_status.result[]
 function Client:lag_status(groups, options) end
@@ -2008,6 +2108,8 @@ function Client:remove_group_members(group, members, options) end
 ---The plan is worked out completely before anything changes; if any row has no target, nothing is committed and the call raises that row's error (with partial=true it returns the plan instead, the failed rows carrying their error). Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
 ---
 ---A group with live members is refused with NON_EMPTY_GROUP before anything is worked out (under dry-run too): Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses as well. force=true removes the members first (as remove_group_members(group) does), waits until the group is empty, then commits. It is meant for members whose consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms). Consumers still running learn of their removal at their next heartbeat, their commits under the old member id are refused, and they rejoin and resume from the reset offsets, dropping whatever they were processing; one that rejoins before the commit makes the call fail (TIMEOUT waiting for the group to empty, or UNKNOWN_MEMBER_ID on the commit). Stopping the consumers first remains the safe way.
+---
+---A streams group (a Kafka Streams application, KIP-1071) is reset the same way once the application's instances are stopped, as kafka-streams-groups.sh --reset-offsets requires; force cannot remove its members (Kafka has no admin request for that). Its state stores are not reset with it: kafka-streams-groups.sh --execute also deletes the application's internal topics, which here is delete_topics' work (the topics are in describe_streams_groups), and the instances' local state is theirs (KafkaStreams#cleanUp).
 ---
 ---```lua
 ----- billing is empty: rewind it on payments by 5 records, then look at the plan for "earliest" without committing.
@@ -3307,7 +3409,7 @@ function delete_group_offsets(group, topics, options) end
 ---
 ---Delete groups and their committed offsets.
 ---
----A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
+---A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true). A streams group is deleted like a consumer group (once the application's instances are stopped); its internal topics (repartition and changelog topics, see describe_streams_groups) stay: kafka-streams-groups.sh --delete deletes them too, delete_topics does here.
 ---
 ---Under --dry-run nothing is deleted: each group is checked to exist and to have no members.
 ---
@@ -3322,7 +3424,7 @@ function delete_groups(groups, options) end
 
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -3339,7 +3441,7 @@ function describe_groups(groups, options) end
 ---
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -3351,6 +3453,27 @@ function describe_groups(groups, options) end
 ---@param options? kadmin.describe_groups.options
 ---@return kadmin.describe_groups.result[]
 function describe_consumer_groups(groups, options) end
+
+---Describe Kafka Streams applications' groups (KIP-1071): topology, members and their tasks.
+---
+---groups is a group name or an array of names: the application.id of Kafka Streams applications running with group.protocol=streams. What kafka-streams-groups.sh --describe shows (--state, --members --verbose), with Kafka's names: state (Empty, NotReady, Assigning, Reconciling, Stable), group_epoch, target_assignment_epoch, topology_epoch.
+---
+---topology_ready is false while the broker cannot run the topology: state NotReady (a source topic missing or not co-partitioned, internal topics not created yet) or no topology received yet; subtopologies is then empty. Each subtopology lists its source_topics, the repartition topics it reads (repartition_source_topics) and writes (repartition_sink_topics), and its state stores' changelog_topics, with the partition counts the topology asks for (0: left to the source topics).
+---
+---Each member is a stream thread of an application instance (process_id); member_epoch and topology_epoch are the ones it runs; member_protocol is "classic" for a member not yet on the streams protocol. Its tasks are given per subtopology with their partitions: active_tasks process records, standby_tasks keep a copy of the state, warmup_tasks build one before taking over; the target_ ones are the assignment the broker is moving it to. assignment is what its active tasks consume: each task's partition of its subtopology's source and repartition topics, as in describe_groups. Members are sorted by process_id then member_id.
+---
+---Offsets are committed as a consumer group's: fetch_offsets, lag (the source and repartition topics), reset_offsets, delete_group_offsets and delete_groups take a streams group by name. describe_groups does not describe one: it fails naming the type, as this function fails for a group of another type. A group that does not exist fails with GROUP_ID_NOT_FOUND (see err.results, or pass {partial=true}).
+---
+---Kafka 4.1 has streams groups as early access: its brokers answer only when started with unstable.api.versions.enable=true and unstable.feature.versions.enable=true, and with streams.version raised to 1 (update_features); from Kafka 4.2 they are on.
+---
+---```lua
+---local ok, err = pcall(describe_streams_groups, "wordcount-app")
+---print(ok or err.code)
+---```
+---@param groups string|string[] the streams groups to describe
+---@param options? kadmin.describe_streams_groups.options
+---@return kadmin.describe_streams_groups.result[]
+function describe_streams_groups(groups, options) end
 
 ---A group's committed offsets, sorted by topic and partition.
 ---
@@ -3386,7 +3509,7 @@ function list_consumer_group_offsets(group, topics, options) end
 
 ---Consumer lag per group and partition.
 ---
----Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
+---Without groups: every consumer group (classic and KIP-848) and every streams group (Kafka Streams applications with group.protocol=streams, KIP-1071). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned. A streams group's are every partition of the topics its topology consumes (its source topics and the repartition topics it reads: those kafka-streams-groups.sh --describe lists), committed or not, a member's being those its active tasks consume.
 ---
 ---committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read), unless no_commit="skip": then lag is -1 and total_lag leaves it out, so that totals match kafka-consumer-groups --describe, which prints "-" for such a partition. lag is end_offset - committed, never below 0; total_lag sums the group's lags.
 ---
@@ -3413,7 +3536,7 @@ function list_consumer_group_offsets(group, topics, options) end
 ---local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 ---print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)
 ---```
----@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag.options
 ---@return kadmin.lag.result[]
 function lag(groups, options) end
@@ -3461,7 +3584,7 @@ function lag_evaluate(samples, options) end
 ---  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
 ---end
 ---```
----@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag_status.options
 ---@return kadmin.lag_status.result[]
 function lag_status(groups, options) end
@@ -3546,6 +3669,8 @@ function remove_group_members(group, members, options) end
 ---The plan is worked out completely before anything changes; if any row has no target, nothing is committed and the call raises that row's error (with partial=true it returns the plan instead, the failed rows carrying their error). Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
 ---
 ---A group with live members is refused with NON_EMPTY_GROUP before anything is worked out (under dry-run too): Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses as well. force=true removes the members first (as remove_group_members(group) does), waits until the group is empty, then commits. It is meant for members whose consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms). Consumers still running learn of their removal at their next heartbeat, their commits under the old member id are refused, and they rejoin and resume from the reset offsets, dropping whatever they were processing; one that rejoins before the commit makes the call fail (TIMEOUT waiting for the group to empty, or UNKNOWN_MEMBER_ID on the commit). Stopping the consumers first remains the safe way.
+---
+---A streams group (a Kafka Streams application, KIP-1071) is reset the same way once the application's instances are stopped, as kafka-streams-groups.sh --reset-offsets requires; force cannot remove its members (Kafka has no admin request for that). Its state stores are not reset with it: kafka-streams-groups.sh --execute also deletes the application's internal topics, which here is delete_topics' work (the topics are in describe_streams_groups), and the instances' local state is theirs (KafkaStreams#cleanUp).
 ---
 ---```lua
 ----- billing is empty: rewind it on payments by 5 records, then look at the plan for "earliest" without committing.

@@ -67,6 +67,7 @@ var calls = []call{
 	{fn: "fetch_offsets", lua: `assert(#fetch_offsets("compat-group") == 2)`},
 	{fn: "list_groups", lua: `list_groups(); list_groups{states = {"Empty"}}`},
 	{fn: "describe_groups", lua: `assert(describe_groups("compat-group")[1].state == "Empty")`},
+	{fn: "describe_streams_groups", lua: `describe_streams_groups("compat-streams")`, answers: []string{"GROUP_ID_NOT_FOUND"}},
 	{fn: "lag", lua: `assert(lag("compat-group")[1].total_lag > 0)`},
 	{fn: "lag_status", lua: `assert(lag_status("compat-group", {time = true})[1].status == "OK")`},
 	{fn: "lag_evaluate", lua: `assert(lag_evaluate({{offset = 1, time = 0, lag = 3}, {offset = 2, time = 1000, lag = 2}}, {now = 1000}).status == "OK")`},
