@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Sizes on disk, from DescribeLogDirs (every broker's replicas and their
@@ -407,15 +409,4 @@ func (b ReassignBytes) String() string {
 	return fmt.Sprintf("%s of %s copied (%.1f%%)", humanBytes(b.Copied), humanBytes(b.Total), b.Percent)
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return vocab.HumanBytes(n) }
