@@ -134,15 +134,13 @@ func (st *state) gain(h, l int, t int64) float64 {
 
 // bestTrade is the move from h to l, or failing that the swap, that lowers
 // the sum most; a move must keep both brokers' counts within [lo, hi].
+// The gain, which needs only a size, is asked before the rules, which
+// read the partition's other replicas: most replicas fail the first.
 func (st *state) bestTrade(h, l, lo, hi int) (trade, bool) {
 	best := trade{give: -1, take: -1}
-	countsAllow := st.count(l)+1 <= hi && st.count(h)-1 >= lo
-	if countsAllow {
+	if st.count(l)+1 <= hi && st.count(h)-1 >= lo {
 		for _, s := range st.on[h] {
-			if !st.movable(s, l) {
-				continue
-			}
-			if g := st.gain(h, l, st.parts[st.slotPart[s]].size); g > best.gain {
+			if g := st.gain(h, l, st.size(s)); g > best.gain && st.movable(s, l) {
 				best = trade{give: s, take: -1, gain: g}
 			}
 		}
@@ -153,10 +151,13 @@ func (st *state) bestTrade(h, l, lo, hi int) (trade, bool) {
 	return st.bestSwap(h, l)
 }
 
+func (st *state) size(s int32) int64 { return st.parts[st.slotPart[s]].size }
+
 // bestSwap trades a replica on h for a smaller one on l: counts stay, and
 // the difference of their sizes moves. For each replica of h it looks up,
-// among l's sorted by size, the one leaving the difference nearest to the
-// amount that evens the two brokers out.
+// among l's that may move to h sorted by size, the one leaving the
+// difference nearest to the amount that evens the two brokers out; the
+// replica of h is asked whether it may move only when that trade gains.
 func (st *state) bestSwap(h, l int) (trade, bool) {
 	if st.budget[h] >= 0 && st.budget[h] < 2 || st.budget[l] >= 0 && st.budget[l] < 2 {
 		return trade{}, false
@@ -170,26 +171,23 @@ func (st *state) bestSwap(h, l int) (trade, bool) {
 	if len(back) == 0 {
 		return trade{}, false
 	}
-	size := func(s int32) int64 { return st.parts[st.slotPart[s]].size }
-	slices.SortFunc(back, func(a, b int32) int { return cmp.Compare(size(a), size(b)) })
+	slices.SortFunc(back, func(a, b int32) int { return cmp.Compare(st.size(a), st.size(b)) })
 	even := st.evenAmount(h, l)
 	best := trade{give: -1, take: -1}
 	for _, s := range st.on[h] {
-		if !st.movableWith(s, l, 0) { // only the difference of the sizes lands on l
-			continue
-		}
-		want := size(s) - even // the size of l's replica that evens them out
-		i, _ := slices.BinarySearchFunc(back, want, func(q int32, w int64) int { return cmp.Compare(size(q), w) })
+		want := st.size(s) - even // the size of l's replica that evens them out
+		i, _ := slices.BinarySearchFunc(back, want, func(q int32, w int64) int { return cmp.Compare(st.size(q), w) })
 		for _, j := range []int{i - 1, i} {
 			if j < 0 || j >= len(back) {
 				continue
 			}
 			q := back[j]
-			t := size(s) - size(q)
+			t := st.size(s) - st.size(q)
 			if t <= 0 || !st.fits(l, t) {
 				continue
 			}
-			if g := st.gain(h, l, t); g > best.gain {
+			// Only the difference of the sizes lands on l.
+			if g := st.gain(h, l, t); g > best.gain && st.movableWith(s, l, 0) {
 				best = trade{give: s, take: q, gain: g}
 			}
 		}

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,12 +144,12 @@ func TestPlanByBytesSmallPartitionsStayPutAndLimitPerBroker(t *testing.T) {
 	touched := map[int32]int{}
 	for _, r := range plan.Partitions {
 		for _, b := range r.Current {
-			if !contains(r.Target, b) {
+			if !slices.Contains(r.Target, b) {
 				touched[b]++
 			}
 		}
 		for _, b := range r.Target {
-			if !contains(r.Current, b) {
+			if !slices.Contains(r.Current, b) {
 				touched[b]++
 			}
 		}
@@ -169,13 +170,4 @@ func TestPlanByBytesNeedsSizesAndCheckedOptions(t *testing.T) {
 		require.Error(t, err, "%+v", o)
 		assert.Equal(t, "INVALID_ARGUMENT", testerr.As(t, err).Code, "%+v", o)
 	}
-}
-
-func contains(bs []int32, b int32) bool {
-	for _, x := range bs {
-		if x == b {
-			return true
-		}
-	}
-	return false
 }
