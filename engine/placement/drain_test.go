@@ -91,12 +91,29 @@ func TestDrainBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, "no broker would be left to take the replicas of brokers 1, 2, 3, 4")
 	_, err = Drain(in, []int32{1}, Options{PartitionLimit: 2})
 	assert.ErrorContains(t, err, "a drain moves every replica off the drained brokers")
-	// RF 2 over racks a and b: draining a whole rack breaks the rule
-	// rather than fail, and every replica still leaves.
+	// RF 2 over racks a and b: with rack a drained, the brokers left span
+	// one rack, whose share is then both replicas.
 	plan, err := Drain(in, []int32{1, 2}, Options{})
 	require.NoError(t, err)
 	r, _ := spread(apply(in.Current, plan), []int32{3, 4})
 	assert.Equal(t, map[int32]int{3: 12, 4: 12}, r)
+
+}
+
+func TestDrainBreaksTheRackRuleOnlyWhenNoBrokerElseHasRoom(t *testing.T) {
+	// t[0] on 3 (rack b) and 4 (rack c); 4 drained. Broker 1, the only one
+	// of rack a, is too full by bytes, so broker 5 (rack b, beside 3) takes
+	// it, and the notes say so.
+	cur := map[string]map[int32][]int32{"t": {0: {3, 4}}, "fill": {0: {1}}}
+	sizes := map[string]map[int32]int64{"t": {0: 10 * gib}, "fill": {0: 80 * gib}}
+	in := Layout{Current: cur, Brokers: []int32{1, 3, 4, 5}, Racks: map[int32]string{1: "a", 3: "b", 5: "b", 4: "c"},
+		Sizes: sizes, Disks: disksFor(cur, sizes, 100*gib)}
+	in.Disks[5] = Disk{TotalBytes: 100 * gib, UsableBytes: 100 * gib}
+	plan, err := Drain(in, []int32{4}, Options{By: ByBytes})
+	require.NoError(t, err)
+	require.Len(t, plan.Partitions, 1)
+	assert.Equal(t, []int32{3, 5}, plan.Partitions[0].Target)
+	assert.Contains(t, plan.Notes, "1 replica(s) go to a rack their partition already uses: no broker of another rack could take them (t[0])")
 }
 
 func TestLeadersOnlySpreadsPreferredLeadersWithoutMovingData(t *testing.T) {

@@ -272,7 +272,12 @@ func (st *state) placeForced(byBytes bool) (int, error) {
 // placeOrFail places s within the rack rule if it can, else breaking it
 // (the racks leave no choice), else fails naming the partition.
 func (st *state) placeOrFail(s int32, byBytes bool) error {
-	if st.place(s, byBytes, false) || st.place(s, byBytes, true) {
+	if st.place(s, byBytes, false) {
+		return nil
+	}
+	if st.place(s, byBytes, true) {
+		pt := &st.parts[st.slotPart[s]]
+		st.rackBroken = append(st.rackBroken, vocab.PartitionKey(pt.topic, pt.num))
 		return nil
 	}
 	return st.placeFailure(&st.parts[st.slotPart[s]])

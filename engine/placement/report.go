@@ -155,6 +155,10 @@ func (st *state) notes(o Options, plan Plan) []string {
 	} else if n := st.unsized(); n > 0 {
 		out = append(out, fmt.Sprintf("%d partition(s) have no measured size and count as 0 bytes", n))
 	}
+	if n := len(st.rackBroken); n > 0 {
+		out = append(out, fmt.Sprintf("%d replica(s) go to a rack their partition already uses: no broker of another rack could take them (%s)",
+			n, strings.Join(st.rackBroken[:min(n, 10)], ", ")+map[bool]string{true: ", ...", false: ""}[n > 10]))
+	}
 	if o.byBytes() && !st.capsKnown {
 		out = append(out, "a broker's disk capacity is unknown (Kafka before 3.3, or a log dir could not be read): the planned bytes are balanced and max_disk_usage is not checked")
 	}

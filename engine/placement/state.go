@@ -35,6 +35,8 @@ type state struct {
 	bytes   []int64   // broker index -> bytes: used disk when capacities are known, else the planned replicas'
 	cap     []int64   // broker index -> disk capacity (0: unknown)
 
+	rackBroken []string // partitions given a replica against the rack rule (the racks left no choice)
+
 	capsKnown  bool // every broker of the set has a capacity
 	sizesKnown bool // sizes were given
 	ceiling    float64
