@@ -63,8 +63,8 @@ moves counts replicas copied to a broker that did not hold them, bytes what they
 			Example: `local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 print(plan.moves .. " replicas move")
 for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
-local drain = plan_reassignment{drain = {3}}
-for _, s in ipairs(drain.steps) do print(s) end`,
+local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+for _, s in ipairs(demote.steps) do print(s) end`,
 			Run: planReassignment},
 		&Func{Name: "wait_reassignments", Area: "reassign",
 			Options: []Field{

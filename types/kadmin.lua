@@ -2197,8 +2197,8 @@ function Client:list_partition_reassignments(topics) end
 ---local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 ---print(plan.moves .. " replicas move")
 ---for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
----local drain = plan_reassignment{drain = {3}}
----for _, s in ipairs(drain.steps) do print(s) end
+---local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+---for _, s in ipairs(demote.steps) do print(s) end
 ---```
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
@@ -3675,8 +3675,8 @@ function list_partition_reassignments(topics) end
 ---local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 ---print(plan.moves .. " replicas move")
 ---for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
----local drain = plan_reassignment{drain = {3}}
----for _, s in ipairs(drain.steps) do print(s) end
+---local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+---for _, s in ipairs(demote.steps) do print(s) end
 ---```
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
