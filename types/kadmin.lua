@@ -986,14 +986,15 @@
 ---@field throttle? integer|string limit the replication of the moving replicas to this many bytes per second per broker (kafka-reassign-partitions --throttle) (bytes per second (int64) >= 1)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
----{topic=, partition=, [replicas=], [target=], [current=], [moves=]}
+---{topic=, partition=, [replicas=], [target=], [current=], [moves=], [bytes=]}
 ---@class kadmin.alter_partition_reassignments.rows
 ---@field topic string topic name
 ---@field partition integer|string partition (int32) >= 0
 ---@field replicas? (integer|string)[] the new replicas; the first is the preferred leader (non-empty array of broker ids)
 ---@field target? (integer|string)[] a plan row's new replicas (instead of replicas) (non-empty array of broker ids)
----@field current? (integer|string)[] a plan row's current replicas (array of broker id (int32) >= 0)
+---@field current? (integer|string)[] a plan row's current replicas (not sent) (array of broker id (int32) >= 0)
 ---@field moves? integer|string a plan row's count of moved replicas (not sent) (integer >= 0)
+---@field bytes? integer|string a plan row's partition size (not sent) (int64 >= 0)
 
 ---@class kadmin.alter_partition_reassignments.result
 ---@field topic string
@@ -1026,14 +1027,29 @@
 
 ---The arguments of plan_reassignment, named.
 ---@class kadmin.plan_reassignment.args
----@field topics string|string[] the topics to balance (topic name, or an array of them)
+---@field topics? string|string[] the topics to plan (required, but with drain: default every topic) (topic name, or an array of them)
 ---@field brokers? integer|string|(integer|string)[] the brokers to spread over (default: every broker) (broker id (int32) >= 0, or an array of them)
 ---@field racks? table<integer|string, string> each broker's rack (default: the cluster's broker racks) ({[broker_id] = "rack", ...})
+---@field by? "count"|"bytes" balance replica counts ("count", the default) or disk usage too ("bytes") (one of "count", "bytes")
+---@field replication_factor? integer|string raise or lower every partition's replication factor to this (int16 >= 1)
+---@field leaders_only? boolean move no data: balance preferred leaders by reordering replicas (with drain: a demote) (boolean)
+---@field drain? integer|string|(integer|string)[] empty these brokers: leadership first, then their replicas (broker id (int32) >= 0, or an array of them)
+---@field max_disk_usage? number no broker planned above this fraction of its log dirs' capacity (default 0.85) (number between 0.01 and 1)
+---@field min_partition_bytes? integer|string smaller partitions (or unmeasured ones) stay put when balancing (bytes (int64) >= 0)
+---@field partition_limit? integer|string at most this many balancing moves join or leave each broker (integer >= 1)
 
 ---@class kadmin.plan_reassignment.result
+---@field kind string
+---@field by string
 ---@field moves integer
 ---@field leader_changes integer
+---@field bytes? integer
 ---@field partitions kadmin.plan_reassignment.result.partitions[]
+---@field leadership kadmin.plan_reassignment.result.leadership[]
+---@field elect kadmin.plan_reassignment.result.elect[]
+---@field brokers kadmin.plan_reassignment.result.brokers[]
+---@field steps string[]
+---@field notes string[]
 
 ---@class kadmin.plan_reassignment.result.partitions
 ---@field topic string
@@ -1041,6 +1057,33 @@
 ---@field current integer[]
 ---@field target integer[]
 ---@field moves integer
+---@field bytes? integer
+
+---@class kadmin.plan_reassignment.result.leadership
+---@field topic string
+---@field partition integer
+---@field current integer[]
+---@field target integer[]
+---@field moves integer
+---@field bytes? integer
+
+---@class kadmin.plan_reassignment.result.elect
+---@field topic string
+---@field partition integer
+
+---@class kadmin.plan_reassignment.result.brokers
+---@field broker integer
+---@field rack string
+---@field replicas_before integer
+---@field replicas_after integer
+---@field leaders_before integer
+---@field leaders_after integer
+---@field bytes_before? integer
+---@field bytes_after? integer
+---@field total_bytes? integer
+---@field usable_bytes? integer
+---@field usage_before? number
+---@field usage_after? number
 
 ---Options of reassign.
 ---@class kadmin.reassign.options
@@ -1056,14 +1099,15 @@
 ---@field on_progress? function called with the status after each poll (function)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
----{topic=, partition=, [replicas=], [target=], [current=], [moves=]}
+---{topic=, partition=, [replicas=], [target=], [current=], [moves=], [bytes=]}
 ---@class kadmin.reassign.plan
 ---@field topic string topic name
 ---@field partition integer|string partition (int32) >= 0
 ---@field replicas? (integer|string)[] the new replicas; the first is the preferred leader (non-empty array of broker ids)
 ---@field target? (integer|string)[] a plan row's new replicas (instead of replicas) (non-empty array of broker ids)
----@field current? (integer|string)[] a plan row's current replicas (array of broker id (int32) >= 0)
+---@field current? (integer|string)[] a plan row's current replicas (not sent) (array of broker id (int32) >= 0)
 ---@field moves? integer|string a plan row's count of moved replicas (not sent) (integer >= 0)
+---@field bytes? integer|string a plan row's partition size (not sent) (int64 >= 0)
 
 ---@class kadmin.reassign.result
 ---@field topic string
@@ -2373,16 +2417,24 @@ function Client:cancel_partition_reassignments(rows, options) end
 ---@return kadmin.list_partition_reassignments.result[]
 function Client:list_partition_reassignments(topics) end
 
----Plan a balanced, rack-aware reassignment that moves the fewest replicas.
+---Plan a reassignment: balanced by count or bytes, rack-aware, moving the fewest replicas; or a drain, a demote, a leader balance, a replication factor change.
 ---
----Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
+---Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with (nearly) the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
 ---
----moves counts replicas copied to a broker that did not hold them; partitions lists only the partitions that change (replicas or preferred leader), so the plan can be passed straight to alter_partition_reassignments. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
+---by = "bytes" then evens out disk usage (each broker's log dirs' used bytes over their capacity, from DescribeLogDirs; Kafka 3.3+, else the replicas' bytes), moving or swapping the replicas whose sizes fit best, never a broker above max_disk_usage; min_partition_bytes and partition_limit limit the moves as topicmappr's size threshold and per-broker limit do. A plan whose moves would not narrow the usage spread moves nothing and says so in notes.
+---
+---replication_factor = N raises or lowers every partition to N replicas: new ones go last to the least loaded brokers of racks the partition does not use; a decrease removes a replica sharing a rack, else the most loaded broker's, never the leader. leaders_only = true moves no data: replicas are reordered so that in-sync replicas lead evenly.
+---
+---drain = {broker ids} (topics default to every topic) plans a decommission in two steps: leadership rows reorder the partitions the brokers lead so they come last, elect lists the partitions whose preferred leader to elect then; partitions move their replicas to the least loaded brokers left, within the rack rule. With leaders_only it is a demote: the reorders alone, as partitions.
+---
+---moves counts replicas copied to a broker that did not hold them, bytes what they copy; partitions lists only the partitions that change (replicas or preferred leader): passed straight to alter_partition_reassignments, the plan reaches its end state. brokers reports every broker's replicas, leaders and bytes before and after; steps says what carrying it out does, notes what the plan could not do or did not know. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
 ---
 ---```lua
----local plan = plan_reassignment{topics = {"orders", "payments"}}
+---local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 ---print(plan.moves .. " replicas move")
 ---for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
+---local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+---for _, s in ipairs(demote.steps) do print(s) end
 ---```
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
@@ -3934,16 +3986,24 @@ function cancel_partition_reassignments(rows, options) end
 ---@return kadmin.list_partition_reassignments.result[]
 function list_partition_reassignments(topics) end
 
----Plan a balanced, rack-aware reassignment that moves the fewest replicas.
+---Plan a reassignment: balanced by count or bytes, rack-aware, moving the fewest replicas; or a drain, a demote, a leader balance, a replication factor change.
 ---
----Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
+---Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with (nearly) the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
 ---
----moves counts replicas copied to a broker that did not hold them; partitions lists only the partitions that change (replicas or preferred leader), so the plan can be passed straight to alter_partition_reassignments. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
+---by = "bytes" then evens out disk usage (each broker's log dirs' used bytes over their capacity, from DescribeLogDirs; Kafka 3.3+, else the replicas' bytes), moving or swapping the replicas whose sizes fit best, never a broker above max_disk_usage; min_partition_bytes and partition_limit limit the moves as topicmappr's size threshold and per-broker limit do. A plan whose moves would not narrow the usage spread moves nothing and says so in notes.
+---
+---replication_factor = N raises or lowers every partition to N replicas: new ones go last to the least loaded brokers of racks the partition does not use; a decrease removes a replica sharing a rack, else the most loaded broker's, never the leader. leaders_only = true moves no data: replicas are reordered so that in-sync replicas lead evenly.
+---
+---drain = {broker ids} (topics default to every topic) plans a decommission in two steps: leadership rows reorder the partitions the brokers lead so they come last, elect lists the partitions whose preferred leader to elect then; partitions move their replicas to the least loaded brokers left, within the rack rule. With leaders_only it is a demote: the reorders alone, as partitions.
+---
+---moves counts replicas copied to a broker that did not hold them, bytes what they copy; partitions lists only the partitions that change (replicas or preferred leader): passed straight to alter_partition_reassignments, the plan reaches its end state. brokers reports every broker's replicas, leaders and bytes before and after; steps says what carrying it out does, notes what the plan could not do or did not know. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
 ---
 ---```lua
----local plan = plan_reassignment{topics = {"orders", "payments"}}
+---local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 ---print(plan.moves .. " replicas move")
 ---for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
+---local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+---for _, s in ipairs(demote.steps) do print(s) end
 ---```
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
