@@ -1,0 +1,90 @@
+package luaapi
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lag and lag_status: one row per group with summary, rows one at a time
+// with iterate, the same numbers as the full rows, and the groups chosen
+// by the filters.
+func TestLagSummaryAndIterationFromLua(t *testing.T) {
+	e := newEnv(t)
+	groupTopic(t, e, "events", 3, 10)
+	groupTopic(t, e, "audit", 1, 4)
+	groupCommit(t, e, "idle", map[string]map[int32]int64{"events": {0: 10, 1: 4}})
+	groupCommit(t, e, "live", map[string]map[int32]int64{"audit": {0: 1}})
+	groupCommit(t, e, "other", map[string]map[int32]int64{"audit": {0: 4}})
+
+	assert.Equal(t, `[{"group":"idle","lagging":2,"max_lag":10,"partition_count":3,"records_lost":0,"state":"Empty","total_lag":16,"worst_partition":2,"worst_topic":"events"},`+
+		`{"group":"live","lagging":1,"max_lag":3,"partition_count":1,"records_lost":0,"state":"Empty","total_lag":3,"worst_partition":0,"worst_topic":"audit"},`+
+		`{"group":"other","lagging":0,"max_lag":0,"partition_count":1,"records_lost":0,"state":"Empty","total_lag":0}]`,
+		e.json(`return lag(nil, {summary = true})`))
+	// The summaries agree with kadm's lag of the same groups.
+	lags, err := e.adm.Lag(e.ctx(), "idle", "live", "other")
+	require.NoError(t, err)
+	assert.Equal(t, int64(16), lags["idle"].Lag.Total())
+	assert.Equal(t, int64(3), lags["live"].Lag.Total())
+
+	// Iterated, the rows are the table's, one at a time; nothing kept.
+	e.run(`
+		local function same(a, b) return kafka.json.encode(a) == kafka.json.encode(b) end
+		for _, opts in ipairs({{}, {summary = true}, {time = true}, {summary = true, sort = "lag", only_lagging = true}}) do
+			local whole, i = lag(nil, opts), 0
+			local it = {}
+			for k, v in pairs(opts) do it[k] = v end
+			it.iterate = true
+			for g in lag(nil, it) do
+				i = i + 1
+				if opts.time then
+					assert(g.max_lag_ms ~= nil and g.group == whole[i].group, g.group) -- lag_ms moves with the clock
+				elseif opts.sort == nil then
+					assert(same(g, whole[i]), g.group .. ": " .. kafka.json.encode(g) .. " ~= " .. kafka.json.encode(whole[i]))
+				end
+			end
+			assert(i == #whole, i)
+		end
+		local n = 0
+		for g in lag_status(nil, {summary = true, iterate = true}) do
+			n = n + 1
+			assert(g.worst == nil and g.partitions == nil and g.max_lag ~= nil, g.group)
+		end
+		assert(n == 3)
+		local s = lag_status(nil, {summary = true})
+		assert(s[1].group == "idle" and s[1].max_lag == 10 and s[1].worst_topic == "events" and s[1].worst_partition == 2, kafka.json.encode(s[1]))
+		assert(#lag_status()[1].worst > 0, "without summary the worst partitions are listed")
+	`)
+
+	// The filters choose by name and state before anything else.
+	e.run(`
+		local names = {}
+		for g in lag(nil, {match = "^(idle|live)$", exclude = "^l", iterate = true}) do names[#names + 1] = g.group end
+		assert(#names == 1 and names[1] == "idle", table.concat(names, ","))
+		assert(#lag(nil, {states = {"stable"}}) == 0)
+		assert(#lag_status(nil, {states = {"empty"}, match = "^[io]"}) == 2)
+	`)
+
+	// A failed group: the loop gets every row, the failed one with its
+	// error, then the iterator raises; with partial it does not.
+	re := e.runErr(`
+		local seen = {}
+		for g in lag({"idle", "ghost", "live"}, {iterate = true}) do seen[#seen + 1] = g.group .. "=" .. tostring(g.error ~= nil) end
+		error("not raised: " .. table.concat(seen, ","))`)
+	assert.Equal(t, "GROUP_ID_NOT_FOUND", re.Code)
+	assert.Contains(t, re.Message, "lag: ghost: GROUP_ID_NOT_FOUND")
+	assert.Contains(t, re.Message, "1 of 3 groups failed: ghost")
+	e.run(`
+		local seen = {}
+		for g in lag({"idle", "ghost"}, {iterate = true, summary = true, partial = true}) do seen[#seen + 1] = g end
+		assert(#seen == 2 and seen[1].group == "ghost" and seen[1].error.code == "GROUP_ID_NOT_FOUND" and seen[1].failed_in == "describe_groups", kafka.json.encode(seen))
+	`)
+
+	re = e.runErr(`lag(nil, {summary = true, observe = 1})`)
+	assert.Contains(t, re.Message, "lag: options: observe: watches every partition's commits at once: not with summary or iterate")
+	re = e.runErr(`lag(nil, {match = "("})`)
+	assert.Contains(t, re.Message, "lag: options: match")
+	re = e.runErr(`lag_status(nil, {states = {"Sleeping"}})`)
+	assert.Contains(t, re.Message, "lag_status: options: states")
+}
