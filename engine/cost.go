@@ -47,10 +47,10 @@ const (
 	PhaseDescribeGroups = "describe_groups"
 	PhaseFetchOffsets   = "fetch_offsets"
 	PhaseListOffsets    = "list_offsets"
-	PhaseFirstRecords   = "first_records" // lag in time: the first unread records
-	PhaseRetention      = "retention"     // lag in time: the topics' retention configs and sizes
-	PhaseJudge          = "judge"         // lag_status: recording samples and judging them
-	PhaseMetadata       = "metadata"      // describe_topics: the topics' partitions
+	PhaseFirstRecords   = "first_records"   // lag in time: the first unread records
+	PhaseRetention      = "retention"       // lag in time: the topics' retention configs and sizes
+	PhaseJudge          = "judge"           // lag_status: recording samples and judging them
+	PhaseDescribeTopics = "describe_topics" // a page of the topics' partitions (DescribeTopicPartitions)
 )
 
 // costs counts one client's costs; its methods are safe for concurrent

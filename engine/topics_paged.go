@@ -81,7 +81,13 @@ func (c *Client) pagedTopics(ctx context.Context, b requester, names []string, f
 			req.Topics = append(req.Topics, rt)
 		}
 		for {
-			kresp, err := b.Request(ctx, req)
+			// Each page within a call's timeout of its own: describing a
+			// million partitions takes longer than one call's.
+			rctx, cancel := c.callCtx(ctx)
+			done := c.phase(PhaseDescribeTopics)
+			kresp, err := b.Request(rctx, req)
+			done()
+			cancel()
 			if err != nil {
 				return err
 			}

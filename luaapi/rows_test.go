@@ -1,10 +1,12 @@
 package luaapi
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // lag and lag_status: one row per group with summary, rows one at a time
@@ -87,4 +89,41 @@ func TestLagSummaryAndIterationFromLua(t *testing.T) {
 	assert.Contains(t, re.Message, "lag: options: match")
 	re = e.runErr(`lag_status(nil, {states = {"Sleeping"}})`)
 	assert.Contains(t, re.Message, "lag_status: options: states")
+}
+
+// describe_topics streamed: the same topics as the table, a page at a
+// time, the filters applied as they come; the cluster's topics checked
+// through kadm.
+func TestDescribeTopicsIterated(t *testing.T) {
+	e := newEnv(t)
+	for i := range 30 {
+		_, err := e.adm.CreateTopic(e.ctx(), int32(1+i%4), 1, nil, fmt.Sprintf("t-%02d", i))
+		require.NoError(t, err)
+	}
+	td, err := e.adm.ListTopics(e.ctx())
+	require.NoError(t, err)
+	partitions := 0
+	for _, d := range td {
+		partitions += len(d.Partitions)
+	}
+	got := e.run(fmt.Sprintf(`
+		local whole, n, parts = describe_topics(), 0, 0
+		for t in describe_topics(nil, {iterate = true}) do
+			n = n + 1
+			assert(kafka.json.encode(t) == kafka.json.encode(whole[n]), t.name)
+			parts = parts + #t.partitions
+		end
+		assert(n == #whole, n)
+		local kept = {}
+		for t in describe_topics(nil, {iterate = true, match = "^t-0", exclude = "5$"}) do kept[#kept + 1] = t.name end
+		assert(table.concat(kept, ",") == "t-00,t-01,t-02,t-03,t-04,t-06,t-07,t-08,t-09", table.concat(kept, ","))
+		assert(#describe_topics(nil, {match = "^t-1"}) == 10)
+		local named = {}
+		for t in describe_topics({"t-03", "t-01"}, {iterate = true}) do named[#named + 1] = t.name .. ":" .. #t.partitions end
+		assert(table.concat(named, ",") == "t-01:2,t-03:4", table.concat(named, ","))
+		return parts`))
+	assert.Equal(t, lua.LNumber(partitions), got)
+	re := e.runErr(`for t in describe_topics({"t-01", "nope"}, {iterate = true}) do end`)
+	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
+	assert.Contains(t, re.Message, "1 of 2 topics failed: nope")
 }

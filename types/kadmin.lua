@@ -1225,6 +1225,9 @@
 
 ---Options of describe_topics.
 ---@class kadmin.describe_topics.options
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
+---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.describe_topics.result
@@ -2506,12 +2509,17 @@ function Client:delete_topics(names, options) end
 ---
 ---A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
 ---
+---At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.
+---
 ---```lua
 ---local t = describe_topics("orders")[1]
 ---print(t.name, #t.partitions, t.partitions[1].leader)
 ---local partitions = 0
 ---for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
 ---print(partitions)
+---local n = 0
+---for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+---print(n)
 ---```
 ---@param names? string|string[]|kadmin.describe_topics.options the topics to describe (default: every topic, internal ones included)
 ---@param options? kadmin.describe_topics.options
@@ -3986,12 +3994,17 @@ function delete_topics(names, options) end
 ---
 ---A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
 ---
+---At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.
+---
 ---```lua
 ---local t = describe_topics("orders")[1]
 ---print(t.name, #t.partitions, t.partitions[1].leader)
 ---local partitions = 0
 ---for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
 ---print(partitions)
+---local n = 0
+---for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+---print(n)
 ---```
 ---@param names? string|string[]|kadmin.describe_topics.options the topics to describe (default: every topic, internal ones included)
 ---@param options? kadmin.describe_topics.options
