@@ -112,3 +112,20 @@ func iterationError(first *engine.Error, failed []string, count, total int, noun
 	e.Message = fmt.Sprintf("%s (%d of %d %s failed: %s; the loop had every row, each with its error)", e.Message, count, total, noun, names)
 	return &e
 }
+
+// readAll reads a paged read to its end into one table's rows (a filter
+// without iterate); closeRead lets go of it.
+func readAll[T any](next func() ([]T, error), closeRead func()) ([]T, error) {
+	defer closeRead()
+	out := []T{}
+	for {
+		page, err := next()
+		if err != nil {
+			return nil, err
+		}
+		if page == nil {
+			return out, nil
+		}
+		out = append(out, page...)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -126,4 +127,37 @@ func TestDescribeTopicsIterated(t *testing.T) {
 	re := e.runErr(`for t in describe_topics({"t-01", "nope"}, {iterate = true}) do end`)
 	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
 	assert.Contains(t, re.Message, "1 of 2 topics failed: nope")
+}
+
+// list_offsets of every partition streamed: every topic when topics is
+// nil, the same rows as the table, the filters choosing topics before
+// any ListOffsets; the end offsets checked through kadm.
+func TestListOffsetsIterated(t *testing.T) {
+	e := newEnv(t)
+	for i := range 6 {
+		_, err := e.adm.CreateTopics(e.ctx(), 3, 1, nil, fmt.Sprintf("o-%d", i))
+		require.NoError(t, err)
+	}
+	e.run(`for i = 0, 5 do for p = 0, 2 do for _ = 1, i + p do produce("o-" .. i, {value = "x", partition = p}) end end end`)
+	ends, err := e.adm.ListEndOffsets(e.ctx(), "o-0", "o-1", "o-2", "o-3", "o-4", "o-5")
+	require.NoError(t, err)
+	var sum int64
+	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+	got := e.run(`
+		local whole, n, sum = list_offsets({"o-0", "o-1", "o-2", "o-3", "o-4", "o-5"}), 0, 0
+		for o in list_offsets(nil, "latest", {iterate = true, match = "^o-"}) do
+			n = n + 1
+			assert(kafka.json.encode(o) == kafka.json.encode(whole[n]), o.topic .. o.partition)
+			sum = sum + o.offset
+		end
+		assert(n == #whole and n == 18, n)
+		local kept = list_offsets(nil, "earliest", {exclude = "^o-[0-3]$|^_"})
+		assert(#kept == 6 and kept[1].topic == "o-4" and kept[6].topic == "o-5" and kept[6].offset == 0, #kept)
+		return sum`)
+	assert.Equal(t, lua.LNumber(sum), got)
+	re := e.runErr(`for o in list_offsets({"o-1", "nope"}, "latest", {iterate = true}) do end`)
+	assert.Equal(t, "UNKNOWN_TOPIC_OR_PARTITION", re.Code)
+	assert.Contains(t, re.Message, "1 of 4 partitions failed: nope")
+	re = e.runErr(`list_offsets({o = {[0] = 1}}, nil, {iterate = true})`)
+	assert.Contains(t, re.Message, "list_offsets: topics: is a topic or topics with iterate")
 }

@@ -110,18 +110,7 @@ func describeTopics(c *Call) (any, error) {
 		return cl.DescribeTopics(c.Ctx(), names)
 	}
 	cur := cl.OpenTopics(c.Ctx(), names, o)
-	defer cur.Close()
-	out := []engine.TopicDescription{}
-	for {
-		page, err := cur.Next()
-		if err != nil {
-			return nil, err
-		}
-		if page == nil {
-			return out, nil
-		}
-		out = append(out, page...)
-	}
+	return readAll(cur.Next, cur.Close)
 }
 
 // topicFilterOptions choose the topics of a whole-cluster read by name.

@@ -817,6 +817,9 @@
 
 ---Options of list_offsets.
 ---@class kadmin.list_offsets.options
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
+---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---{timestamp=, [partial=]}
@@ -2077,6 +2080,8 @@ function Client:topic_sizes(topics, options) end
 ---
 ---A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
 ---
+---At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.
+---
 ---```lua
 ---for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 ---local hour_ago = kafka.now() - 3600 * 1000
@@ -2085,7 +2090,7 @@ function Client:topic_sizes(topics, options) end
 ---local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
----@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
+---@param topics? string|string[]|kadmin.list_offsets.options every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time
 ---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
@@ -3562,6 +3567,8 @@ function topic_sizes(topics, options) end
 ---
 ---A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
 ---
+---At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.
+---
 ---```lua
 ---for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 ---local hour_ago = kafka.now() - 3600 * 1000
@@ -3570,7 +3577,7 @@ function topic_sizes(topics, options) end
 ---local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
----@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
+---@param topics? string|string[]|kadmin.list_offsets.options every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time
 ---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
