@@ -55,6 +55,10 @@ func stateWithSamples(ctx context.Context, s *seeded, name string) (string, erro
 	return path, fillState(ctx, s, path)
 }
 
+// statePartitions is the --state-max-partitions of the workloads with a
+// state file: every partition of LGS's cluster.
+const statePartitions = 3_000_000
+
 // fillState writes 10 samples of every group's partitions into path.
 func fillState(ctx context.Context, s *seeded, path string) error {
 	cl, err := engine.New(engine.Config{Brokers: s.addrs})
@@ -70,7 +74,10 @@ func fillState(ctx context.Context, s *seeded, path string) error {
 	if err != nil {
 		return err
 	}
-	store, err := state.OpenFile(path, state.Options{})
+	// Room for LGS's 2.6 million partitions (the default keeps 1 million
+	// and drops the groups sampled longest ago); the run is told the same
+	// (--state-max-partitions).
+	store, err := state.OpenFile(path, state.Options{MaxEntries: statePartitions})
 	if err != nil {
 		return err
 	}

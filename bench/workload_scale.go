@@ -39,7 +39,8 @@ func seedLGS(ctx context.Context, s *seeded, sc Scale) (func(int) ([]string, []s
 		return nil, "", err
 	}
 	return func(int) ([]string, []string) {
-		return []string{"{kadmin}", "-b", "{brokers}", "--state", stateFile, "run", "{scripts}/LGS.lua"}, kadminArgs("LG.lua")
+		return []string{"{kadmin}", "-b", "{brokers}", "--state", stateFile, "--state-max-partitions", strconv.Itoa(statePartitions),
+			"run", "{scripts}/LGS.lua"}, kadminArgs("LG.lua")
 	}, strconv.FormatInt(total, 10), nil
 }
 
