@@ -492,19 +492,30 @@
 ---@field top? integer|string keep each group's N worst partitions (with sort; totals still count every partition) (integer >= 1)
 ---@field at_risk? number with time: the fraction of the topic's retention.ms (or retention.bytes) at which a partition is at risk (default 0.8) (number between 0.01 and 1)
 ---@field observe? number watch the commits for this many seconds within the call: a lagging partition whose committed offset has not moved by then has stuck_ms (see below) (number between 0.1 and 3600)
+---@field summary? boolean one row per group (total_lag, max_lag, the worst partition, counts) instead of its partitions (see below) (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep groups whose name matches this RE2 regular expression (unanchored), chosen before anything else is asked
+---@field exclude? string leave out groups whose name matches this RE2 regular expression (unanchored)
+---@field states? "PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady"|("PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady")[] keep groups in these states as list_groups says them (case-insensitive) (one of "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady", or an array of them)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.lag.result
 ---@field group string
 ---@field state string
 ---@field total_lag integer
+---@field max_lag integer
+---@field partition_count integer
+---@field lagging integer
+---@field worst_topic? string
+---@field worst_partition? integer
 ---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
 ---@field reading_remote? integer
 ---@field remote_only? integer
 ---@field odd_timestamps? integer
----@field partitions kadmin.lag.result.partitions[]
+---@field failed_in? string
+---@field partitions? kadmin.lag.result.partitions[]
 ---@field error? kadmin.Error
 
 ---@class kadmin.lag.result.partitions
@@ -563,6 +574,11 @@
 ---@field read_committed? boolean with time: read as a read_committed consumer does (boolean)
 ---@field no_commit? "start"|"skip" a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag (one of "start", "skip")
 ---@field min_complete? number a lagging partition whose window covers less than this fraction of --state-window is not judged (rule window_incomplete) and its group counts it in incomplete (Burrow's minimum-complete; default 0: every window is judged) (number between 0 and 1)
+---@field summary? boolean one row per group without the lists of partitions: the worst partition in worst_topic and worst_partition (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep groups whose name matches this RE2 regular expression (unanchored), chosen before anything else is asked
+---@field exclude? string leave out groups whose name matches this RE2 regular expression (unanchored)
+---@field states? "PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady"|("PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady")[] keep groups in these states as list_groups says them (case-insensitive) (one of "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady", or an array of them)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.lag_status.result
@@ -571,6 +587,7 @@
 ---@field status string
 ---@field reason? string
 ---@field total_lag integer
+---@field max_lag integer
 ---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
@@ -586,8 +603,11 @@
 ---@field complete number
 ---@field incomplete? integer
 ---@field state_file boolean
----@field worst kadmin.lag_status.result.worst[]
+---@field worst? kadmin.lag_status.result.worst[]
+---@field worst_topic? string
+---@field worst_partition? integer
 ---@field partitions? kadmin.lag_status.result.partitions[]
+---@field failed_in? string
 ---@field error? kadmin.Error
 
 ---@class kadmin.lag_status.result.worst
@@ -930,6 +950,9 @@
 
 ---Options of list_offsets.
 ---@class kadmin.list_offsets.options
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
+---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---{timestamp=, [partial=]}
@@ -1419,6 +1442,9 @@
 
 ---Options of describe_topics.
 ---@class kadmin.describe_topics.options
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
+---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.describe_topics.result
@@ -2010,6 +2036,8 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---
 ---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
+---At scale: the groups are listed once, and match and exclude (RE2 on the group name, unanchored) and states (as list_groups says them) choose them right there, before any group is described or any offset asked for. They are then read a page of 2,000 groups at a time (their descriptions and commits, then their topics' start and end offsets), so the requests grow with the pages, not the groups. summary=true gives one row per group instead of its partitions: group, state, total_lag, max_lag (the most a partition lags), partition_count, lagging (how many lag), worst_topic and worst_partition (the partition lagging most; nil when none lags), max_lag_ms with time, records_lost, at_risk, failed_in and error; no partitions. Each page's partitions are let go once summed: 65,000 groups of 40 partitions are 65,000 rows. sort orders the summaries worst first; only_lagging leaves out groups without lag. iterate=true returns an iterator instead (for g in lag(nil, {iterate = true}) do ... end): the rows come a page at a time, in group order (sort then orders each group's partitions only), and a loop that keeps none holds one page. A group listed but deleted before its page was read is left out (as if listed a moment later). failed_in names the phase a group's error came from (describe_groups, fetch_offsets, list_offsets, first_records): nothing of it is computed from the other phases. A coordinator that timed out on a page is not asked again in later pages of the call: its groups fail with TIMEOUT saying so, rather than each page waiting the whole timeout. observe needs every partition: not with summary or iterate.
+---
 ---```lua
 ---for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
 ---for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end
@@ -2018,6 +2046,9 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---end
 ---local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 ---print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)
+---for g in lag(nil, {summary = true, iterate = true, match = "^orders"}) do
+---  print(g.group, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition)
+---end
 ---```
 ---@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag.options
@@ -2060,11 +2091,16 @@ function Client:lag_evaluate(samples, options) end
 ---
 ---Samples are kept at least a second apart (Burrow's min-distance: one taken sooner after the newest is merged into it, which keeps its time, and the partition is judged as of it), and at most --state-samples of them a window (a fast loop's window is thinned, not shortened). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.
 ---
+---At scale, as lag: match, exclude and states choose the groups right after listing; the groups are read a page at a time, each page recorded and judged while the next is read, and the --state file is written once, behind the run. max_lag is the most a partition lags. summary=true leaves out worst and partitions and names the worst partition in worst_topic and worst_partition: one small row per group. iterate=true returns an iterator (for g in lag_status(nil, {summary = true, iterate = true}) do ... end); the file is written once the loop has gone through every row. A group whose read failed (error, failed_in names the phase) is ERR with the error as its reason and is not sampled: nothing is judged from half of it.
+---
 ---```lua
 ---local s = lag_status("orders-processor", {max_lag = 100000})
 ---print(s[1].group, s[1].status, s[1].trend, s[1].reason)
 ---for _, g in ipairs(lag_status()) do
 ---  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
+---end
+---for g in lag_status(nil, {summary = true, iterate = true}) do
+---  if g.status ~= "OK" then print(g.group, g.status, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition) end
 ---end
 ---```
 ---@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer and streams group)
@@ -2323,6 +2359,8 @@ function Client:topic_sizes(topics, options) end
 ---
 ---A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
 ---
+---At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.
+---
 ---```lua
 ---for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 ---local hour_ago = kafka.now() - 3600 * 1000
@@ -2331,7 +2369,7 @@ function Client:topic_sizes(topics, options) end
 ---local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
----@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
+---@param topics? string|string[]|kadmin.list_offsets.options every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time
 ---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"earliest_pending_upload"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
@@ -2789,12 +2827,17 @@ function Client:delete_topics(names, options) end
 ---
 ---A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
 ---
+---At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.
+---
 ---```lua
 ---local t = describe_topics("orders")[1]
 ---print(t.name, #t.partitions, t.partitions[1].leader)
 ---local partitions = 0
 ---for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
 ---print(partitions)
+---local n = 0
+---for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+---print(n)
 ---```
 ---@param names? string|string[]|kadmin.describe_topics.options the topics to describe (default: every topic, internal ones included)
 ---@param options? kadmin.describe_topics.options
@@ -3579,6 +3622,8 @@ function list_consumer_group_offsets(group, topics, options) end
 ---
 ---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
+---At scale: the groups are listed once, and match and exclude (RE2 on the group name, unanchored) and states (as list_groups says them) choose them right there, before any group is described or any offset asked for. They are then read a page of 2,000 groups at a time (their descriptions and commits, then their topics' start and end offsets), so the requests grow with the pages, not the groups. summary=true gives one row per group instead of its partitions: group, state, total_lag, max_lag (the most a partition lags), partition_count, lagging (how many lag), worst_topic and worst_partition (the partition lagging most; nil when none lags), max_lag_ms with time, records_lost, at_risk, failed_in and error; no partitions. Each page's partitions are let go once summed: 65,000 groups of 40 partitions are 65,000 rows. sort orders the summaries worst first; only_lagging leaves out groups without lag. iterate=true returns an iterator instead (for g in lag(nil, {iterate = true}) do ... end): the rows come a page at a time, in group order (sort then orders each group's partitions only), and a loop that keeps none holds one page. A group listed but deleted before its page was read is left out (as if listed a moment later). failed_in names the phase a group's error came from (describe_groups, fetch_offsets, list_offsets, first_records): nothing of it is computed from the other phases. A coordinator that timed out on a page is not asked again in later pages of the call: its groups fail with TIMEOUT saying so, rather than each page waiting the whole timeout. observe needs every partition: not with summary or iterate.
+---
 ---```lua
 ---for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
 ---for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end
@@ -3587,6 +3632,9 @@ function list_consumer_group_offsets(group, topics, options) end
 ---end
 ---local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 ---print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)
+---for g in lag(nil, {summary = true, iterate = true, match = "^orders"}) do
+---  print(g.group, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition)
+---end
 ---```
 ---@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag.options
@@ -3629,11 +3677,16 @@ function lag_evaluate(samples, options) end
 ---
 ---Samples are kept at least a second apart (Burrow's min-distance: one taken sooner after the newest is merged into it, which keeps its time, and the partition is judged as of it), and at most --state-samples of them a window (a fast loop's window is thinned, not shortened). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.
 ---
+---At scale, as lag: match, exclude and states choose the groups right after listing; the groups are read a page at a time, each page recorded and judged while the next is read, and the --state file is written once, behind the run. max_lag is the most a partition lags. summary=true leaves out worst and partitions and names the worst partition in worst_topic and worst_partition: one small row per group. iterate=true returns an iterator (for g in lag_status(nil, {summary = true, iterate = true}) do ... end); the file is written once the loop has gone through every row. A group whose read failed (error, failed_in names the phase) is ERR with the error as its reason and is not sampled: nothing is judged from half of it.
+---
 ---```lua
 ---local s = lag_status("orders-processor", {max_lag = 100000})
 ---print(s[1].group, s[1].status, s[1].trend, s[1].reason)
 ---for _, g in ipairs(lag_status()) do
 ---  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
+---end
+---for g in lag_status(nil, {summary = true, iterate = true}) do
+---  if g.status ~= "OK" then print(g.group, g.status, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition) end
 ---end
 ---```
 ---@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer and streams group)
@@ -3892,6 +3945,8 @@ function topic_sizes(topics, options) end
 ---
 ---A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
 ---
+---At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.
+---
 ---```lua
 ---for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 ---local hour_ago = kafka.now() - 3600 * 1000
@@ -3900,7 +3955,7 @@ function topic_sizes(topics, options) end
 ---local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
----@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
+---@param topics? string|string[]|kadmin.list_offsets.options every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time
 ---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"earliest_pending_upload"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
@@ -4358,12 +4413,17 @@ function delete_topics(names, options) end
 ---
 ---A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
 ---
+---At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.
+---
 ---```lua
 ---local t = describe_topics("orders")[1]
 ---print(t.name, #t.partitions, t.partitions[1].leader)
 ---local partitions = 0
 ---for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
 ---print(partitions)
+---local n = 0
+---for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+---print(n)
 ---```
 ---@param names? string|string[]|kadmin.describe_topics.options the topics to describe (default: every topic, internal ones included)
 ---@param options? kadmin.describe_topics.options

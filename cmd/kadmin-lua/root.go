@@ -338,6 +338,7 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 
 	// SIGINT cancels cmd.Context() (the signal watcher's start phase).
 	vals, err := do(cmd.Context(), s.rt)
+	writeCost(a.verbose(), s.rt.Cost())
 	if sig, _ := a.sigs.result(); sig != nil {
 		return nil // run reports the signal
 	}
