@@ -626,6 +626,11 @@
 ---@field tls_truststore_type? "JKS"|"PKCS12"|"PEM" the trust store's type (else read from the file) (one of "JKS", "PKCS12", "PEM")
 ---@field tls_keystore? string a JKS or PKCS12 key store (password from KADMIN_TLS_KEYSTORE_PASSWORD); implies tls (non-empty string)
 ---@field tls_keystore_type? "JKS"|"PKCS12"|"PEM" the key store's type (else read from the file) (one of "JKS", "PKCS12", "PEM")
+---@field schema_registry? string the cluster's Schema Registry URL (password from KADMIN_SCHEMA_REGISTRY_PASSWORD with schema_registry_user, else a bearer token from KADMIN_SCHEMA_REGISTRY_TOKEN) (non-empty string)
+---@field schema_registry_user? string the Schema Registry's basic-auth user (non-empty string)
+---@field schema_registry_ca? string CA certificate file (PEM) to verify the Schema Registry with (non-empty string)
+---@field schema_registry_cert? string client certificate file (PEM) for the Schema Registry (non-empty string)
+---@field schema_registry_key? string client key file (PEM) for the Schema Registry (non-empty string)
 
 ---Options of kafka.json.encode.
 ---@class kadmin.kafka.json.encode.options
@@ -1013,6 +1018,117 @@
 ---@field offset integer
 ---@field timestamp integer
 ---@field error? kadmin.Error
+---@field dry_run? boolean
+
+---Options of check_compatibility.
+---@class kadmin.check_compatibility.options
+---@field version? "latest"|integer|string the version to check against (default "latest"); the subject's compatibility level decides which versions count (a version number or "latest")
+
+---{[type=], [schema=], [references=], [file=]}
+---@class kadmin.check_compatibility.schema
+---@field type? "AVRO"|"PROTOBUF"|"JSON" AVRO (default), PROTOBUF or JSON (one of "AVRO", "PROTOBUF", "JSON")
+---@field schema? string the schema's text (non-empty string)
+---@field references? kadmin.check_compatibility.schema.references|kadmin.check_compatibility.schema.references[] the subjects' versions it imports ({name=, subject=, version=}, or an array of them)
+---@field file? string a local schema file: .avsc, .proto or .json (non-empty string)
+
+---{name=, subject=, version=}
+---@class kadmin.check_compatibility.schema.references
+---@field name string the name the schema imports it by (an Avro type's full name, a .proto file name, a JSON $ref) (non-empty string)
+---@field subject string the subject that holds it (non-empty string)
+---@field version integer|string its version (schema version (int32) >= 1)
+
+---@class kadmin.check_compatibility.result
+---@field compatible boolean
+---@field messages string[]
+
+---Options of delete_schema_version.
+---@class kadmin.delete_schema_version.options
+---@field permanent? boolean delete for good (soft first, then hard) (boolean)
+
+---@class kadmin.delete_schema_version.result
+---@field subject string
+---@field versions integer[]
+---@field permanent boolean
+---@field dry_run? boolean
+
+---Options of delete_subject.
+---@class kadmin.delete_subject.options
+---@field permanent? boolean delete for good (a soft delete first, then a hard one): the registry forgets the ids (boolean)
+
+---@class kadmin.delete_subject.result
+---@field subject string
+---@field versions integer[]
+---@field permanent boolean
+---@field dry_run? boolean
+
+---Options of describe_schema.
+---@class kadmin.describe_schema.options
+---@field deleted? boolean a soft-deleted version too (then deleted=true) (boolean)
+
+---@class kadmin.describe_schema.result
+---@field subject string
+---@field version integer
+---@field id integer
+---@field type string
+---@field schema string
+---@field references kadmin.describe_schema.result.references[]
+---@field deleted? boolean
+
+---@class kadmin.describe_schema.result.references
+---@field name string
+---@field subject string
+---@field version integer
+
+---@class kadmin.describe_schema_compatibility.result
+---@field subject? string
+---@field global boolean
+---@field level string
+---@field own boolean
+
+---@class kadmin.describe_schema_id.result
+---@field id integer
+---@field type string
+---@field schema string
+---@field references kadmin.describe_schema_id.result.references[]
+---@field subjects kadmin.describe_schema_id.result.subjects[]
+
+---@class kadmin.describe_schema_id.result.references
+---@field name string
+---@field subject string
+---@field version integer
+
+---@class kadmin.describe_schema_id.result.subjects
+---@field subject string
+---@field version integer
+
+---Options of list_schema_versions.
+---@class kadmin.list_schema_versions.options
+---@field deleted? boolean the soft-deleted versions too (deleted=true) (boolean)
+
+---@class kadmin.list_schema_versions.result
+---@field subject string
+---@field version integer
+---@field deleted boolean
+
+---Options of list_subjects.
+---@class kadmin.list_subjects.options
+---@field deleted? boolean the soft-deleted subjects too (deleted=true) (boolean)
+---@field match? string keep subjects matching this RE2 regular expression (unanchored)
+
+---@class kadmin.list_subjects.result
+---@field subject string
+---@field deleted boolean
+
+---The arguments of set_schema_compatibility, named.
+---@class kadmin.set_schema_compatibility.args
+---@field subject? string the subject (default: the registry's global level) (non-empty string)
+---@field level "NONE"|"BACKWARD"|"BACKWARD_TRANSITIVE"|"FORWARD"|"FORWARD_TRANSITIVE"|"FULL"|"FULL_TRANSITIVE" NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE (one of "NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE")
+
+---@class kadmin.set_schema_compatibility.result
+---@field subject? string
+---@field global boolean
+---@field level string
+---@field before string
 ---@field dry_run? boolean
 
 ---Options of alter_user_scram_credentials.
@@ -2269,6 +2385,148 @@ function Client:probe(topic, options) end
 ---@param options? kadmin.produce.options
 ---@return kadmin.produce.result[]
 function Client:produce(topic, records, options) end
+
+---Ask the registry whether a schema may be registered under a subject.
+---
+---The registry checks the schema against the subject's versions as its compatibility level says (BACKWARD: the newest; *_TRANSITIVE: all of them); messages say why not. A subject with no versions accepts any schema. Reads only: nothing changes.
+---
+---```lua
+---local r = check_compatibility("orders-value", {type = "AVRO", schema = [[{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}]]})
+---print(r.compatible, #r.messages)
+---```
+---@param subject string the subject the schema would be registered under
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@param options? kadmin.check_compatibility.options
+---@return kadmin.check_compatibility.result
+function Client:check_compatibility(subject, schema, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete one version of a subject: soft or permanent.
+---
+---As delete_subject, for one version. Undo of a soft delete registers its schema again, if the subject does not hold it.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_schema_version("scratch-value", 1)
+---print(r.versions[1])
+---```
+---@param subject string the subject
+---@param version integer|string the version to delete
+---@param options? kadmin.delete_schema_version.options
+---@return kadmin.delete_schema_version.result
+function Client:delete_schema_version(subject, version, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete a subject: soft (its ids stay readable) or permanent.
+---
+---A soft delete hides the subject's versions; records framed with their ids still decode (the registry keeps them by id). permanent=true deletes them for good, as the registry allows only after a soft delete (done first when needed). versions are the versions deleted.
+---
+---Declared destructive: the REPL asks first unless --yes. The intent line records every version's schema and id; undo registers a soft-deleted subject's schemas again (the registry gives them their ids back; the version numbers are new). A permanent delete cannot be undone. Under --dry-run nothing is deleted and the plan lists the versions.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_subject("scratch-value")
+---print(r.subject, #r.versions)
+---```
+---@param subject string the subject
+---@param options? kadmin.delete_subject.options
+---@return kadmin.delete_subject.result
+function Client:delete_subject(subject, options) end
+
+---Read one version of a subject: its id, type, schema text and references.
+---
+---type is AVRO, PROTOBUF or JSON; schema is the text as registered; references name the subjects' versions it imports ({{name=, subject=, version=}...}). A missing subject fails with SUBJECT_NOT_FOUND, a missing version with VERSION_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema("orders-value")
+---print(s.id, s.version, s.type)
+---```
+---@param subject string the subject
+---@param version? "latest"|integer|string|kadmin.describe_schema.options a version number, or "latest" (default)
+---@param options? kadmin.describe_schema.options
+---@return kadmin.describe_schema.result
+function Client:describe_schema(subject, version, options) end
+
+---Read the compatibility level of subjects, and the registry's global one.
+---
+---The first row is the registry's global level (global=true, no subject); then one row per subject: its level, own=true when the subject has a level of its own, false when it inherits the global one.
+---
+---```lua
+---for _, c in ipairs(describe_schema_compatibility{"orders-value"}) do print(c.subject or "(global)", c.level, c.own) end
+---```
+---@param subjects? string|string[] the subjects (default: none, only the registry's global level)
+---@return kadmin.describe_schema_compatibility.result[]
+function Client:describe_schema_compatibility(subjects) end
+
+---Read the schema a record's framing names by id, and the subject versions that hold it.
+---
+---An id the registry does not have fails with SCHEMA_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema_id(describe_schema("orders-value").id)
+---print(s.type, s.subjects[1].subject)
+---```
+---@param id integer|string the schema id (what a record's framing carries)
+---@return kadmin.describe_schema_id.result
+function Client:describe_schema_id(id) end
+
+---List a subject's versions, ascending.
+---
+---A subject the registry does not have fails with SUBJECT_NOT_FOUND.
+---
+---```lua
+---for _, v in ipairs(list_schema_versions("orders-value")) do print(v.version) end
+---```
+---@param subject string the subject
+---@param options? kadmin.list_schema_versions.options
+---@return kadmin.list_schema_versions.result[]
+function Client:list_schema_versions(subject, options) end
+
+---List the Schema Registry's subjects, sorted.
+---
+---Needs a schema registry (--schema-registry URL, KADMIN_SCHEMA_REGISTRY_URL, a profile's schema_registry, or kafka.connect{schema_registry=}); without one every registry function fails with NO_SCHEMA_REGISTRY.
+---
+---Soft-deleted subjects are left out unless deleted=true. Registry errors keep the registry's names (SUBJECT_NOT_FOUND, INCOMPATIBLE_SCHEMA, ...); a refused login is AUTH, a registry that is down SCHEMA_REGISTRY_UNAVAILABLE (retried until --timeout), an answer that is not the registry's API SCHEMA_REGISTRY_BAD_RESPONSE.
+---
+---```lua
+---for _, s in ipairs(list_subjects{match = "^orders"}) do print(s.subject) end
+---```
+---@param options? kadmin.list_subjects.options
+---@return kadmin.list_subjects.result[]
+function Client:list_subjects(options) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Register a schema under a subject and return its id.
+---
+---Returns the schema's id: a new version's, or the one the subject already holds it as (then nothing changes). The registry refuses a schema its compatibility level does not allow (INCOMPATIBLE_SCHEMA) or cannot parse (INVALID_SCHEMA).
+---
+---Audited (the intent line names the registry and the schema); undo soft-deletes the version it registered, if it is still the subject's newest. Under --dry-run nothing is registered: the plan says whether the subject holds the schema already and checks its compatibility, and the call returns the existing id, or nil.
+---
+---```lua
+---local id = register_schema("scratch-value", {type = "AVRO", schema = [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]]})
+---print(id)
+---```
+---@param subject string the subject
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@return integer
+function Client:register_schema(subject, schema) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Set a subject's compatibility level, or the registry's global one.
+---
+---before is the level in force before. Audited; undo sets the level back (or removes the subject's own level when it had none), if it is still the one set. Under --dry-run nothing changes and the plan says the level now.
+---
+---```lua
+---local r = set_schema_compatibility{subject = "orders-value", level = "FULL"}
+---print(r.before, r.level)
+---```
+---@param args kadmin.set_schema_compatibility.args
+---@return kadmin.set_schema_compatibility.result
+function Client:set_schema_compatibility(args) end
 
 ---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
 ---
@@ -3739,6 +3997,148 @@ function probe(topic, options) end
 ---@param options? kadmin.produce.options
 ---@return kadmin.produce.result[]
 function produce(topic, records, options) end
+
+---Ask the registry whether a schema may be registered under a subject.
+---
+---The registry checks the schema against the subject's versions as its compatibility level says (BACKWARD: the newest; *_TRANSITIVE: all of them); messages say why not. A subject with no versions accepts any schema. Reads only: nothing changes.
+---
+---```lua
+---local r = check_compatibility("orders-value", {type = "AVRO", schema = [[{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}]]})
+---print(r.compatible, #r.messages)
+---```
+---@param subject string the subject the schema would be registered under
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@param options? kadmin.check_compatibility.options
+---@return kadmin.check_compatibility.result
+function check_compatibility(subject, schema, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete one version of a subject: soft or permanent.
+---
+---As delete_subject, for one version. Undo of a soft delete registers its schema again, if the subject does not hold it.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_schema_version("scratch-value", 1)
+---print(r.versions[1])
+---```
+---@param subject string the subject
+---@param version integer|string the version to delete
+---@param options? kadmin.delete_schema_version.options
+---@return kadmin.delete_schema_version.result
+function delete_schema_version(subject, version, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete a subject: soft (its ids stay readable) or permanent.
+---
+---A soft delete hides the subject's versions; records framed with their ids still decode (the registry keeps them by id). permanent=true deletes them for good, as the registry allows only after a soft delete (done first when needed). versions are the versions deleted.
+---
+---Declared destructive: the REPL asks first unless --yes. The intent line records every version's schema and id; undo registers a soft-deleted subject's schemas again (the registry gives them their ids back; the version numbers are new). A permanent delete cannot be undone. Under --dry-run nothing is deleted and the plan lists the versions.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_subject("scratch-value")
+---print(r.subject, #r.versions)
+---```
+---@param subject string the subject
+---@param options? kadmin.delete_subject.options
+---@return kadmin.delete_subject.result
+function delete_subject(subject, options) end
+
+---Read one version of a subject: its id, type, schema text and references.
+---
+---type is AVRO, PROTOBUF or JSON; schema is the text as registered; references name the subjects' versions it imports ({{name=, subject=, version=}...}). A missing subject fails with SUBJECT_NOT_FOUND, a missing version with VERSION_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema("orders-value")
+---print(s.id, s.version, s.type)
+---```
+---@param subject string the subject
+---@param version? "latest"|integer|string|kadmin.describe_schema.options a version number, or "latest" (default)
+---@param options? kadmin.describe_schema.options
+---@return kadmin.describe_schema.result
+function describe_schema(subject, version, options) end
+
+---Read the compatibility level of subjects, and the registry's global one.
+---
+---The first row is the registry's global level (global=true, no subject); then one row per subject: its level, own=true when the subject has a level of its own, false when it inherits the global one.
+---
+---```lua
+---for _, c in ipairs(describe_schema_compatibility{"orders-value"}) do print(c.subject or "(global)", c.level, c.own) end
+---```
+---@param subjects? string|string[] the subjects (default: none, only the registry's global level)
+---@return kadmin.describe_schema_compatibility.result[]
+function describe_schema_compatibility(subjects) end
+
+---Read the schema a record's framing names by id, and the subject versions that hold it.
+---
+---An id the registry does not have fails with SCHEMA_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema_id(describe_schema("orders-value").id)
+---print(s.type, s.subjects[1].subject)
+---```
+---@param id integer|string the schema id (what a record's framing carries)
+---@return kadmin.describe_schema_id.result
+function describe_schema_id(id) end
+
+---List a subject's versions, ascending.
+---
+---A subject the registry does not have fails with SUBJECT_NOT_FOUND.
+---
+---```lua
+---for _, v in ipairs(list_schema_versions("orders-value")) do print(v.version) end
+---```
+---@param subject string the subject
+---@param options? kadmin.list_schema_versions.options
+---@return kadmin.list_schema_versions.result[]
+function list_schema_versions(subject, options) end
+
+---List the Schema Registry's subjects, sorted.
+---
+---Needs a schema registry (--schema-registry URL, KADMIN_SCHEMA_REGISTRY_URL, a profile's schema_registry, or kafka.connect{schema_registry=}); without one every registry function fails with NO_SCHEMA_REGISTRY.
+---
+---Soft-deleted subjects are left out unless deleted=true. Registry errors keep the registry's names (SUBJECT_NOT_FOUND, INCOMPATIBLE_SCHEMA, ...); a refused login is AUTH, a registry that is down SCHEMA_REGISTRY_UNAVAILABLE (retried until --timeout), an answer that is not the registry's API SCHEMA_REGISTRY_BAD_RESPONSE.
+---
+---```lua
+---for _, s in ipairs(list_subjects{match = "^orders"}) do print(s.subject) end
+---```
+---@param options? kadmin.list_subjects.options
+---@return kadmin.list_subjects.result[]
+function list_subjects(options) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Register a schema under a subject and return its id.
+---
+---Returns the schema's id: a new version's, or the one the subject already holds it as (then nothing changes). The registry refuses a schema its compatibility level does not allow (INCOMPATIBLE_SCHEMA) or cannot parse (INVALID_SCHEMA).
+---
+---Audited (the intent line names the registry and the schema); undo soft-deletes the version it registered, if it is still the subject's newest. Under --dry-run nothing is registered: the plan says whether the subject holds the schema already and checks its compatibility, and the call returns the existing id, or nil.
+---
+---```lua
+---local id = register_schema("scratch-value", {type = "AVRO", schema = [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]]})
+---print(id)
+---```
+---@param subject string the subject
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@return integer
+function register_schema(subject, schema) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Set a subject's compatibility level, or the registry's global one.
+---
+---before is the level in force before. Audited; undo sets the level back (or removes the subject's own level when it had none), if it is still the one set. Under --dry-run nothing changes and the plan says the level now.
+---
+---```lua
+---local r = set_schema_compatibility{subject = "orders-value", level = "FULL"}
+---print(r.before, r.level)
+---```
+---@param args kadmin.set_schema_compatibility.args
+---@return kadmin.set_schema_compatibility.result
+function set_schema_compatibility(args) end
 
 ---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
 ---
