@@ -951,6 +951,20 @@
 ---@field values? boolean include the records' values (boolean)
 ---@field format? "text"|"hex"|"json" how keys, header values and values are shown: "text" (default), "hex" or "json" (one of "text", "hex", "json")
 ---@field read_committed? boolean skip aborted transactions' records, as a read_committed consumer does (boolean)
+---@field decode? "auto"|"avro"|"protobuf"|"json"|"none"|kadmin.peek.options.decode decode keys and values written for a Schema Registry: "auto", "avro", "protobuf", "json", "none" (default), or {key=, value=} (see below) ("auto", "avro", "protobuf", "json" or "none", or {key=, value=})
+---@field key_schema? kadmin.peek.options.key_schema decode every key with a local schema file: {file=, message=, framed=} ({file=, [message=], [framed=]})
+---@field value_schema? kadmin.peek.options.key_schema decode every value with a local schema file: {file=, message=, framed=} ({file=, [message=], [framed=]})
+
+---{[key=], [value=]}
+---@class kadmin.peek.options.decode
+---@field key? "auto"|"avro"|"protobuf"|"json"|"none" how keys are decoded (default none) (one of "auto", "avro", "protobuf", "json", "none")
+---@field value? "auto"|"avro"|"protobuf"|"json"|"none" how values are decoded (default none) (one of "auto", "avro", "protobuf", "json", "none")
+
+---{file=, [message=], [framed=]}
+---@class kadmin.peek.options.key_schema
+---@field file string a local schema file: .avsc (Avro), .proto (Protobuf) or .json (JSON Schema) (non-empty string)
+---@field message? string for a .proto file: the message the records are (package.Message; default: the file's first, or the framing's message index) (non-empty string)
+---@field framed? boolean the records are framed for a registry (magic byte, schema id, Protobuf message indexes): the framing is skipped; default: they are the bare encoding (boolean)
 
 ---{[timestamp=], [group=]}
 ---@class kadmin.peek.from
@@ -961,10 +975,12 @@
 ---@field offset integer
 ---@field timestamp integer
 ---@field timestamp_type string
----@field key? string
+---@field key? any
+---@field key_schema_id? integer
 ---@field headers kadmin.peek.result.headers[]
 ---@field size integer
 ---@field value? any
+---@field value_schema_id? integer
 ---@field error? kadmin.Error
 
 ---@class kadmin.peek.result.headers
@@ -2321,6 +2337,10 @@ function Client:delete_records(deletions, options) end
 ---
 ---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
+---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+---
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
 ---An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.
@@ -2331,6 +2351,8 @@ function Client:delete_records(deletions, options) end
 ---print(#last, last[1].value)
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
+---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+---print(stuck[1].value_schema_id, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition
@@ -3933,6 +3955,10 @@ function delete_records(deletions, options) end
 ---
 ---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
+---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+---
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
 ---An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.
@@ -3943,6 +3969,8 @@ function delete_records(deletions, options) end
 ---print(#last, last[1].value)
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
+---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+---print(stuck[1].value_schema_id, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition

@@ -34,6 +34,10 @@ type idEntry struct {
 	once   sync.Once
 	schema Schema
 	err    *vocab.Error
+
+	compileOnce sync.Once
+	codec       Codec
+	codecErr    *vocab.Error
 }
 
 // maxResponse bounds one registry answer: a schema of a few megabytes is
