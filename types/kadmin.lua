@@ -1017,12 +1017,20 @@
 ---@class kadmin.produce.options
 ---@field acks? "all"|"leader"|"none" "all" (default: every in-sync replica), "leader" or "none" (one of "all", "leader", "none")
 ---@field idempotent? boolean idempotent writes (default: on with acks "all", off otherwise) (boolean)
+---@field value_schema? kadmin.produce.options.value_schema encode every value with a registry subject's schema: {subject=, version=, message=} (see below) ({subject=, [version=], [message=]})
+---@field key_schema? kadmin.produce.options.value_schema encode every key with a registry subject's schema: {subject=, version=, message=} ({subject=, [version=], [message=]})
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---{subject=, [version=], [message=]}
+---@class kadmin.produce.options.value_schema
+---@field subject string the subject whose schema encodes the records (non-empty string)
+---@field version? "latest"|integer|string its version (default "latest") (a version number or "latest")
+---@field message? string for Protobuf: the message (default: the schema's first) (non-empty string)
 
 ---{[key=], [value=], [headers=], [partition=], [timestamp=]}
 ---@class kadmin.produce.records
----@field key? string the record's key (bytes) (string)
----@field value? string the record's value (bytes); left out: null (a tombstone) (string)
+---@field key? string the record's key (bytes, or with key_schema a table) (a string, or with a schema a table)
+---@field value? string the record's value (bytes, or with value_schema a table); left out: null (a tombstone) (a string, or with a schema a table)
 ---@field headers? table<string, string> header name to value (table of non-empty string = string)
 ---@field partition? integer|string the partition (default: the partitioner's choice) (partition (int32) >= 0)
 ---@field timestamp? integer|string ms since the epoch (default: now) (timestamp in ms (int64) >= 0)
@@ -2388,11 +2396,13 @@ function Client:probe(topic, options) end
 ---
 ---Write records (key, value, headers, partition, timestamp) to a topic and say where each landed.
 ---
----records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine). headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
+---records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine), or tables with key_schema/value_schema. headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
 ---
 ---A producer of its own is used, with the connection settings of the client: idempotent with acks=all by default, as the Java producer since Kafka 3.0. Each result has the record's index (its place in records), partition, offset (-1 if not written, or with acks "none", where nobody says) and timestamp, sorted by index.
 ---
 ---A change like any other: audited (the intent line has each partition's end offset before and each record's key, partition, timestamp, header names, value size and SHA-256, not the value itself; the outcome line each record's partition and offset), refused under --dry-run (the topic and partitions are checked and the plan says what would be written), and the REPL asks first unless --yes. It cannot be undone: records cannot be un-produced, and undo does not delete them (delete_records up to the produced offsets would also delete what others wrote before). The topic must exist (no auto-creation) and an explicit partition must be one of its partitions: otherwise nothing is sent. It needs WRITE on the topic, and for idempotence on brokers before Kafka 2.8 IDEMPOTENT_WRITE on the cluster (idempotent=false does without).
+---
+---With value_schema={subject=S} (key_schema too) each value is a table (or any value the schema takes) encoded with the subject's latest schema (or version=), framed for the registry as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes): Avro (decimals as strings or numbers, timestamps as RFC 3339 or numbers, dates as YYYY-MM-DD, unions by the first branch the value fits), Protobuf (fields by name, enums by name or number, well-known types in their JSON form) or JSON Schema (validated, written as JSON). Every record is checked before anything is sent, under --dry-run too: one that does not fit refuses the whole call with INVALID_ARGUMENT naming the record and the field path (record #3: value.total.amount: ...). peek's decoded values are accepted back as they are. A value left out stays a tombstone.
 ---
 ---```lua
 ---local r = produce("orders", {
@@ -2400,6 +2410,10 @@ function Client:probe(topic, options) end
 ---  {value = "ping", partition = 2},
 ---})
 ---for _, x in ipairs(r) do print(x.index, x.partition, x.offset) end
+----- A table encoded with the registry's schema (the subject's latest), framed as Confluent's serializers do:
+---local a = produce("orders", {key = "o-1", value = {order_id = "o-1", customer = "acme", amount_cents = 1250, status = "NEW"}},
+---  {value_schema = {subject = "orders-value"}})
+---print(a[1].partition, a[1].offset)
 ---return r[2].partition == 2
 ---```
 ---@param topic string the topic to write to (it must exist)
@@ -4006,11 +4020,13 @@ function probe(topic, options) end
 ---
 ---Write records (key, value, headers, partition, timestamp) to a topic and say where each landed.
 ---
----records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine). headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
+---records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine), or tables with key_schema/value_schema. headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
 ---
 ---A producer of its own is used, with the connection settings of the client: idempotent with acks=all by default, as the Java producer since Kafka 3.0. Each result has the record's index (its place in records), partition, offset (-1 if not written, or with acks "none", where nobody says) and timestamp, sorted by index.
 ---
 ---A change like any other: audited (the intent line has each partition's end offset before and each record's key, partition, timestamp, header names, value size and SHA-256, not the value itself; the outcome line each record's partition and offset), refused under --dry-run (the topic and partitions are checked and the plan says what would be written), and the REPL asks first unless --yes. It cannot be undone: records cannot be un-produced, and undo does not delete them (delete_records up to the produced offsets would also delete what others wrote before). The topic must exist (no auto-creation) and an explicit partition must be one of its partitions: otherwise nothing is sent. It needs WRITE on the topic, and for idempotence on brokers before Kafka 2.8 IDEMPOTENT_WRITE on the cluster (idempotent=false does without).
+---
+---With value_schema={subject=S} (key_schema too) each value is a table (or any value the schema takes) encoded with the subject's latest schema (or version=), framed for the registry as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes): Avro (decimals as strings or numbers, timestamps as RFC 3339 or numbers, dates as YYYY-MM-DD, unions by the first branch the value fits), Protobuf (fields by name, enums by name or number, well-known types in their JSON form) or JSON Schema (validated, written as JSON). Every record is checked before anything is sent, under --dry-run too: one that does not fit refuses the whole call with INVALID_ARGUMENT naming the record and the field path (record #3: value.total.amount: ...). peek's decoded values are accepted back as they are. A value left out stays a tombstone.
 ---
 ---```lua
 ---local r = produce("orders", {
@@ -4018,6 +4034,10 @@ function probe(topic, options) end
 ---  {value = "ping", partition = 2},
 ---})
 ---for _, x in ipairs(r) do print(x.index, x.partition, x.offset) end
+----- A table encoded with the registry's schema (the subject's latest), framed as Confluent's serializers do:
+---local a = produce("orders", {key = "o-1", value = {order_id = "o-1", customer = "acme", amount_cents = 1250, status = "NEW"}},
+---  {value_schema = {subject = "orders-value"}})
+---print(a[1].partition, a[1].offset)
 ---return r[2].partition == 2
 ---```
 ---@param topic string the topic to write to (it must exist)

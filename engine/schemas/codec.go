@@ -42,6 +42,11 @@ type Codec interface {
 	// Decode reads body; index is the Protobuf message index path (nil
 	// for the schema's first message, ignored by the other formats).
 	Decode(body []byte, index []int) (any, error)
+	// Encode writes v (a script's value: tables as map[string]any and
+	// []any, numbers float64) as the schema's body, checking it first: a
+	// value that does not fit is a *FieldError naming where. index is the
+	// Protobuf message index path to frame it with.
+	Encode(v any) (body []byte, index []int, err error)
 }
 
 // maxReferenceDepth bounds the chain of references followed to compile a
@@ -127,16 +132,25 @@ func CompileLocal(s Schema, message string, read func(string) ([]byte, error)) (
 		}
 		return nil, vocab.Errorf(CodeSchemaInvalid, s.File, "the schema does not compile: %v", err)
 	}
-	if message != "" {
-		pc, ok := c.(*protoCodec)
-		if !ok {
-			return nil, vocab.Errorf(vocab.CodeInvalidArgument, s.File, "message= names a Protobuf message; %s is %s", s.File, s.Type)
-		}
-		if c, err = pc.withMessage(message); err != nil {
-			return nil, vocab.Errorf(vocab.CodeInvalidArgument, s.File, "%v", err)
-		}
+	return ForMessage(c, message, s.File)
+}
+
+// ForMessage is c reading and writing the Protobuf message named message
+// (its full name, or its name when unique in the file); c itself for "".
+// resource names the schema in errors.
+func ForMessage(c Codec, message, resource string) (Codec, error) {
+	if message == "" {
+		return c, nil
 	}
-	return c, nil
+	pc, ok := c.(*protoCodec)
+	if !ok {
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, resource, "message= names a Protobuf message; the schema is %s", c.Type())
+	}
+	out, err := pc.withMessage(message)
+	if err != nil {
+		return nil, vocab.Errorf(vocab.CodeInvalidArgument, resource, "%v", err)
+	}
+	return out, nil
 }
 
 // CodecByID is schema id's codec, compiled once per registry client with
@@ -193,4 +207,22 @@ func splitIndex(b []byte) ([]int, []byte, error) {
 		return nil, nil, fmt.Errorf("the message index path is malformed (%v)", err)
 	}
 	return index, rest, nil
+}
+
+// Frame is body framed for the registry: the magic byte, id, and for
+// Protobuf the message index path.
+func Frame(id int, index []int, body []byte) []byte {
+	b, _ := header.AppendEncode(make([]byte, 0, 6+len(body)), id, index)
+	return append(b, body...)
+}
+
+// CodecOfSubject is the codec of subject's version (Latest: the newest)
+// and the schema's id, to encode records with.
+func (r *Registry) CodecOfSubject(ctx context.Context, subject string, version int) (Codec, int, error) {
+	s, err := r.SchemaAt(ctx, subject, version, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	c, err := r.CodecByID(ctx, s.ID)
+	return c, s.ID, err
 }
