@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"encoding/base64"
 	"math/big"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -287,4 +289,30 @@ func TestLocalSchemaFiles(t *testing.T) {
 
 	_, err = CompileLocal(Schema{Type: TypeAvro, Text: `{"type":"record"`, File: "bad.avsc"}, "", nil)
 	assert.Equal(t, CodeSchemaInvalid, code(t, err))
+}
+
+// A schema registered as a serialized descriptor (base64 of a
+// FileDescriptorProto, as Confluent's Python serializer registers it)
+// decodes as its .proto text does.
+func TestSerializedProtobufSchemaDecodes(t *testing.T) {
+	r, reg, _ := codecRegistry(t)
+	c, err := r.CodecByID(ctx(t), 4)
+	require.NoError(t, err)
+	file := c.(*protoCodec).file
+	serialized := func(fd protoreflect.FileDescriptor) string {
+		b, err := proto.Marshal(protodesc.ToFileDescriptorProto(fd))
+		require.NoError(t, err)
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	money := file.Imports().Get(0).FileDescriptor
+	require.Equal(t, "money.proto", money.Path())
+	reg.SeedSchema("money-serialized", 1, 9, sr.Schema{Schema: serialized(money), Type: sr.TypeProtobuf})
+	reg.SeedSchema("porders-serialized", 1, 8, sr.Schema{Schema: serialized(file), Type: sr.TypeProtobuf,
+		References: []sr.SchemaReference{{Name: "money.proto", Subject: "money-serialized", Version: 1}}})
+	body := protoOrderBytes(t, r)
+	want, derr := (&Decoder{Mode: DecodeAuto, Registry: r}).Decode(ctx(t), Frame(4, []int{0}, body), "x")
+	require.Nil(t, derr)
+	got, derr := (&Decoder{Mode: DecodeAuto, Registry: r}).Decode(ctx(t), Frame(8, []int{0}, body), "x")
+	require.Nil(t, derr)
+	assert.Equal(t, want.Value, got.Value)
 }

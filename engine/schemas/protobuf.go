@@ -38,6 +38,9 @@ const mainProto = "kadmin-lua/registry-schema.proto"
 const maxProtoRecursion = 256
 
 func compileProtobuf(src sources) (Codec, error) {
+	if fdp, ok := serializedDescriptor(src.main.Text); ok && src.main.File == "" {
+		return compileSerialized(src, fdp)
+	}
 	var resolver protocompile.Resolver
 	name := mainProto
 	if src.main.File != "" {
@@ -149,8 +152,8 @@ func protoValue(m protoreflect.Message) (any, error) {
 	out := make(map[string]any, fields.Len())
 	for i := range fields.Len() {
 		fd := fields.Get(i)
-		if !m.Has(fd) && (fd.HasPresence() || fd.Message() != nil) {
-			continue // an unset message, oneof member or optional: nil
+		if !m.Has(fd) && !fd.IsList() && !fd.IsMap() && (fd.HasPresence() || fd.Message() != nil) {
+			continue // an unset message, oneof member or optional: nil; an empty list or map is one
 		}
 		v, err := protoField(fd, m.Get(fd))
 		if err != nil {

@@ -29,13 +29,13 @@ func confluentPython(t *testing.T) string {
 	return py
 }
 
-// confluentSerde runs testdata/confluent_serde.py: produce, or consume n
-// records of both topics and return their values as its deserializers
+// confluentSerde runs testdata/confluent_serde.py on the Avro, JSON
+// Schema and Protobuf topics: produce, or consume n records of them and return their values as its deserializers
 // give them.
-func confluentSerde(t *testing.T, py, registry, avroTopic, jsonTopic, mode string, n int) map[string][]map[string]any {
+func confluentSerde(t *testing.T, py, registry string, topics [3]string, mode string, n int) map[string][]map[string]any {
 	t.Helper()
 	out, err := exec.CommandContext(ctxT(t, 2*time.Minute), py, "testdata/confluent_serde.py", mode, cluster.Bootstrap(),
-		kafkatest.AdminUser, kafkatest.AdminPassword, registry, avroTopic, jsonTopic, fmt.Sprint(n)).CombinedOutput()
+		kafkatest.AdminUser, kafkatest.AdminPassword, registry, topics[0], topics[1], topics[2], fmt.Sprint(n)).CombinedOutput()
 	require.NoError(t, err, "confluent_serde.py %s: %s", mode, out)
 	if mode != "consume" {
 		return nil
@@ -47,7 +47,9 @@ func confluentSerde(t *testing.T, py, registry, avroTopic, jsonTopic, mode strin
 
 // TestConfluentSerializersAgree (issue 31, done when): records written by
 // Confluent's Python serializers (Avro with a decimal, a union, an enum, a
-// timestamp and a date; JSON Schema) into real Kafka, with the schemas in
+// timestamp and a date; JSON Schema; Protobuf with a nested message and
+// enum, a well-known type, its second message's index, its schema
+// registered as a serialized descriptor) into real Kafka, with the schemas in
 // a registry served by srfake over HTTP on loopback, decode in kadmin-lua
 // (the binary, --schema-registry) to the values Confluent's deserializers
 // return; records kadmin-lua produces with value_schema decode in that
@@ -57,16 +59,20 @@ func TestConfluentSerializersAgree(t *testing.T) {
 	py := confluentPython(t)
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	avroTopic, jsonTopic := unique("sr-avro"), unique("sr-json")
+	avroTopic, jsonTopic, protoTopic := unique("sr-avro"), unique("sr-json"), unique("sr-proto")
+	topics := [3]string{avroTopic, jsonTopic, protoTopic}
 	r := adminRT(t, kafkatest.MechScram512)
-	r.Run(fmt.Sprintf(`create_topics{{name = %q, partitions = 1}, {name = %q, partitions = 1}}`, avroTopic, jsonTopic))
-	waitTopic(t, avroTopic, 1)
-	waitTopic(t, jsonTopic, 1)
+	r.Run(fmt.Sprintf(`create_topics{{name = %q, partitions = 1}, {name = %q, partitions = 1}, {name = %q, partitions = 1}}`,
+		avroTopic, jsonTopic, protoTopic))
+	for _, topic := range topics {
+		waitTopic(t, topic, 1)
+	}
 
-	confluentSerde(t, py, reg.URL(), avroTopic, jsonTopic, "produce", 0)
-	theirs := confluentSerde(t, py, reg.URL(), avroTopic, jsonTopic, "consume", 4)
-	require.Len(t, theirs[avroTopic], 2)
-	require.Len(t, theirs[jsonTopic], 2)
+	confluentSerde(t, py, reg.URL(), topics, "produce", 0)
+	theirs := confluentSerde(t, py, reg.URL(), topics, "consume", 6)
+	for _, topic := range topics {
+		require.Len(t, theirs[topic], 2, topic)
+	}
 
 	kadmin := func(src string) map[string][]map[string]any {
 		res := runBin(t, kafkatest.MechScram512, kafkatest.AdminUser, kafkatest.AdminPassword,
@@ -76,8 +82,9 @@ func TestConfluentSerializersAgree(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(res.Stdout), &got), "%s", res.Stdout)
 		return got
 	}
-	ours := kadmin(fmt.Sprintf(`return {avro = peek(%q, 0, 0, {decode = "auto"}), json = peek(%q, 0, 0, {decode = "auto"})}`, avroTopic, jsonTopic))
-	for side, topic := range map[string]string{"avro": avroTopic, "json": jsonTopic} {
+	ours := kadmin(fmt.Sprintf(`return {avro = peek(%q, 0, 0, {decode = "auto"}), json = peek(%q, 0, 0, {decode = "auto"}),
+		proto = peek(%q, 0, 0, {decode = "auto"})}`, avroTopic, jsonTopic, protoTopic))
+	for side, topic := range map[string]string{"avro": avroTopic, "json": jsonTopic, "proto": protoTopic} {
 		require.Len(t, ours[side], len(theirs[topic]), side)
 		for i, row := range ours[side] {
 			assert.Nil(t, row["error"], "%s row %d", side, i)
@@ -93,10 +100,15 @@ func TestConfluentSerializersAgree(t *testing.T) {
 		produce(%q, {{key = "p-3", value = {id = "p-3", amount = "7.25", note = "from kadmin-lua", status = "NEW",
 			at = "2026-05-28T20:26:40.123Z", day = "2026-05-28", tags = {"x"}}}}, {value_schema = {subject = %q}})
 		produce(%q, {{value = {n = 3, what = "kadmin-lua"}}}, {value_schema = {subject = %q}})
-		return {done = {}}`, avroTopic, avroTopic+"-value", jsonTopic, jsonTopic+"-value"))
-	theirs = confluentSerde(t, py, reg.URL(), avroTopic, jsonTopic, "consume", 6)
-	require.Len(t, theirs[avroTopic], 3)
-	require.Len(t, theirs[jsonTopic], 3)
+		produce(%q, {{value = {id = "o-3", cents = 725, status = "PAID", lines = {{sku = "y", qty = 3}}, at = "2026-05-28T20:26:40.123Z"}}},
+			{value_schema = {subject = %q, message = "shop.Order"}})
+		return {done = {}}`, avroTopic, avroTopic+"-value", jsonTopic, jsonTopic+"-value", protoTopic, protoTopic+"-value"))
+	theirs = confluentSerde(t, py, reg.URL(), topics, "consume", 9)
+	for _, topic := range topics {
+		require.Len(t, theirs[topic], 3, topic)
+	}
 	assert.Equal(t, mine, theirs[avroTopic][2]["value"])
 	assert.Equal(t, map[string]any{"n": 3.0, "what": "kadmin-lua"}, theirs[jsonTopic][2]["value"])
+	assert.Equal(t, map[string]any{"id": "o-3", "cents": 725.0, "status": "PAID", "lines": []any{map[string]any{"sku": "y", "qty": 3.0}},
+		"at": "2026-05-28T20:26:40.123Z"}, theirs[protoTopic][2]["value"])
 }
