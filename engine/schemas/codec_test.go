@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"context"
 	"encoding/base64"
 	"math/big"
 	"net/http/httptest"
@@ -20,6 +21,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Schemas registered as Confluent's serializers register them: Order
@@ -315,4 +318,26 @@ func TestSerializedProtobufSchemaDecodes(t *testing.T) {
 	got, derr := (&Decoder{Mode: DecodeAuto, Registry: r}).Decode(ctx(t), Frame(8, []int{0}, body), "x")
 	require.Nil(t, derr)
 	assert.Equal(t, want.Value, got.Value)
+}
+
+// A registry that is down or slow is an error of the record's row,
+// bounded by the request timeout, and is not remembered: the next record
+// asks again.
+func TestRegistryDownIsARowError(t *testing.T) {
+	down, err := New(Config{URLs: []string{"http://127.0.0.1:1"}, Timeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	d := &Decoder{Mode: DecodeAuto, Registry: down}
+	for range 2 {
+		c, cancel := context.WithTimeout(ctx(t), 200*time.Millisecond) // the run's --timeout
+		got, derr := d.Decode(c, Frame(3, nil, []byte{2, 'x'}), "topic[0]@5 value")
+		cancel()
+		require.Nil(t, got)
+		require.NotNil(t, derr)
+		assert.Contains(t, []string{vocab.CodeNetwork, vocab.CodeTimeout}, derr.Code)
+		assert.Contains(t, derr.Message, "schema id 3")
+		assert.Equal(t, "topic[0]@5 value", derr.Resource)
+	}
+	down.mu.Lock()
+	assert.Empty(t, down.byID, "a registry that is down is asked again")
+	down.mu.Unlock()
 }
