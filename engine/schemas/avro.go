@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hamba/avro/v2"
@@ -239,17 +242,43 @@ func (w *avroWalk) blocks(fn func()) {
 }
 
 // decimal is a two's complement big-endian unscaled value as a string with
-// scale digits after the point.
+// scale digits after the point. Values of up to 8 bytes (most amounts) go
+// through int64: big.Rat's formatting was most of a record's decoding.
 func decimal(b []byte, scale int) string {
-	n := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(b)*8)))
+	var digits string
+	neg := len(b) > 0 && b[0]&0x80 != 0
+	if len(b) <= 8 {
+		var n int64
+		if neg {
+			n = -1
+		}
+		for _, x := range b {
+			n = n<<8 | int64(x)
+		}
+		if n < 0 && n != math.MinInt64 {
+			digits = strconv.FormatInt(-n, 10)
+		} else if n >= 0 {
+			digits = strconv.FormatInt(n, 10)
+		} else {
+			digits = strconv.FormatUint(uint64(math.MaxInt64)+1, 10)
+		}
+	} else {
+		n := new(big.Int).SetBytes(b)
+		if neg {
+			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(b)*8)))
+		}
+		digits = n.Abs(n).String()
 	}
-	if scale == 0 {
-		return n.String()
+	if scale > 0 {
+		if len(digits) <= scale {
+			digits = strings.Repeat("0", scale-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
 	}
-	r := new(big.Rat).SetFrac(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
-	return r.FloatString(scale)
+	if neg && strings.Trim(digits, "0.") != "" {
+		return "-" + digits
+	}
+	return digits
 }
 
 // clock is a time of day as "15:04:05.000" (or with microseconds).

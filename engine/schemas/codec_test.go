@@ -341,3 +341,24 @@ func TestRegistryDownIsARowError(t *testing.T) {
 	assert.Empty(t, down.byID, "a registry that is down is asked again")
 	down.mu.Unlock()
 }
+
+// Decimals read exactly at every size and sign, as Java's BigDecimal
+// writes them.
+func TestAvroDecimalDigits(t *testing.T) {
+	for _, c := range []struct {
+		unscaled string
+		scale    int
+		want     string
+	}{
+		{"0", 2, "0.00"}, {"5", 2, "0.05"}, {"-5", 2, "-0.05"}, {"-1234", 2, "-12.34"}, {"1999", 2, "19.99"},
+		{"123", 0, "123"}, {"-9223372036854775808", 3, "-9223372036854775.808"},
+		{"123456789012345678901234567890", 10, "12345678901234567890.1234567890"},
+		{"-123456789012345678901234567890", 4, "-12345678901234567890123456.7890"},
+	} {
+		n, _ := new(big.Int).SetString(c.unscaled, 10)
+		b, err := decimalBytes(c.unscaled, 0, 0, "")
+		require.NoError(t, err)
+		assert.Equal(t, c.want, decimal(b, c.scale), "%s scale %d", c.unscaled, c.scale)
+		assert.Equal(t, n.Sign() < 0, b[0]&0x80 != 0)
+	}
+}

@@ -133,7 +133,10 @@ func (c *protoCodec) Decode(body []byte, index []int) (any, error) {
 		return nil, err
 	}
 	msg := dynamicpb.NewMessage(md)
-	if err := (proto.UnmarshalOptions{RecursionLimit: maxProtoRecursion}).Unmarshal(body, msg); err != nil {
+	// AllowPartial: a proto2 message missing a required field is shown as
+	// it is (what a script is asked to look at), and proto3 skips the walk
+	// that checks it.
+	if err := (proto.UnmarshalOptions{RecursionLimit: maxProtoRecursion, AllowPartial: true}).Unmarshal(body, msg); err != nil {
 		return nil, fmt.Errorf("%s: %v", md.FullName(), err)
 	}
 	return protoValue(msg)
