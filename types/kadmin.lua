@@ -745,6 +745,11 @@
 ---@field tls_truststore_type? "JKS"|"PKCS12"|"PEM" the trust store's type (else read from the file) (one of "JKS", "PKCS12", "PEM")
 ---@field tls_keystore? string a JKS or PKCS12 key store (password from KADMIN_TLS_KEYSTORE_PASSWORD); implies tls (non-empty string)
 ---@field tls_keystore_type? "JKS"|"PKCS12"|"PEM" the key store's type (else read from the file) (one of "JKS", "PKCS12", "PEM")
+---@field schema_registry? string the cluster's Schema Registry URL (password from KADMIN_SCHEMA_REGISTRY_PASSWORD with schema_registry_user, else a bearer token from KADMIN_SCHEMA_REGISTRY_TOKEN) (non-empty string)
+---@field schema_registry_user? string the Schema Registry's basic-auth user (non-empty string)
+---@field schema_registry_ca? string CA certificate file (PEM) to verify the Schema Registry with (non-empty string)
+---@field schema_registry_cert? string client certificate file (PEM) for the Schema Registry (non-empty string)
+---@field schema_registry_key? string client key file (PEM) for the Schema Registry (non-empty string)
 
 ---Options of kafka.json.encode.
 ---@class kadmin.kafka.json.encode.options
@@ -1183,6 +1188,20 @@
 ---@field values? boolean include the records' values (boolean)
 ---@field format? "text"|"hex"|"json" how keys, header values and values are shown: "text" (default), "hex" or "json" (one of "text", "hex", "json")
 ---@field read_committed? boolean skip aborted transactions' records, as a read_committed consumer does (boolean)
+---@field decode? "auto"|"avro"|"protobuf"|"json"|"none"|kadmin.peek.options.decode decode keys and values written for a Schema Registry: "auto", "avro", "protobuf", "json", "none" (default), or {key=, value=} (see below) ("auto", "avro", "protobuf", "json" or "none", or {key=, value=})
+---@field key_schema? kadmin.peek.options.key_schema decode every key with a local schema file: {file=, message=, framed=} ({file=, [message=], [framed=]})
+---@field value_schema? kadmin.peek.options.key_schema decode every value with a local schema file: {file=, message=, framed=} ({file=, [message=], [framed=]})
+
+---{[key=], [value=]}
+---@class kadmin.peek.options.decode
+---@field key? "auto"|"avro"|"protobuf"|"json"|"none" how keys are decoded (default none) (one of "auto", "avro", "protobuf", "json", "none")
+---@field value? "auto"|"avro"|"protobuf"|"json"|"none" how values are decoded (default none) (one of "auto", "avro", "protobuf", "json", "none")
+
+---{file=, [message=], [framed=]}
+---@class kadmin.peek.options.key_schema
+---@field file string a local schema file: .avsc (Avro), .proto (Protobuf) or .json (JSON Schema) (non-empty string)
+---@field message? string for a .proto file: the message the records are (package.Message; default: the file's first, or the framing's message index) (non-empty string)
+---@field framed? boolean the records are framed for a registry (magic byte, schema id, Protobuf message indexes): the framing is skipped; default: they are the bare encoding (boolean)
 
 ---{[timestamp=], [group=]}
 ---@class kadmin.peek.from
@@ -1193,10 +1212,12 @@
 ---@field offset integer
 ---@field timestamp integer
 ---@field timestamp_type string
----@field key? string
+---@field key? any
+---@field key_schema_id? integer
 ---@field headers kadmin.peek.result.headers[]
 ---@field size integer
 ---@field value? any
+---@field value_schema_id? integer
 ---@field error? kadmin.Error
 
 ---@class kadmin.peek.result.headers
@@ -1233,12 +1254,20 @@
 ---@class kadmin.produce.options
 ---@field acks? "all"|"leader"|"none" "all" (default: every in-sync replica), "leader" or "none" (one of "all", "leader", "none")
 ---@field idempotent? boolean idempotent writes (default: on with acks "all", off otherwise) (boolean)
+---@field value_schema? kadmin.produce.options.value_schema encode every value with a registry subject's schema: {subject=, version=, message=} (see below) ({subject=, [version=], [message=]})
+---@field key_schema? kadmin.produce.options.value_schema encode every key with a registry subject's schema: {subject=, version=, message=} ({subject=, [version=], [message=]})
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---{subject=, [version=], [message=]}
+---@class kadmin.produce.options.value_schema
+---@field subject string the subject whose schema encodes the records (non-empty string)
+---@field version? "latest"|integer|string its version (default "latest") (a version number or "latest")
+---@field message? string for Protobuf: the message (default: the schema's first) (non-empty string)
 
 ---{[key=], [value=], [headers=], [partition=], [timestamp=]}
 ---@class kadmin.produce.records
----@field key? string the record's key (bytes) (string)
----@field value? string the record's value (bytes); left out: null (a tombstone) (string)
+---@field key? string the record's key (bytes, or with key_schema a table) (a string, or with a schema a table)
+---@field value? string the record's value (bytes, or with value_schema a table); left out: null (a tombstone) (a string, or with a schema a table)
 ---@field headers? table<string, string> header name to value (table of non-empty string = string)
 ---@field partition? integer|string the partition (default: the partitioner's choice) (partition (int32) >= 0)
 ---@field timestamp? integer|string ms since the epoch (default: now) (timestamp in ms (int64) >= 0)
@@ -1250,6 +1279,117 @@
 ---@field offset integer
 ---@field timestamp integer
 ---@field error? kadmin.Error
+---@field dry_run? boolean
+
+---Options of check_compatibility.
+---@class kadmin.check_compatibility.options
+---@field version? "latest"|integer|string the version to check against (default "latest"); the subject's compatibility level decides which versions count (a version number or "latest")
+
+---{[type=], [schema=], [references=], [file=]}
+---@class kadmin.check_compatibility.schema
+---@field type? "AVRO"|"PROTOBUF"|"JSON" AVRO (default), PROTOBUF or JSON (one of "AVRO", "PROTOBUF", "JSON")
+---@field schema? string the schema's text (non-empty string)
+---@field references? kadmin.check_compatibility.schema.references|kadmin.check_compatibility.schema.references[] the subjects' versions it imports ({name=, subject=, version=}, or an array of them)
+---@field file? string a local schema file: .avsc, .proto or .json (non-empty string)
+
+---{name=, subject=, version=}
+---@class kadmin.check_compatibility.schema.references
+---@field name string the name the schema imports it by (an Avro type's full name, a .proto file name, a JSON $ref) (non-empty string)
+---@field subject string the subject that holds it (non-empty string)
+---@field version integer|string its version (schema version (int32) >= 1)
+
+---@class kadmin.check_compatibility.result
+---@field compatible boolean
+---@field messages string[]
+
+---Options of delete_schema_version.
+---@class kadmin.delete_schema_version.options
+---@field permanent? boolean delete for good (soft first, then hard) (boolean)
+
+---@class kadmin.delete_schema_version.result
+---@field subject string
+---@field versions integer[]
+---@field permanent boolean
+---@field dry_run? boolean
+
+---Options of delete_subject.
+---@class kadmin.delete_subject.options
+---@field permanent? boolean delete for good (a soft delete first, then a hard one): the registry forgets the ids (boolean)
+
+---@class kadmin.delete_subject.result
+---@field subject string
+---@field versions integer[]
+---@field permanent boolean
+---@field dry_run? boolean
+
+---Options of describe_schema.
+---@class kadmin.describe_schema.options
+---@field deleted? boolean a soft-deleted version too (then deleted=true) (boolean)
+
+---@class kadmin.describe_schema.result
+---@field subject string
+---@field version integer
+---@field id integer
+---@field type string
+---@field schema string
+---@field references kadmin.describe_schema.result.references[]
+---@field deleted? boolean
+
+---@class kadmin.describe_schema.result.references
+---@field name string
+---@field subject string
+---@field version integer
+
+---@class kadmin.describe_schema_compatibility.result
+---@field subject? string
+---@field global boolean
+---@field level string
+---@field own boolean
+
+---@class kadmin.describe_schema_id.result
+---@field id integer
+---@field type string
+---@field schema string
+---@field references kadmin.describe_schema_id.result.references[]
+---@field subjects kadmin.describe_schema_id.result.subjects[]
+
+---@class kadmin.describe_schema_id.result.references
+---@field name string
+---@field subject string
+---@field version integer
+
+---@class kadmin.describe_schema_id.result.subjects
+---@field subject string
+---@field version integer
+
+---Options of list_schema_versions.
+---@class kadmin.list_schema_versions.options
+---@field deleted? boolean the soft-deleted versions too (deleted=true) (boolean)
+
+---@class kadmin.list_schema_versions.result
+---@field subject string
+---@field version integer
+---@field deleted boolean
+
+---Options of list_subjects.
+---@class kadmin.list_subjects.options
+---@field deleted? boolean the soft-deleted subjects too (deleted=true) (boolean)
+---@field match? string keep subjects matching this RE2 regular expression (unanchored)
+
+---@class kadmin.list_subjects.result
+---@field subject string
+---@field deleted boolean
+
+---The arguments of set_schema_compatibility, named.
+---@class kadmin.set_schema_compatibility.args
+---@field subject? string the subject (default: the registry's global level) (non-empty string)
+---@field level "NONE"|"BACKWARD"|"BACKWARD_TRANSITIVE"|"FORWARD"|"FORWARD_TRANSITIVE"|"FULL"|"FULL_TRANSITIVE" NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE (one of "NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE")
+
+---@class kadmin.set_schema_compatibility.result
+---@field subject? string
+---@field global boolean
+---@field level string
+---@field before string
 ---@field dry_run? boolean
 
 ---Options of alter_user_scram_credentials.
@@ -2556,6 +2696,10 @@ function Client:delete_records(deletions, options) end
 ---
 ---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
+---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+---
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
 ---An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.
@@ -2566,6 +2710,8 @@ function Client:delete_records(deletions, options) end
 ---print(#last, last[1].value)
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
+---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+---print(stuck[1].value_schema_id, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition
@@ -2601,11 +2747,13 @@ function Client:probe(topic, options) end
 ---
 ---Write records (key, value, headers, partition, timestamp) to a topic and say where each landed.
 ---
----records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine). headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
+---records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine), or tables with key_schema/value_schema. headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
 ---
 ---A producer of its own is used, with the connection settings of the client: idempotent with acks=all by default, as the Java producer since Kafka 3.0. Each result has the record's index (its place in records), partition, offset (-1 if not written, or with acks "none", where nobody says) and timestamp, sorted by index.
 ---
 ---A change like any other: audited (the intent line has each partition's end offset before and each record's key, partition, timestamp, header names, value size and SHA-256, not the value itself; the outcome line each record's partition and offset), refused under --dry-run (the topic and partitions are checked and the plan says what would be written), and the REPL asks first unless --yes. It cannot be undone: records cannot be un-produced, and undo does not delete them (delete_records up to the produced offsets would also delete what others wrote before). The topic must exist (no auto-creation) and an explicit partition must be one of its partitions: otherwise nothing is sent. It needs WRITE on the topic, and for idempotence on brokers before Kafka 2.8 IDEMPOTENT_WRITE on the cluster (idempotent=false does without).
+---
+---With value_schema={subject=S} (key_schema too) each value is a table (or any value the schema takes) encoded with the subject's latest schema (or version=), framed for the registry as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes): Avro (decimals as strings or numbers, timestamps as RFC 3339 or numbers, dates as YYYY-MM-DD, unions by the first branch the value fits), Protobuf (fields by name, enums by name or number, well-known types in their JSON form) or JSON Schema (validated, written as JSON). Every record is checked before anything is sent, under --dry-run too: one that does not fit refuses the whole call with INVALID_ARGUMENT naming the record and the field path (record #3: value.total.amount: ...). peek's decoded values are accepted back as they are. A value left out stays a tombstone.
 ---
 ---```lua
 ---local r = produce("orders", {
@@ -2613,6 +2761,10 @@ function Client:probe(topic, options) end
 ---  {value = "ping", partition = 2},
 ---})
 ---for _, x in ipairs(r) do print(x.index, x.partition, x.offset) end
+----- A table encoded with the registry's schema (the subject's latest), framed as Confluent's serializers do:
+---local a = produce("orders", {key = "o-1", value = {order_id = "o-1", customer = "acme", amount_cents = 1250, status = "NEW"}},
+---  {value_schema = {subject = "orders-value"}})
+---print(a[1].partition, a[1].offset)
 ---return r[2].partition == 2
 ---```
 ---@param topic string the topic to write to (it must exist)
@@ -2620,6 +2772,148 @@ function Client:probe(topic, options) end
 ---@param options? kadmin.produce.options
 ---@return kadmin.produce.result[]
 function Client:produce(topic, records, options) end
+
+---Ask the registry whether a schema may be registered under a subject.
+---
+---The registry checks the schema against the subject's versions as its compatibility level says (BACKWARD: the newest; *_TRANSITIVE: all of them); messages say why not. A subject with no versions accepts any schema. Reads only: nothing changes.
+---
+---```lua
+---local r = check_compatibility("orders-value", {type = "AVRO", schema = [[{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}]]})
+---print(r.compatible, #r.messages)
+---```
+---@param subject string the subject the schema would be registered under
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@param options? kadmin.check_compatibility.options
+---@return kadmin.check_compatibility.result
+function Client:check_compatibility(subject, schema, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete one version of a subject: soft or permanent.
+---
+---As delete_subject, for one version. Undo of a soft delete registers its schema again, if the subject does not hold it.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_schema_version("scratch-value", 1)
+---print(r.versions[1])
+---```
+---@param subject string the subject
+---@param version integer|string the version to delete
+---@param options? kadmin.delete_schema_version.options
+---@return kadmin.delete_schema_version.result
+function Client:delete_schema_version(subject, version, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete a subject: soft (its ids stay readable) or permanent.
+---
+---A soft delete hides the subject's versions; records framed with their ids still decode (the registry keeps them by id). permanent=true deletes them for good, as the registry allows only after a soft delete (done first when needed). versions are the versions deleted.
+---
+---Declared destructive: the REPL asks first unless --yes. The intent line records every version's schema and id; undo registers a soft-deleted subject's schemas again (the registry gives them their ids back; the version numbers are new). A permanent delete cannot be undone. Under --dry-run nothing is deleted and the plan lists the versions.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_subject("scratch-value")
+---print(r.subject, #r.versions)
+---```
+---@param subject string the subject
+---@param options? kadmin.delete_subject.options
+---@return kadmin.delete_subject.result
+function Client:delete_subject(subject, options) end
+
+---Read one version of a subject: its id, type, schema text and references.
+---
+---type is AVRO, PROTOBUF or JSON; schema is the text as registered; references name the subjects' versions it imports ({{name=, subject=, version=}...}). A missing subject fails with SUBJECT_NOT_FOUND, a missing version with VERSION_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema("orders-value")
+---print(s.id, s.version, s.type)
+---```
+---@param subject string the subject
+---@param version? "latest"|integer|string|kadmin.describe_schema.options a version number, or "latest" (default)
+---@param options? kadmin.describe_schema.options
+---@return kadmin.describe_schema.result
+function Client:describe_schema(subject, version, options) end
+
+---Read the compatibility level of subjects, and the registry's global one.
+---
+---The first row is the registry's global level (global=true, no subject); then one row per subject: its level, own=true when the subject has a level of its own, false when it inherits the global one.
+---
+---```lua
+---for _, c in ipairs(describe_schema_compatibility{"orders-value"}) do print(c.subject or "(global)", c.level, c.own) end
+---```
+---@param subjects? string|string[] the subjects (default: none, only the registry's global level)
+---@return kadmin.describe_schema_compatibility.result[]
+function Client:describe_schema_compatibility(subjects) end
+
+---Read the schema a record's framing names by id, and the subject versions that hold it.
+---
+---An id the registry does not have fails with SCHEMA_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema_id(describe_schema("orders-value").id)
+---print(s.type, s.subjects[1].subject)
+---```
+---@param id integer|string the schema id (what a record's framing carries)
+---@return kadmin.describe_schema_id.result
+function Client:describe_schema_id(id) end
+
+---List a subject's versions, ascending.
+---
+---A subject the registry does not have fails with SUBJECT_NOT_FOUND.
+---
+---```lua
+---for _, v in ipairs(list_schema_versions("orders-value")) do print(v.version) end
+---```
+---@param subject string the subject
+---@param options? kadmin.list_schema_versions.options
+---@return kadmin.list_schema_versions.result[]
+function Client:list_schema_versions(subject, options) end
+
+---List the Schema Registry's subjects, sorted.
+---
+---Needs a schema registry (--schema-registry URL, KADMIN_SCHEMA_REGISTRY_URL, a profile's schema_registry, or kafka.connect{schema_registry=}); without one every registry function fails with NO_SCHEMA_REGISTRY.
+---
+---Soft-deleted subjects are left out unless deleted=true. Registry errors keep the registry's names (SUBJECT_NOT_FOUND, INCOMPATIBLE_SCHEMA, ...); a refused login is AUTH, a registry that is down SCHEMA_REGISTRY_UNAVAILABLE (retried until --timeout), an answer that is not the registry's API SCHEMA_REGISTRY_BAD_RESPONSE.
+---
+---```lua
+---for _, s in ipairs(list_subjects{match = "^orders"}) do print(s.subject) end
+---```
+---@param options? kadmin.list_subjects.options
+---@return kadmin.list_subjects.result[]
+function Client:list_subjects(options) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Register a schema under a subject and return its id.
+---
+---Returns the schema's id: a new version's, or the one the subject already holds it as (then nothing changes). The registry refuses a schema its compatibility level does not allow (INCOMPATIBLE_SCHEMA) or cannot parse (INVALID_SCHEMA).
+---
+---Audited (the intent line names the registry and the schema); undo soft-deletes the version it registered, if it is still the subject's newest. Under --dry-run nothing is registered: the plan says whether the subject holds the schema already and checks its compatibility, and the call returns the existing id, or nil.
+---
+---```lua
+---local id = register_schema("scratch-value", {type = "AVRO", schema = [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]]})
+---print(id)
+---```
+---@param subject string the subject
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@return integer
+function Client:register_schema(subject, schema) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Set a subject's compatibility level, or the registry's global one.
+---
+---before is the level in force before. Audited; undo sets the level back (or removes the subject's own level when it had none), if it is still the one set. Under --dry-run nothing changes and the plan says the level now.
+---
+---```lua
+---local r = set_schema_compatibility{subject = "orders-value", level = "FULL"}
+---print(r.before, r.level)
+---```
+---@param args kadmin.set_schema_compatibility.args
+---@return kadmin.set_schema_compatibility.result
+function Client:set_schema_compatibility(args) end
 
 ---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
 ---
@@ -4142,6 +4436,10 @@ function delete_records(deletions, options) end
 ---
 ---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
+---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+---
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
 ---An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.
@@ -4152,6 +4450,8 @@ function delete_records(deletions, options) end
 ---print(#last, last[1].value)
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
+---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+---print(stuck[1].value_schema_id, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition
@@ -4187,11 +4487,13 @@ function probe(topic, options) end
 ---
 ---Write records (key, value, headers, partition, timestamp) to a topic and say where each landed.
 ---
----records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine). headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
+---records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine), or tables with key_schema/value_schema. headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
 ---
 ---A producer of its own is used, with the connection settings of the client: idempotent with acks=all by default, as the Java producer since Kafka 3.0. Each result has the record's index (its place in records), partition, offset (-1 if not written, or with acks "none", where nobody says) and timestamp, sorted by index.
 ---
 ---A change like any other: audited (the intent line has each partition's end offset before and each record's key, partition, timestamp, header names, value size and SHA-256, not the value itself; the outcome line each record's partition and offset), refused under --dry-run (the topic and partitions are checked and the plan says what would be written), and the REPL asks first unless --yes. It cannot be undone: records cannot be un-produced, and undo does not delete them (delete_records up to the produced offsets would also delete what others wrote before). The topic must exist (no auto-creation) and an explicit partition must be one of its partitions: otherwise nothing is sent. It needs WRITE on the topic, and for idempotence on brokers before Kafka 2.8 IDEMPOTENT_WRITE on the cluster (idempotent=false does without).
+---
+---With value_schema={subject=S} (key_schema too) each value is a table (or any value the schema takes) encoded with the subject's latest schema (or version=), framed for the registry as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes): Avro (decimals as strings or numbers, timestamps as RFC 3339 or numbers, dates as YYYY-MM-DD, unions by the first branch the value fits), Protobuf (fields by name, enums by name or number, well-known types in their JSON form) or JSON Schema (validated, written as JSON). Every record is checked before anything is sent, under --dry-run too: one that does not fit refuses the whole call with INVALID_ARGUMENT naming the record and the field path (record #3: value.total.amount: ...). peek's decoded values are accepted back as they are. A value left out stays a tombstone.
 ---
 ---```lua
 ---local r = produce("orders", {
@@ -4199,6 +4501,10 @@ function probe(topic, options) end
 ---  {value = "ping", partition = 2},
 ---})
 ---for _, x in ipairs(r) do print(x.index, x.partition, x.offset) end
+----- A table encoded with the registry's schema (the subject's latest), framed as Confluent's serializers do:
+---local a = produce("orders", {key = "o-1", value = {order_id = "o-1", customer = "acme", amount_cents = 1250, status = "NEW"}},
+---  {value_schema = {subject = "orders-value"}})
+---print(a[1].partition, a[1].offset)
 ---return r[2].partition == 2
 ---```
 ---@param topic string the topic to write to (it must exist)
@@ -4206,6 +4512,148 @@ function probe(topic, options) end
 ---@param options? kadmin.produce.options
 ---@return kadmin.produce.result[]
 function produce(topic, records, options) end
+
+---Ask the registry whether a schema may be registered under a subject.
+---
+---The registry checks the schema against the subject's versions as its compatibility level says (BACKWARD: the newest; *_TRANSITIVE: all of them); messages say why not. A subject with no versions accepts any schema. Reads only: nothing changes.
+---
+---```lua
+---local r = check_compatibility("orders-value", {type = "AVRO", schema = [[{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}]]})
+---print(r.compatible, #r.messages)
+---```
+---@param subject string the subject the schema would be registered under
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@param options? kadmin.check_compatibility.options
+---@return kadmin.check_compatibility.result
+function check_compatibility(subject, schema, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete one version of a subject: soft or permanent.
+---
+---As delete_subject, for one version. Undo of a soft delete registers its schema again, if the subject does not hold it.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_schema_version("scratch-value", 1)
+---print(r.versions[1])
+---```
+---@param subject string the subject
+---@param version integer|string the version to delete
+---@param options? kadmin.delete_schema_version.options
+---@return kadmin.delete_schema_version.result
+function delete_schema_version(subject, version, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete a subject: soft (its ids stay readable) or permanent.
+---
+---A soft delete hides the subject's versions; records framed with their ids still decode (the registry keeps them by id). permanent=true deletes them for good, as the registry allows only after a soft delete (done first when needed). versions are the versions deleted.
+---
+---Declared destructive: the REPL asks first unless --yes. The intent line records every version's schema and id; undo registers a soft-deleted subject's schemas again (the registry gives them their ids back; the version numbers are new). A permanent delete cannot be undone. Under --dry-run nothing is deleted and the plan lists the versions.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_subject("scratch-value")
+---print(r.subject, #r.versions)
+---```
+---@param subject string the subject
+---@param options? kadmin.delete_subject.options
+---@return kadmin.delete_subject.result
+function delete_subject(subject, options) end
+
+---Read one version of a subject: its id, type, schema text and references.
+---
+---type is AVRO, PROTOBUF or JSON; schema is the text as registered; references name the subjects' versions it imports ({{name=, subject=, version=}...}). A missing subject fails with SUBJECT_NOT_FOUND, a missing version with VERSION_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema("orders-value")
+---print(s.id, s.version, s.type)
+---```
+---@param subject string the subject
+---@param version? "latest"|integer|string|kadmin.describe_schema.options a version number, or "latest" (default)
+---@param options? kadmin.describe_schema.options
+---@return kadmin.describe_schema.result
+function describe_schema(subject, version, options) end
+
+---Read the compatibility level of subjects, and the registry's global one.
+---
+---The first row is the registry's global level (global=true, no subject); then one row per subject: its level, own=true when the subject has a level of its own, false when it inherits the global one.
+---
+---```lua
+---for _, c in ipairs(describe_schema_compatibility{"orders-value"}) do print(c.subject or "(global)", c.level, c.own) end
+---```
+---@param subjects? string|string[] the subjects (default: none, only the registry's global level)
+---@return kadmin.describe_schema_compatibility.result[]
+function describe_schema_compatibility(subjects) end
+
+---Read the schema a record's framing names by id, and the subject versions that hold it.
+---
+---An id the registry does not have fails with SCHEMA_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema_id(describe_schema("orders-value").id)
+---print(s.type, s.subjects[1].subject)
+---```
+---@param id integer|string the schema id (what a record's framing carries)
+---@return kadmin.describe_schema_id.result
+function describe_schema_id(id) end
+
+---List a subject's versions, ascending.
+---
+---A subject the registry does not have fails with SUBJECT_NOT_FOUND.
+---
+---```lua
+---for _, v in ipairs(list_schema_versions("orders-value")) do print(v.version) end
+---```
+---@param subject string the subject
+---@param options? kadmin.list_schema_versions.options
+---@return kadmin.list_schema_versions.result[]
+function list_schema_versions(subject, options) end
+
+---List the Schema Registry's subjects, sorted.
+---
+---Needs a schema registry (--schema-registry URL, KADMIN_SCHEMA_REGISTRY_URL, a profile's schema_registry, or kafka.connect{schema_registry=}); without one every registry function fails with NO_SCHEMA_REGISTRY.
+---
+---Soft-deleted subjects are left out unless deleted=true. Registry errors keep the registry's names (SUBJECT_NOT_FOUND, INCOMPATIBLE_SCHEMA, ...); a refused login is AUTH, a registry that is down SCHEMA_REGISTRY_UNAVAILABLE (retried until --timeout), an answer that is not the registry's API SCHEMA_REGISTRY_BAD_RESPONSE.
+---
+---```lua
+---for _, s in ipairs(list_subjects{match = "^orders"}) do print(s.subject) end
+---```
+---@param options? kadmin.list_subjects.options
+---@return kadmin.list_subjects.result[]
+function list_subjects(options) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Register a schema under a subject and return its id.
+---
+---Returns the schema's id: a new version's, or the one the subject already holds it as (then nothing changes). The registry refuses a schema its compatibility level does not allow (INCOMPATIBLE_SCHEMA) or cannot parse (INVALID_SCHEMA).
+---
+---Audited (the intent line names the registry and the schema); undo soft-deletes the version it registered, if it is still the subject's newest. Under --dry-run nothing is registered: the plan says whether the subject holds the schema already and checks its compatibility, and the call returns the existing id, or nil.
+---
+---```lua
+---local id = register_schema("scratch-value", {type = "AVRO", schema = [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]]})
+---print(id)
+---```
+---@param subject string the subject
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@return integer
+function register_schema(subject, schema) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Set a subject's compatibility level, or the registry's global one.
+---
+---before is the level in force before. Audited; undo sets the level back (or removes the subject's own level when it had none), if it is still the one set. Under --dry-run nothing changes and the plan says the level now.
+---
+---```lua
+---local r = set_schema_compatibility{subject = "orders-value", level = "FULL"}
+---print(r.before, r.level)
+---```
+---@param args kadmin.set_schema_compatibility.args
+---@return kadmin.set_schema_compatibility.result
+function set_schema_compatibility(args) end
 
 ---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
 ---
