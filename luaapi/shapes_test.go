@@ -17,8 +17,8 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
-	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
+	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
