@@ -90,7 +90,7 @@ fuzz:
 # a few minutes), then the Go benchmarks of the hot paths.
 bench:
 	$(GO) run ./bench/cmd/benchwhole
-	$(GO) test -run '^$$' -bench . -benchmem ./bench/ ./luaapi/ ./luaapi/check/ ./cmd/kadmin-lua/ ./engine/moves/
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/ ./luaapi/ ./luaapi/check/ ./cmd/kadmin-lua/ ./engine/moves/ ./engine/placement/
 
 clean:
 	rm -rf bin

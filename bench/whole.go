@@ -28,6 +28,8 @@ type Scale struct {
 	LGroups, LTopics, LPartitions int // L: groups, each committed on every partition of the topics
 	XTopics, XPartitions          int // X: one group over topics x partitions
 	SGroups, STopics, SPartitions int // LS: lag_status's groups over topics x partitions
+	GGroups, GTopics, GPartitions int // LG, LGS: groups, each over one of the topics' partitions
+	DTopics, DPartitions          int // DT: topics x partitions described
 	CTopics                       int // C: topics created then deleted in one script
 	RTopics                       int // R: topics altered one call at a time
 	MIters                        int // M: iterations of the memory loop
@@ -38,11 +40,13 @@ type Scale struct {
 
 // Full is the scale of docs/benchmarks.md (issue 9's workloads).
 var Full = Scale{LGroups: 100, LTopics: 10, LPartitions: 30, XTopics: 100, XPartitions: 1000, SGroups: 3000, STopics: 10, SPartitions: 10,
+	GGroups: 65_000, GTopics: 1000, GPartitions: 40, DTopics: 1000, DPartitions: 1000,
 	CTopics: 5000, RTopics: 500, MIters: 10_000, PRows: 1_000_000, Rounds: 7, StartRounds: 61}
 
 // Tiny runs every workload once at a toy size: a check that the harness
 // works, for `go test`.
 var Tiny = Scale{LGroups: 2, LTopics: 2, LPartitions: 3, XTopics: 2, XPartitions: 5, SGroups: 2, STopics: 2, SPartitions: 2,
+	GGroups: 3, GTopics: 2, GPartitions: 2, DTopics: 2, DPartitions: 3,
 	CTopics: 10, RTopics: 5, MIters: 10, PRows: 1000, Rounds: 1, StartRounds: 1}
 
 // Options configure Run.
@@ -67,6 +71,7 @@ type Result struct {
 	LimitMS                       float64 // an absolute target in ms on A's median; 0: none
 	LimitMB                       float64 // a peak memory target on A; 0: none
 	LimitPeak                     float64 // a target on A's peak RSS over B's; 0: none
+	Costs                         string  // with costs: what one more run of A said it cost (--verbose)
 }
 
 // Run builds kadmin-lua, the plain kadm program and a hello world, then
@@ -280,6 +285,13 @@ func runWorkload(ctx context.Context, w workload, sc Scale, p programs, scripts 
 				filepath.Base(b[0]), res.B[r].Wall.Round(time.Millisecond))
 		}
 	}
+	if w.costs {
+		a, _ := args(0)
+		if res.Costs, err = requestsOf(ctx, expand(a)); err != nil {
+			return res, err
+		}
+		fmt.Fprintf(log, "%s cost of one run:\n%s\n", w.name, res.Costs)
+	}
 	return res, nil
 }
 
@@ -305,9 +317,7 @@ func runOnce(ctx context.Context, runone string, argv []string) (Sample, string,
 	var stderr strings.Builder
 	cmd := exec.CommandContext(ctx, runone, append([]string{resFile}, argv...)...)
 	cmd.Stdout, cmd.Stderr = f, &stderr
-	// No config file or plugins of whoever runs the benchmarks.
-	none := filepath.Join(os.TempDir(), "kadmin-bench-none")
-	cmd.Env = append(os.Environ(), "HOME="+none, "XDG_CONFIG_HOME="+none, "XDG_STATE_HOME="+none, "KADMIN_PLUGIN_PATH=")
+	cmd.Env = cleanEnv()
 	if err := cmd.Run(); err != nil {
 		return Sample{}, "", fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, truncate(stderr.String()))
 	}
@@ -327,6 +337,13 @@ func runOnce(ctx context.Context, runone string, argv []string) (Sample, string,
 	return Sample{Wall: time.Duration(wall), CPU: time.Duration(cpu), PeakKB: peak}, string(head[:n]), nil
 }
 
+// cleanEnv is the environment the programs run in: no config file or
+// plugins of whoever runs the benchmarks.
+func cleanEnv() []string {
+	none := filepath.Join(os.TempDir(), "kadmin-bench-none")
+	return append(os.Environ(), "HOME="+none, "XDG_CONFIG_HOME="+none, "XDG_STATE_HOME="+none, "KADMIN_PLUGIN_PATH=")
+}
+
 func sized(text string, w workload, sc Scale) string {
 	r := strings.NewReplacer(
 		"G groups x P partitions", fmt.Sprintf("%d groups x %d partitions", sc.LGroups, sc.LTopics*sc.LPartitions),
@@ -336,6 +353,8 @@ func sized(text string, w workload, sc Scale) string {
 		"N times", fmt.Sprintf("%s times", thousands(sc.MIters)),
 		"N/10 times", fmt.Sprintf("%s times", thousands(max(sc.MIters/10, 1))),
 		"N rows", fmt.Sprintf("%s rows", thousands(sc.PRows)),
+		"K groups x J partitions", fmt.Sprintf("%s groups x %d partitions", thousands(sc.GGroups), sc.GPartitions),
+		"D partitions (E topics)", fmt.Sprintf("%s partitions (%s topics)", thousands(sc.DTopics*sc.DPartitions), thousands(sc.DTopics)),
 	)
 	return r.Replace(text)
 }

@@ -34,19 +34,30 @@ func seedLS(ctx context.Context, s *seeded, sc Scale) (func(int) ([]string, []st
 		}
 		total += lag
 	}
-	dir, err := os.MkdirTemp("", "kadmin-bench-state-")
+	stateFile, err := stateWithSamples(ctx, s, "ls.state")
 	if err != nil {
-		return nil, "", err
-	}
-	s.temps = append(s.temps, dir)
-	stateFile := filepath.Join(dir, "ls.state")
-	if err := fillState(ctx, s, stateFile); err != nil {
 		return nil, "", err
 	}
 	return func(int) ([]string, []string) {
 		return []string{"{kadmin}", "-b", "{brokers}", "--state", stateFile, "run", "{scripts}/LS.lua"}, kadminArgs("L.lua")
 	}, strconv.FormatInt(total, 10), nil
 }
+
+// stateWithSamples makes a state file named name, in a directory the
+// cluster's close removes, holding 10 samples of every group's partitions.
+func stateWithSamples(ctx context.Context, s *seeded, name string) (string, error) {
+	dir, err := os.MkdirTemp("", "kadmin-bench-state-")
+	if err != nil {
+		return "", err
+	}
+	s.temps = append(s.temps, dir)
+	path := filepath.Join(dir, name)
+	return path, fillState(ctx, s, path)
+}
+
+// statePartitions is the --state-max-partitions of the workloads with a
+// state file: every partition of LGS's cluster.
+const statePartitions = 3_000_000
 
 // fillState writes 10 samples of every group's partitions into path.
 func fillState(ctx context.Context, s *seeded, path string) error {
@@ -63,7 +74,10 @@ func fillState(ctx context.Context, s *seeded, path string) error {
 	if err != nil {
 		return err
 	}
-	store, err := state.OpenFile(path, state.Options{})
+	// Room for LGS's 2.6 million partitions (the default keeps 1 million
+	// and drops the groups sampled longest ago); the run is told the same
+	// (--state-max-partitions).
+	store, err := state.OpenFile(path, state.Options{MaxEntries: statePartitions})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ type workload struct {
 	limit, limitMS, limitMB, limitPeak float64
 	cluster                            bool
 	rounds                             func(Scale) int // nil: Scale.Rounds (StartRounds without a cluster)
+	costs                              bool            // run kadmin-lua once more under --verbose for its requests
 	// seed prepares the cluster and returns the two programs' arguments
 	// (after the binary) for round r, and the stdout both must print ("":
 	// not compared; "a|b" when they print different things).
@@ -27,6 +28,12 @@ func workloads() []workload {
 			target: "<= 1.5x (and <= 2x L)", limit: 1.5, cluster: true, seed: seedLT},
 		{name: "LS", work: "lag_status() of H groups x Q partitions with a 10-sample --state file, totals summed in Lua", yardstick: "kadmin-lua lag() of the same (L.lua)",
 			target: "<= 1.2x", limit: 1.2, cluster: true, seed: seedLS},
+		{name: "LG", work: "lag{summary=true, iterate=true} of K groups x J partitions each, summed in Lua", yardstick: "kadm Lag of all groups, summed",
+			target: "<= 1.2x, < 1 GB", limit: 1.2, limitMB: 1024, cluster: true, seed: seedLG, rounds: fewRounds, costs: true},
+		{name: "LGS", work: "lag_status{summary=true, iterate=true} of LG's groups with a 10-sample --state file", yardstick: "kadmin-lua LG (LG.lua)",
+			target: "<= 1.3x", limit: 1.3, cluster: true, seed: seedLGS, rounds: fewRounds, costs: true},
+		{name: "DT", work: "describe_topics{iterate=true} of D partitions (E topics), counted in Lua", yardstick: "kadm TopicDetails, paged by hand (DescribeTopicPartitions), counted",
+			target: "<= 1.2x, < 1.5 GB", limit: 1.2, limitMB: 1536, cluster: true, seed: seedDT, rounds: fewRounds, costs: true},
 		{name: "PK", work: "peek of 1,000 records (200-byte values) printed as JSON", yardstick: "kcat -C -c 1000",
 			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedPK},
 		{name: "C", work: "create then delete N topics (6 partitions, RF 1) in one script", yardstick: "kadm CreateTopics+DeleteTopics",

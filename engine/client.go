@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
@@ -36,6 +37,10 @@ type Client struct {
 	notifier   *alerts.Notifier
 
 	probers probers // probe's producer and consumer, kept between probes (probe.go)
+
+	registryOnce sync.Once // the Schema Registry client: made on first use (schemas.go)
+	registry     *schemas.Registry
+	registryErr  error
 }
 
 // New builds a client from cfg.

@@ -9,6 +9,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/login"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 	"github.com/kadmin-lua/kadmin-lua/engine/state"
 )
 
@@ -58,6 +59,11 @@ type Config struct {
 	// decompresses, whatever memory the process may use
 	// (decompress.go); zero values take the defaults.
 	Decompress DecompressLimits
+
+	// Registry is the cluster's Schema Registry (engine/schemas), with
+	// credentials of its own that go to it alone; nil: none. Its
+	// requests take Timeout unless it sets its own.
+	Registry *schemas.Config
 }
 
 // HasCredentials reports whether the config logs in (SASL or a TLS client

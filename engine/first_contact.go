@@ -31,6 +31,9 @@ type contact struct {
 	seeds   []string
 	verbose io.Writer
 	mech    string // the SASL mechanism; "" without SASL
+	// costs counts every request by API: sent, bytes both ways, round
+	// trips (cost.go).
+	costs costs
 
 	mu       sync.Mutex
 	answered bool
@@ -156,8 +159,9 @@ func (ct *contact) unreachableLocked() *Error {
 	return &Error{Code: CodeNetwork, Message: msg, Err: errCallEnded}
 }
 
-// OnBrokerWrite logs a request sent (verbose only).
+// OnBrokerWrite counts a request sent, and logs it (verbose only).
 func (ct *contact) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, n int, _, _ time.Duration, err error) {
+	ct.costs.wrote(key, n, err)
 	if ct.verbose == nil {
 		return
 	}
@@ -182,6 +186,7 @@ const saslRefusalsToTrust = 2
 // Only a failed SaslAuthenticate read counts: a connection dropped at any
 // other request is left to the retries.
 func (ct *contact) OnBrokerRead(meta kgo.BrokerMetadata, key int16, n int, wait, took time.Duration, err error) {
+	ct.costs.read(key, n, wait+took, err)
 	if err == nil {
 		ct.mu.Lock()
 		ct.answered = true

@@ -70,6 +70,10 @@ func (c *Client) RemoveGroupMembers(ctx context.Context, group string, members [
 	if err != nil {
 		return nil, err
 	}
+	if d.typ == GroupTypeStreams {
+		return nil, &Error{Code: kerr.GroupIDNotFound.Message, Resource: group,
+			Message: fmt.Sprintf("%s is a streams group, not a consumer group: Kafka removes a streams group's members only when the application's instances leave (stop them)", group)}
+	}
 	if len(members) == 0 {
 		for _, m := range d.Members {
 			if m.InstanceID != nil {
@@ -349,7 +353,7 @@ func (c *Client) planDeleteOffsets(ctx context.Context, group string, tps []Topi
 	if err != nil {
 		return nil, err
 	}
-	if len(d.Members) > 0 && d.ProtocolType != "consumer" {
+	if len(d.Members) > 0 && d.ProtocolType != "consumer" && d.typ != GroupTypeStreams {
 		return nil, &Error{Code: kerr.NonEmptyGroup.Message, Resource: group,
 			Message: fmt.Sprintf("the group has %d live member(s) and is not a consumer group", len(d.Members))}
 	}
@@ -357,6 +361,11 @@ func (c *Client) planDeleteOffsets(ctx context.Context, group string, tps []Topi
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
 			subscribed[a.Topic] = true
+		}
+	}
+	if len(d.Members) > 0 {
+		for _, t := range d.inputs { // a running streams group reads its whole topology
+			subscribed[t] = true
 		}
 	}
 	errs := map[TopicPartition]*Error{}

@@ -31,6 +31,12 @@ type GroupDescription struct {
 	Coordinator  int32         `json:"coordinator"`
 	Members      []GroupMember `json:"members"`
 	Err          *Error        `json:"error,omitempty"`
+
+	// A streams group's (described only where any type is taken, as lag
+	// and reset_offsets take it): its type, and the topics its topology
+	// consumes, which are its partitions in lag even without a commit.
+	typ    string
+	inputs []string
 }
 
 func (g GroupDescription) Key() string     { return g.Group }
@@ -41,8 +47,29 @@ func (g GroupDescription) Failure() *Error { return g.Err }
 // ConsumerGroupDescribe, share groups with ShareGroupDescribe (the type comes
 // from ListGroups). A group that does not exist gets GROUP_ID_NOT_FOUND
 // (classic DescribeGroups answers such a group with state "Dead"; it is
-// reported as the error it is). Coordinator errors are retried per group.
+// reported as the error it is). A streams group gets GROUP_ID_NOT_FOUND too,
+// as Kafka answers it, with a message saying it is a streams group
+// (DescribeStreamsGroups describes it). Coordinator errors are retried per
+// group.
 func (c *Client) DescribeGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
+	ds, err := c.DescribeAnyGroups(ctx, groups)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range ds {
+		if d.typ == GroupTypeStreams {
+			ds[i] = GroupDescription{Group: d.Group, Members: []GroupMember{}, Err: wrongGroupType(d.Group, GroupTypeStreams, GroupTypeConsumer)}
+		}
+	}
+	return ds, nil
+}
+
+// DescribeAnyGroups is DescribeGroups taking streams groups too, described
+// in the same shape (protocol_type "streams"; each member's assignment is
+// what its active tasks consume), for what needs a group's state and
+// members whatever its type: the dry runs of commit_offsets and
+// delete_groups.
+func (c *Client) DescribeAnyGroups(ctx context.Context, groups []string) ([]GroupDescription, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	return c.describeGroups(ctx, slices.Compact(slices.Sorted(slices.Values(groups))))
@@ -56,40 +83,50 @@ func (c *Client) describeGroups(ctx context.Context, groups []string) ([]GroupDe
 // answer the caller already has (Lag lists first), whose types are used
 // instead of listing again.
 //
-// Only ListGroups tells a KIP-848 or share group from a classic one. So
-// the classic DescribeGroups of every group goes out at the same time as
-// that listing, and the groups it shows to be of another type are then
-// described again with their own request. A cluster whose ApiVersions has
-// neither ConsumerGroupDescribe nor ShareGroupDescribe has classic groups
-// only, and is not listed at all once that is known (groupAPIs).
+// Only ListGroups tells a KIP-848, share or streams group from a classic
+// one. So the classic DescribeGroups of every group goes out at the same
+// time as that listing, and the groups it shows to be of another type are
+// then described again with their own request (streams groups described
+// in the common shape: streamsgroups_any.go). A cluster whose ApiVersions has
+// none of ConsumerGroupDescribe, ShareGroupDescribe and StreamsGroupDescribe
+// has classic groups only, and is not listed at all once that is known
+// (groupAPIs).
 func (c *Client) describeKnown(ctx context.Context, groups []string, listed []GroupSummary) ([]GroupDescription, error) {
 	classic := map[string]GroupDescription{}
 	var (
 		classicErrs map[string]*Error
-		types       map[string]string
 		lerr        *Error
 		wg          sync.WaitGroup
 	)
 	wg.Go(func() { classicErrs = c.describeOfType(ctx, groups, GroupTypeClassic, classic) })
-	if listed != nil {
-		types = groupTypes(listed)
-	} else {
-		types, lerr = c.listGroupTypes(ctx)
+	if listed == nil {
+		listed, lerr = c.listGroupTypes(ctx)
 	}
 	wg.Wait()
 	if lerr != nil {
 		return nil, lerr
 	}
+	types := groupTypes(listed)
 
-	var others []string
+	var others, streams []string
 	for _, g := range groups {
-		if t := types[g]; t == GroupTypeConsumer || t == GroupTypeShare {
+		switch types[g] {
+		case GroupTypeConsumer, GroupTypeShare:
 			others = append(others, g)
+		case GroupTypeStreams:
+			streams = append(streams, g)
 		}
 	}
 	found, errs := classic, classicErrs
-	if len(others) > 0 {
+	if len(others)+len(streams) > 0 {
 		found, errs = maps.Clone(classic), maps.Clone(classicErrs)
+	}
+	if len(streams) > 0 {
+		if err := c.describeStreamsInto(ctx, streams, listed, found, errs); err != nil {
+			return nil, err
+		}
+	}
+	if len(others) > 0 {
 		otherFound := map[string]GroupDescription{}
 		otherErrs := retryItems(ctx, others, func(g string) string { return g }, func(ctx context.Context, pending []string) (map[string]*Error, error) {
 			byType := map[string][]string{}
@@ -159,10 +196,10 @@ func groupTypes(listed []GroupSummary) map[string]string {
 	return types
 }
 
-// listGroupTypes lists the groups' types, unless the cluster is known to
-// have classic groups only (nil then: every group is classic). The first
-// time, ApiVersions is asked beside the listing, and remembered.
-func (c *Client) listGroupTypes(ctx context.Context) (map[string]string, *Error) {
+// listGroupTypes lists the groups (for their types), unless the cluster is
+// known to have classic groups only (nil then: every group is classic).
+// The first time, ApiVersions is asked beside the listing, and remembered.
+func (c *Client) listGroupTypes(ctx context.Context) ([]GroupSummary, *Error) {
 	switch c.groupAPIs.Load() {
 	case groupAPIsClassicOnly:
 		return nil, nil
@@ -171,18 +208,14 @@ func (c *Client) listGroupTypes(ctx context.Context) (map[string]string, *Error)
 		defer wg.Wait()
 		wg.Go(func() { c.learnGroupAPIs(ctx) })
 	}
-	listed, err := c.listGroups(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return groupTypes(listed), nil
+	return c.listGroups(ctx)
 }
 
 // What a cluster's ApiVersions says about group APIs (Client.groupAPIs).
 const (
 	groupAPIsUnknown int32 = iota
 	groupAPIsClassicOnly
-	groupAPIsNewTypes // KIP-848 ConsumerGroupDescribe or KIP-932 ShareGroupDescribe
+	groupAPIsNewTypes // KIP-848 ConsumerGroupDescribe, KIP-932 ShareGroupDescribe or KIP-1071 StreamsGroupDescribe
 )
 
 // learnGroupAPIs asks one broker's ApiVersions whether the cluster has
@@ -197,7 +230,7 @@ func (c *Client) learnGroupAPIs(ctx context.Context) {
 	}
 	state := groupAPIsClassicOnly
 	for _, k := range resp.ApiKeys {
-		if k.ApiKey == int16(kmsg.ConsumerGroupDescribe) || k.ApiKey == int16(kmsg.ShareGroupDescribe) {
+		if k.ApiKey == int16(kmsg.ConsumerGroupDescribe) || k.ApiKey == int16(kmsg.ShareGroupDescribe) || k.ApiKey == int16(kmsg.StreamsGroupDescribe) {
 			state = groupAPIsNewTypes
 		}
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
@@ -89,15 +87,31 @@ type GroupLag struct {
 	// MaxLagMs (with LagOptions.Time): the largest lag_ms; nil when the
 	// only lagging partitions with a record to read have odd timestamps.
 	MaxLagMs *int64 `json:"max_lag_ms,omitempty"`
+	// MaxLag is the largest lag of a partition (0 when none lags),
+	// PartitionCount how many partitions the group has, Lagging how many
+	// of them lag; WorstTopic and WorstPartition name the partition with
+	// the most lag (the first in topic order among equals), nil when none
+	// lags. Like the totals, they count every partition, whatever the
+	// shaping options leave in Partitions.
+	MaxLag         int64   `json:"max_lag"`
+	PartitionCount int     `json:"partition_count"`
+	Lagging        int     `json:"lagging"`
+	WorstTopic     *string `json:"worst_topic,omitempty"`
+	WorstPartition *int32  `json:"worst_partition,omitempty"`
 	// RecordsLost sums the partitions'; AtRisk counts those at risk.
 	RecordsLost int64 `json:"records_lost"`
 	AtRisk      int   `json:"at_risk,omitempty"`
 	// ReadingRemote (with Time) counts the partitions reading from remote
 	// storage; RemoteOnly sums their unread records only there.
-	ReadingRemote int            `json:"reading_remote,omitempty"`
-	RemoteOnly    int64          `json:"remote_only,omitempty"`
-	Partitions    []PartitionLag `json:"partitions"`
-	Err           *Error         `json:"error,omitempty"`
+	ReadingRemote int   `json:"reading_remote,omitempty"`
+	RemoteOnly    int64 `json:"remote_only,omitempty"`
+	// Partitions is nil in a summary (LagSummary, Summary).
+	Partitions []PartitionLag `json:"partitions,omitempty"`
+	Err        *Error         `json:"error,omitempty"`
+	// FailedIn names the phase whose failure Err is (PhaseDescribeGroups,
+	// PhaseFetchOffsets, PhaseListOffsets, PhaseFirstRecords): nothing
+	// of the group is judged from what the other phases read.
+	FailedIn string `json:"failed_in,omitempty"`
 
 	// OddTimestamps (with Time): lagging partitions whose first unread
 	// record's timestamp is negative or ahead (lag_time.go): no lag in time.
@@ -108,11 +122,13 @@ func (g GroupLag) Key() string { return g.Group }
 
 func (g GroupLag) Failure() *Error { return g.Err }
 
-// Lag computes groups' lag (all consumer groups, classic and KIP-848, when
-// groups is empty), sorted by group then topic and partition. A group's
-// partitions are those assigned to its members, those it committed to, and
-// every other partition of those topics (a consumer of a topic is expected to
-// read all of it). A failed partition (no end offset) gets lag -1 and its
+// Lag computes groups' lag (all consumer groups, classic and KIP-848, and
+// streams groups when groups is empty), sorted by group then topic and
+// partition. A group's partitions are those assigned to its members, those
+// it committed to, and every other partition of those topics (a consumer of
+// a topic is expected to read all of it); a streams group's are those of
+// every topic its topology consumes (source and repartition topics), its
+// members' being those their active tasks consume. A failed partition (no end offset) gets lag -1 and its
 // error, and fails its group; partitions of topics that no longer exist keep
 // their UNKNOWN_TOPIC_OR_PARTITION error without failing the group (stale
 // commits are common and harmless).
@@ -125,107 +141,46 @@ func (c *Client) Lag(ctx context.Context, groups []string) ([]GroupLag, error) {
 }
 
 // LagWith is Lag with options: with Time, the lag in time of each
-// partition (lag_time.go).
+// partition (lag_time.go). It reads the groups page by page (OpenLag) and
+// keeps every row; LagSummary keeps one per group.
 func (c *Client) LagWith(ctx context.Context, groups []string, o LagOptions) ([]GroupLag, error) {
-	if o.Sort == LagSortLagMs && !o.Time {
-		return nil, Errorf(CodeInvalidArgument, "", "sort by lag_ms needs the lag in time (time=true)")
-	}
 	began := time.Now()
-	out, err := c.lagOnce(ctx, groups, o)
-	if err == nil && o.Observe > 0 {
-		err = c.observeCommits(ctx, out, began, o.Observe)
-	}
+	cur, err := c.OpenLag(ctx, groups, o)
 	if err != nil {
 		return nil, err
+	}
+	defer cur.Close()
+	out := make([]GroupLag, 0, cur.Groups())
+	for {
+		rows, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if rows == nil {
+			break
+		}
+		out = append(out, rows...)
+	}
+	if o.Observe > 0 {
+		if err := c.observeCommits(ctx, out, began, o.Observe); err != nil {
+			return nil, err
+		}
 	}
 	return shapeLag(out, o), nil
 }
 
-// lagOnce is one reading of the groups' lag, within one call's timeout.
-func (c *Client) lagOnce(ctx context.Context, groups []string, o LagOptions) ([]GroupLag, error) {
-	ctx, cancel := c.callCtx(ctx)
-	defer cancel()
-	var listed []GroupSummary
-	if len(groups) == 0 {
-		var err *Error
-		if listed, err = c.listGroups(ctx); err != nil {
-			return nil, err
-		}
-		for _, g := range listed {
-			if g.Type == GroupTypeConsumer || (g.Type == GroupTypeClassic && (g.ProtocolType == "consumer" || g.ProtocolType == "")) {
-				groups = append(groups, g.Group)
-			}
-		}
+// lagsByDefault says which listed groups lag() with no groups covers:
+// consumer groups (KIP-848, and classic ones of protocol type consumer or
+// none) and streams groups; not share groups (no committed offsets) nor
+// Connect's and other classic protocols.
+func lagsByDefault(g GroupSummary) bool {
+	switch g.Type {
+	case GroupTypeConsumer, GroupTypeStreams:
+		return true
+	case GroupTypeClassic:
+		return g.ProtocolType == "consumer" || g.ProtocolType == ""
 	}
-	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
-
-	// The groups' descriptions and their commits are independent: ask for
-	// both at once. (A group whose description fails keeps that error; its
-	// commits are then not used.)
-	var (
-		described []GroupDescription
-		err       error
-		commits   map[string]kadm.OffsetResponses
-		fetchErrs map[string]*Error
-		wg        sync.WaitGroup
-	)
-	wg.Go(func() { described, err = c.describeKnown(ctx, groups, listed) })
-	commits, fetchErrs = c.fetchManyOffsets(ctx, groups)
-	wg.Wait()
-	if err != nil {
-		return nil, err
-	}
-
-	topicSet := map[string]bool{}
-	for _, d := range described {
-		if d.Err != nil {
-			continue
-		}
-		for _, m := range d.Members {
-			for _, a := range m.Assignment {
-				topicSet[a.Topic] = true
-			}
-		}
-		for t := range commits[d.Group] {
-			topicSet[t] = true
-		}
-	}
-	var start, end kadm.ListedOffsets
-	if topics := slices.Sorted(maps.Keys(topicSet)); len(topics) > 0 {
-		if start, end, err = c.listStartEnd(ctx, topics); err != nil {
-			return nil, err
-		}
-	}
-
-	out := make([]GroupLag, 0, len(described))
-	for _, d := range described {
-		gl := GroupLag{Group: d.Group, State: d.State, Partitions: []PartitionLag{}, Err: d.Err}
-		if gl.Err == nil {
-			gl.Err = fetchErrs[d.Group]
-		}
-		if gl.Err == nil {
-			gl.Partitions = groupLag(d, commits[d.Group], start, end)
-			if o.NoCommit == NoCommitSkip {
-				skipUncommitted(gl.Partitions)
-			}
-			for _, p := range gl.Partitions {
-				if p.Lag > 0 {
-					gl.TotalLag += p.Lag
-				}
-				gl.RecordsLost += p.RecordsLost
-				if p.Err != nil && gl.Err == nil && p.Err.Code != kerr.UnknownTopicOrPartition.Message {
-					gl.Err = p.Err
-				}
-			}
-		}
-		out = append(out, gl)
-	}
-	if o.Time {
-		if err := c.lagTime(ctx, out, o); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return false
 }
 
 // groupLag computes one group's per-partition lag, sorted by topic and
@@ -260,11 +215,17 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		}
 		s[p] = true
 	}
+	assigned := 0
+	for _, m := range d.Members {
+		assigned += len(m.Assignment)
+	}
+	if assigned > 0 {
+		// Sized once: a running streams group's members own every
+		// partition of its topology, hundreds per group.
+		owners = make(map[TopicPartition]owner, assigned)
+	}
 	for _, m := range d.Members {
 		for _, a := range m.Assignment {
-			if owners == nil {
-				owners = map[TopicPartition]owner{}
-			}
 			owners[a] = owner{m.MemberID, m.ClientID}
 			mark(a.Topic, a.Partition)
 		}
@@ -275,6 +236,11 @@ func groupLag(d GroupDescription, commits kadm.OffsetResponses, start, end kadm.
 		}
 		for p := range ps {
 			mark(t, p)
+		}
+	}
+	for _, t := range d.inputs { // a streams group's topology: read, commit or not
+		if _, ok := byTopic[t]; !ok {
+			byTopic[t] = nil
 		}
 	}
 	for t := range byTopic {

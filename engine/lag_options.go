@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"time"
 )
@@ -37,6 +38,18 @@ type LagOptions struct {
 	// the call (lag_observe.go): a lagging partition whose committed
 	// offset has not moved by then gets StuckMs, one that moved none.
 	Observe time.Duration
+	// Match and Exclude (RE2, unanchored, on group names) and States
+	// (group states as ListGroups says them, any case) choose the groups
+	// right after listing, before any describe or offset request.
+	Match, Exclude *regexp.Regexp
+	States         []string
+	// Page is how many groups are read at once (DefaultLagPage when 0;
+	// lag_pages.go).
+	Page int
+
+	// keepGone keeps a listed group deleted before its page was read, as
+	// GROUP_ID_NOT_FOUND (lag_status drops its samples); lag leaves it out.
+	keepGone bool
 }
 
 // How lag counts a partition without a commit.
@@ -98,6 +111,22 @@ func shapeLag(out []GroupLag, o LagOptions) []GroupLag {
 		}
 	}
 	return out
+}
+
+// shapeLagGroups is shapeLag for one page of groups read in order: each
+// group's partitions are left out, ordered and cut as shapeLag does, and
+// groups left with none by OnlyLagging are left out, but the groups keep
+// their order (ordering them needs them all).
+func shapeLagGroups(out []GroupLag, o LagOptions) []GroupLag {
+	kept := out[:0]
+	for i := range out {
+		// One group at a time: its order among the others is kept.
+		if one := shapeLag(out[i:i+1:i+1], o); len(one) == 1 {
+			kept = append(kept, one[0])
+		}
+	}
+	clear(out[len(kept):])
+	return kept
 }
 
 // lostFirst is a lag_ms sort key that puts lost records above any lag in

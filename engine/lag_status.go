@@ -2,12 +2,10 @@ package engine
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -45,6 +43,9 @@ type LagStatusOptions struct {
 	// judged (rule window_incomplete) and its group counts it in
 	// Incomplete. 0 (Burrow's default) judges every window.
 	MinComplete float64
+	// Summary leaves out the lists of partitions (Worst, Partitions):
+	// the worst partition is named in WorstTopic and WorstPartition.
+	Summary bool
 }
 
 // DefaultLagStatusWorst: partitions listed per group.
@@ -96,6 +97,7 @@ type GroupLagStatus struct {
 	// or the worst partition and its rule.
 	Reason      string `json:"reason,omitempty"`
 	TotalLag    int64  `json:"total_lag"`
+	MaxLag      int64  `json:"max_lag"` // the largest lag of a partition
 	MaxLagMs    *int64 `json:"max_lag_ms,omitempty"`
 	RecordsLost int64  `json:"records_lost"`      // as in GroupLag
 	AtRisk      int    `json:"at_risk,omitempty"` // as in GroupLag
@@ -121,12 +123,18 @@ type GroupLagStatus struct {
 	Incomplete int `json:"incomplete,omitempty"`
 	// StateFile: the samples are kept in a --state file for the next run
 	// (false: in this process only).
-	StateFile bool                 `json:"state_file"`
-	Worst     []PartitionLagStatus `json:"worst"`
+	StateFile bool `json:"state_file"`
+	// Worst lists the worst partitions (nil with Summary); WorstTopic and
+	// WorstPartition name the first of them (nil when the group has no
+	// partition).
+	Worst          []PartitionLagStatus `json:"worst,omitempty"`
+	WorstTopic     *string              `json:"worst_topic,omitempty"`
+	WorstPartition *int32               `json:"worst_partition,omitempty"`
 	// Partitions (with LagStatusOptions.Partitions): every partition's
 	// verdict, by topic and partition.
 	Partitions []PartitionLagStatus `json:"partitions,omitempty"`
 	Err        *Error               `json:"error,omitempty"`
+	FailedIn   string               `json:"failed_in,omitempty"` // as in GroupLag
 
 	// OddTimestamps: as in GroupLag (lag in time unknown on that many
 	// partitions, left out of MaxLagMs).
@@ -144,76 +152,6 @@ func (c *Client) State() *state.Store {
 	}
 	c.localStateOnce.Do(func() { c.localState = state.New(state.Options{}) })
 	return c.localState
-}
-
-// LagStatus samples the groups' lag (every consumer group when groups is
-// empty), records the sample in the state store and judges each group.
-func (c *Client) LagStatus(ctx context.Context, groups []string, o LagStatusOptions) ([]GroupLagStatus, error) {
-	lo := o.Lag
-	lo.OnlyLagging, lo.Sort, lo.Top = false, "", 0
-	if o.MaxLagMs > 0 {
-		lo.Time = true
-	}
-	id, err := c.ClusterID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// The state file's lock is taken before sampling, not at the record:
-	// a run that overlaps another waits for it and then samples, so its
-	// samples come after the other's (sampled before and recorded after,
-	// they read as a clock gone backwards and restarted the windows).
-	store := c.State()
-	if err := store.BeginChange(); err != nil {
-		return nil, err
-	}
-	lags, err := c.LagWith(ctx, groups, lo)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now
-	if lo.Now != nil {
-		now = lo.Now
-	}
-	nowMs := now().UnixMilli()
-
-	// Each partition is judged as its sample is recorded, on the
-	// store's own window (no copy), and folded into its group's
-	// judgment: no slice of every partition's verdict unless asked for
-	// (for 300,000 partitions it was 42 MB of fresh memory and copies).
-	seen := make([]lagGroup, 0, len(lags))
-	at := make([]int, 0, len(lags)) // seen[i] is lags[at[i]]
-	for i, g := range lags {
-		switch {
-		case isNotFound(g.Err):
-			seen = append(seen, lagGroup{Name: g.Group, Gone: true})
-		case g.Err == nil:
-			seen = append(seen, lagGroup{Name: g.Group, Parts: g.Partitions})
-		default:
-			continue
-		}
-		at = append(at, i)
-	}
-	worst := cmp.Or(o.Worst, DefaultLagStatusWorst)
-	judged := make([]groupJudgment, len(lags))
-	j := judge{windowMs: store.Options().Window.Milliseconds(), minComplete: o.MinComplete, allowed: o.AllowedLag, nowMs: nowMs}
-	visit := func(si, pi int, w state.PartitionWindow) {
-		gi := at[si]
-		p := lags[gi].Partitions[pi]
-		if p.Err != nil {
-			return // a deleted topic's stale commit: not judged (nor does it fail the group)
-		}
-		judged[gi].add(j.partition(p, w), worst, o.Partitions)
-	}
-	if err := state.Record(store, id, stateName(c.cfg), nowMs, seen, lagReading, visit); err != nil {
-		return nil, err
-	}
-	out := make([]GroupLagStatus, 0, len(lags))
-	for i, g := range lags {
-		st := judgeGroup(g, &judged[i], o)
-		st.StateFile = store.Path() != ""
-		out = append(out, st)
-	}
-	return out, nil
 }
 
 func isNotFound(e *Error) bool { return e != nil && e.Code == kerr.GroupIDNotFound.Message }

@@ -30,6 +30,9 @@ type Need struct {
 	Feature      string
 	FeatureLevel int16
 	What         string
+	// Hint, when set, follows what a cluster lacks in the refusal: how a
+	// release that has the need unadvertised can enable it, say.
+	Hint string
 }
 
 // NeedAPI is the need of a request (at version v or above) that brokers
@@ -136,6 +139,9 @@ func (c *Client) Check(ctx context.Context, needs ...Need) error {
 	}
 	for _, n := range needs {
 		if msg := caps.Lacks(n); msg != "" {
+			if n.Hint != "" {
+				msg += " (" + n.Hint + ")"
+			}
 			return &Error{Code: ErrorName(kerr.UnsupportedVersion), Message: msg}
 		}
 	}

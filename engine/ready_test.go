@@ -62,11 +62,13 @@ func TestWaitReadyWaitsForReplicasAndBrokers(t *testing.T) {
 func TestWaitReadyTimesOutSayingWhatIsMissing(t *testing.T) {
 	cl, c, _ := newTestClient(t)
 	sickMetadata(t, c, 1<<30)
-	_, err := cl.WaitReady(context.Background(), ReadyOptions{Brokers: 4, Timeout: 100 * time.Millisecond, Interval: time.Millisecond})
+	// Long enough for the first answer on a loaded machine (100 ms once
+	// timed out before any: "it could not be asked").
+	_, err := cl.WaitReady(context.Background(), ReadyOptions{Brokers: 4, Timeout: 2 * time.Second, Interval: 20 * time.Millisecond})
 	var e *Error
 	require.True(t, errors.As(err, &e), "%v", err)
 	assert.Equal(t, CodeTimeout, e.Code)
-	assert.Equal(t, "the cluster was not ready after 100ms: 3 of 4 brokers live; 1 partitions offline (orders[1]); 1 partitions under-replicated (orders[0])", e.Message)
+	assert.Equal(t, "the cluster was not ready after 2s: 3 of 4 brokers live; 1 partitions offline (orders[1]); 1 partitions under-replicated (orders[0])", e.Message)
 }
 
 func TestWaitReadyWaitsForAClusterStillStarting(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kadmin-lua/kadmin-lua/engine/placement"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -217,60 +216,6 @@ func (c *Client) CheckReassignTargets(ctx context.Context, targets []PartitionTa
 	}
 	slices.SortFunc(out, func(a, b ReassignResult) int { return comparePartition(a.Topic, a.Partition, b.Topic, b.Partition) })
 	return out, nil
-}
-
-// PlanOptions say what PlanReassignmentOn spreads over.
-type PlanOptions struct {
-	Topics  []string
-	Brokers []int32          // nil: every broker in the cluster
-	Racks   map[int32]string // nil: the brokers' racks from the cluster
-}
-
-// PlanReassignmentOn reads the topics' current assignment (and the brokers
-// and racks when not given) and plans a balanced reassignment.
-func (c *Client) PlanReassignmentOn(ctx context.Context, o PlanOptions) (placement.Plan, error) {
-	ctx, cancel := c.callCtx(ctx)
-	defer cancel()
-	if len(o.Topics) == 0 {
-		return placement.Plan{}, Errorf(CodeInvalidArgument, "", "topics must name at least one topic")
-	}
-	m, err := c.metadata(ctx, slices.Compact(slices.Sorted(slices.Values(o.Topics))))
-	if err != nil {
-		return placement.Plan{}, err
-	}
-	in := placement.Layout{Current: map[string]map[int32][]int32{}, Brokers: o.Brokers, Racks: o.Racks}
-	for _, t := range slices.Compact(slices.Sorted(slices.Values(o.Topics))) {
-		td, ok := m.Topics[t]
-		if !ok || td.Err != nil {
-			err := td.Err
-			if err == nil {
-				err = kerr.UnknownTopicOrPartition
-			}
-			return placement.Plan{}, AsError(err, t)
-		}
-		in.Current[t] = map[int32][]int32{}
-		for p, pd := range td.Partitions {
-			in.Current[t][p] = slices.Clone(pd.Replicas)
-		}
-	}
-	known := m.Brokers.NodeIDs()
-	if in.Brokers == nil {
-		in.Brokers = known
-	}
-	for _, b := range in.Brokers {
-		if !slices.Contains(known, b) {
-			return placement.Plan{}, Errorf(CodeInvalidArgument, "", "broker %d is not in the cluster (brokers: %v)", b, known)
-		}
-	}
-	if in.Racks == nil {
-		in.Racks = map[int32]string{}
-		for _, b := range m.Brokers {
-			if b.Rack != nil {
-				in.Racks[b.NodeID] = *b.Rack
-			}
-		}
-	}
-	return placement.Balance(in)
 }
 
 // WaitOptions modify WaitReassignments.

@@ -115,6 +115,12 @@ func (c *Client) ResetOffsets(ctx context.Context, o ResetOptions) (ResetResult,
 		return res, d.Err
 	}
 	res.Members = members
+	if members > 0 && ds[0].typ == GroupTypeStreams {
+		// Kafka has no admin request removing a streams group's members,
+		// and kafka-streams-groups.sh --reset-offsets refuses too.
+		return res, &Error{Code: kerr.NonEmptyGroup.Message, Resource: o.Group,
+			Message: fmt.Sprintf("streams group %s has %d live member(s): stop the application's instances first (force cannot remove a streams group's members)", o.Group, members)}
+	}
 	if members > 0 && !o.Force {
 		return res, &Error{Code: kerr.NonEmptyGroup.Message, Resource: o.Group,
 			Message: fmt.Sprintf("group %s has %d live member(s): stop its consumers first (or force it: force=true in reset_offsets, --force in the runbooks, removes the members)", o.Group, members)}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Sizes on disk, from DescribeLogDirs (every broker's replicas and their
@@ -329,17 +331,6 @@ func (b ReassignBytes) String() string {
 }
 
 // HumanBytes is n in binary units: "1.2 GiB", "512 B".
-func HumanBytes(n int64) string { return humanBytes(n) }
+func HumanBytes(n int64) string { return vocab.HumanBytes(n) }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return vocab.HumanBytes(n) }

@@ -81,7 +81,13 @@ func (c *Client) pagedTopics(ctx context.Context, b requester, names []string, f
 			req.Topics = append(req.Topics, rt)
 		}
 		for {
-			kresp, err := b.Request(ctx, req)
+			// Each page within a call's timeout of its own: describing a
+			// million partitions takes longer than one call's.
+			rctx, cancel := c.callCtx(ctx)
+			done := c.phase(PhaseDescribeTopics)
+			kresp, err := b.Request(rctx, req)
+			done()
+			cancel()
 			if err != nil {
 				return err
 			}
@@ -92,8 +98,11 @@ func (c *Client) pagedTopics(ctx context.Context, b requester, names []string, f
 				}
 				if cur == nil || cur.Topic != *t.Topic {
 					flush()
+					// Sized for this page's share: growing the maps of a
+					// 1,000-partition topic was a tenth of a streamed describe.
 					cur = &topicAnswer{TopicDetail: kadm.TopicDetail{Topic: *t.Topic, ID: t.TopicID, IsInternal: t.IsInternal,
-						Partitions: kadm.PartitionDetails{}, Err: kerr.ErrorForCode(t.ErrorCode)}, elr: map[int32]elrSets{}}
+						Partitions: make(kadm.PartitionDetails, len(t.Partitions)), Err: kerr.ErrorForCode(t.ErrorCode)},
+						elr: make(map[int32]elrSets, len(t.Partitions))}
 				}
 				for _, p := range t.Partitions {
 					cur.Partitions[p.Partition] = kadm.PartitionDetail{Topic: cur.Topic, Partition: p.Partition,

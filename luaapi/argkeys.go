@@ -22,10 +22,11 @@ const (
 	NamePrincipal NameKind = "principal" // TYPE:NAME, "User:alice"
 	NameBroker    NameKind = "broker"    // a broker id
 	NameConfig    NameKind = "config"    // a topic or broker config name
+	NameSubject   NameKind = "subject"   // a Schema Registry subject
 )
 
 // NameKinds lists every kind, in a stable order.
-var NameKinds = []NameKind{NameTopic, NameGroup, NamePrincipal, NameBroker, NameConfig}
+var NameKinds = []NameKind{NameTopic, NameGroup, NamePrincipal, NameBroker, NameConfig, NameSubject}
 
 // Step is one step from a call's argument list to a value inside it: the
 // first step is an argument position, the next ones array items or table

@@ -25,6 +25,11 @@ type clientHandle struct {
 	closed bool
 
 	clusterID string // under mu: the cluster's id, once a NameSource has asked (completion_names.go)
+	// costBase is what the client had cost when this handle first used it
+	// (a shared client carries its earlier runs'), so that Runtime.Cost
+	// is this runtime's alone; costSet says it was taken.
+	costBase engine.Cost
+	costSet  bool
 
 	principalOnce sync.Once
 	principalName string // who cfg logs in as, for authorization errors
@@ -53,7 +58,33 @@ func (h *clientHandle) get() (*engine.Client, error) {
 	if closed {
 		return nil, &engine.Error{Code: engine.CodeCanceled, Message: "client is closed"}
 	}
-	return h.conn.get()
+	cl, err := h.conn.get()
+	if err == nil {
+		h.mu.Lock()
+		if !h.costSet {
+			h.costBase, h.costSet = cl.Cost(), true
+		}
+		h.mu.Unlock()
+	}
+	return cl, err
+}
+
+// cost is what the handle's client has cost since this handle first used
+// it; false when it never connected.
+func (h *clientHandle) cost() (engine.Cost, bool) {
+	h.mu.Lock()
+	set, base := h.costSet, h.costBase
+	h.mu.Unlock()
+	if !set {
+		return engine.Cost{}, false
+	}
+	h.conn.mu.Lock()
+	cl := h.conn.client
+	h.conn.mu.Unlock()
+	if cl == nil {
+		return engine.Cost{}, false
+	}
+	return cl.Cost().Sub(base), true
 }
 
 func (h *clientHandle) close() {
@@ -106,4 +137,21 @@ func (r *Runtime) clientObjectMethods(h *clientHandle) (obj, methods *lua.LTable
 	r.objects[obj] = h
 	r.mu.Unlock()
 	return obj, methods
+}
+
+// Cost is what this runtime's calls cost so far, over its clients (the
+// default one and kafka.connect's): requests, bytes and round trips by
+// Kafka API, time by phase of the whole-cluster reads. --verbose prints it
+// after a run and --metrics-file writes it.
+func (r *Runtime) Cost() engine.Cost {
+	r.mu.Lock()
+	handles := append([]*clientHandle{r.dflt}, r.clients...)
+	r.mu.Unlock()
+	total := engine.Cost{}
+	for _, h := range handles {
+		if c, ok := h.cost(); ok {
+			total = total.Add(c)
+		}
+	}
+	return total
 }

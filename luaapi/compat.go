@@ -48,13 +48,14 @@ func (k KafkaColumn) Label() string {
 }
 
 // KafkaColumns are the Kafka releases and modes kadmin-lua is tested on.
-// share.version is finalized at format time from Kafka 4.2 on.
+// share.version and streams.version are finalized at format time from
+// Kafka 4.2 on.
 var KafkaColumns = []KafkaColumn{
 	{Version: "3.9.1", Mode: engine.ModeZooKeeper},
 	{Version: "3.9.1", Mode: engine.ModeKRaft},
 	{Version: "4.0.2", Mode: engine.ModeKRaft},
 	{Version: "4.1.2", Mode: engine.ModeKRaft},
-	{Version: "4.4.0", Mode: engine.ModeKRaft, Finalized: map[string]int16{"share.version": 1}},
+	{Version: "4.4.0", Mode: engine.ModeKRaft, Finalized: map[string]int16{"share.version": 1, "streams.version": 1}},
 }
 
 // LookupColumn finds the column of a version and mode, nil if untested.
@@ -143,5 +144,11 @@ func CompatibilityDoc() string {
 		b.WriteString(" " + needs + " |\n")
 	}
 	b.WriteString("\nThe library functions (`kafka.*`, `help`) send nothing to a cluster and work with every release.\n")
+	b.WriteString("\nStreams groups (Kafka Streams applications with `group.protocol=streams`, KIP-1071) exist from Kafka 4.2, and on\n")
+	b.WriteString("4.1 as early access: on brokers started (and formatted) with `unstable.api.versions.enable=true` and\n")
+	b.WriteString("`unstable.feature.versions.enable=true`, which finalizes `streams.version` 1 (`group.coordinator.rebalance.protocols`\n")
+	b.WriteString("includes `streams` by default). Only `describe_streams_groups` needs StreamsGroupDescribe; `fetch_offsets`, `lag`,\n")
+	b.WriteString("`lag_status`, `reset_offsets`, `commit_offsets`, `delete_group_offsets` and `delete_groups` take a streams group on\n")
+	b.WriteString("any cluster that has one, with the requests they send for a consumer group (their rows above).\n")
 	return b.String()
 }

@@ -77,6 +77,14 @@ func (s NameSource) Names(ctx context.Context, kind NameKind) ([]string, error) 
 		}
 	case NameConfig:
 		return configNames(ctx, s, cl), nil
+	case NameSubject:
+		subs, err := cl.ListSubjects(ctx, engine.ListSubjectsOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range subs {
+			out = append(out, sub.Subject)
+		}
 	case NamePrincipal:
 		acls, aerr := cl.DescribeACLs(ctx, engine.ACLFilter{})
 		for _, a := range acls {

@@ -42,6 +42,11 @@ var connectOptions = []Field{
 	{Name: "tls_truststore_type", Type: Enum("JKS", "PKCS12", "PEM"), Doc: "the trust store's type (else read from the file)"},
 	{Name: "tls_keystore", Type: NonEmptyStr(), Doc: "a JKS or PKCS12 key store (password from KADMIN_TLS_KEYSTORE_PASSWORD); implies tls"},
 	{Name: "tls_keystore_type", Type: Enum("JKS", "PKCS12", "PEM"), Doc: "the key store's type (else read from the file)"},
+	{Name: "schema_registry", Type: NonEmptyStr(), Doc: "the cluster's Schema Registry URL (password from KADMIN_SCHEMA_REGISTRY_PASSWORD with schema_registry_user, else a bearer token from KADMIN_SCHEMA_REGISTRY_TOKEN)"},
+	{Name: "schema_registry_user", Type: NonEmptyStr(), Doc: "the Schema Registry's basic-auth user"},
+	{Name: "schema_registry_ca", Type: NonEmptyStr(), Doc: "CA certificate file (PEM) to verify the Schema Registry with"},
+	{Name: "schema_registry_cert", Type: NonEmptyStr(), Doc: "client certificate file (PEM) for the Schema Registry"},
+	{Name: "schema_registry_key", Type: NonEmptyStr(), Doc: "client key file (PEM) for the Schema Registry"},
 }
 
 // libConnect makes a client. Credentials belong to one cluster
@@ -104,6 +109,18 @@ func (r *Runtime) libConnect(c *Call) int {
 		}
 		if own.TLS != nil {
 			cfg.TLS = oc.TLS
+		}
+	}
+	// The registry goes with its cluster: another cluster named by brokers
+	// has none unless the call (or its command_config) names one.
+	if len(seeds) > 0 && !(profile != "" && clientconfig.BrokersWithin(seeds, pcBrokers)) {
+		cfg.Registry = nil
+	}
+	if reg, err := connectRegistry(c, own); err != nil {
+		return libError(L, "kafka.connect", err)
+	} else if reg != nil {
+		if cfg.Registry, err = (clientconfig.Profile{SchemaRegistry: reg}).RegistryConfig(r.opts.Env); err != nil {
+			return libError(L, "kafka.connect", err)
 		}
 	}
 	// The cluster's name in dry-run plans: the profile, or the default
@@ -169,4 +186,25 @@ func ownCredentials(c *Call) (clientconfig.Profile, error) {
 		own = clientconfig.Overlay(own, clientconfig.Profile{TLS: t})
 	}
 	return own, nil
+}
+
+// connectRegistry is the registry the call names: schema_registry= with
+// its schema_registry_* options, else its command_config's; nil when
+// neither. Its secrets come from the KADMIN_SCHEMA_REGISTRY_* variables
+// (or the file), never from the script.
+func connectRegistry(c *Call, own clientconfig.Profile) (*clientconfig.ProfileRegistry, error) {
+	str := func(name string) string { return param[string](c, name) }
+	if !c.Given("schema_registry") {
+		for _, k := range []string{"schema_registry_user", "schema_registry_ca", "schema_registry_cert", "schema_registry_key"} {
+			if c.Given(k) {
+				return nil, argErr("options", "%s needs schema_registry", k)
+			}
+		}
+		return own.SchemaRegistry, nil
+	}
+	reg := &clientconfig.ProfileRegistry{URL: str("schema_registry"), Username: str("schema_registry_user")}
+	if c.Given("schema_registry_ca") || c.Given("schema_registry_cert") || c.Given("schema_registry_key") {
+		reg.TLS = &clientconfig.ProfileTLS{CAFile: str("schema_registry_ca"), CertFile: str("schema_registry_cert"), KeyFile: str("schema_registry_key")}
+	}
+	return reg, nil
 }

@@ -132,21 +132,34 @@ func batchError(items []engine.Item, mutating, dryRun bool) *engine.Error {
 	}
 	applied := "none"
 	if len(ok) > 0 {
-		applied = strings.Join(ok, ", ")
+		applied = nameList(ok)
 	}
 	switch {
 	case dryRun:
 		e.Message = fmt.Sprintf("%s (dry run, nothing changed: %d of %d refused in validation: %s; would apply: %s)", e.Message,
-			len(failed), len(items), strings.Join(failed, ", "), applied)
+			len(failed), len(items), nameList(failed), applied)
 	case len(items) > 1:
 		done := "applied"
 		if !mutating {
 			done = "succeeded" // a read changed nothing
 		}
 		e.Message = fmt.Sprintf("%s (%d of %d failed: %s; %s: %s)", e.Message, len(failed), len(items),
-			strings.Join(failed, ", "), done, applied)
+			nameList(failed), done, applied)
 	}
 	return &e
+}
+
+// maxNamesListed bounds the items an error names in a list: a read of
+// 65,000 groups with one failure named the other 64,999 (err.results has
+// every item).
+const maxNamesListed = 50
+
+// nameList joins names, the first maxNamesListed of them.
+func nameList(names []string) string {
+	if len(names) <= maxNamesListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamesListed], ", "), len(names)-maxNamesListed)
 }
 
 // ErrorKind classifies how a run ended, for exit codes.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 )
 
 // TestExamples runs every declared function's Example, whatever is
@@ -57,7 +58,7 @@ func runExample(f *Func) (string, error) {
 
 	var stdout, stderr bytes.Buffer
 	rt := New(Options{
-		Config: engine.Config{Brokers: c.Addrs, Timeout: 15 * time.Second},
+		Config: engine.Config{Brokers: c.Addrs, Timeout: 15 * time.Second, Registry: &schemas.Config{URLs: []string{c.RegistryURL}}},
 		Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader(""),
 		Env: func(string) string { return "" },
 	})

@@ -392,11 +392,11 @@ func TestLag(t *testing.T) {
 	groupMember(t, e, "live", false, "audit")
 
 	out := e.json(`return lag("idle")`)
-	assert.Equal(t, `[{"group":"idle","partitions":[`+
+	assert.Equal(t, `[{"group":"idle","lagging":2,"max_lag":10,"partition_count":3,"partitions":[`+
 		`{"committed":10,"end_offset":10,"lag":0,"partition":0,"records_lost":0,"topic":"events"},`+
 		`{"committed":4,"end_offset":10,"lag":6,"partition":1,"records_lost":0,"topic":"events"},`+
 		`{"committed":-1,"end_offset":10,"lag":10,"partition":2,"records_lost":0,"topic":"events"}],`+
-		`"records_lost":0,"state":"Empty","total_lag":16}]`, out)
+		`"records_lost":0,"state":"Empty","total_lag":16,"worst_partition":2,"worst_topic":"events"}]`, out)
 
 	e.run(`
 		local all = lag()

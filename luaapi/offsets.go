@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"regexp"
+
 	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
@@ -8,9 +10,10 @@ func init() {
 	register(
 		&Func{Name: "list_offsets", Area: "offsets", Batch: true,
 			Params: []Param{
-				{Name: "topics", Type: offsetTargetsType, Doc: "every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time"},
+				{Name: "topics", Type: offsetTargetsType, Optional: true, Doc: "every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time"},
 				{Name: "at", Type: offsetAtType, Optional: true, Doc: `which offset (default "latest"; see below)`},
 			},
+			Options: append([]Field{iterateOption}, topicFilterOptions...),
 			Returns: "{{topic=string, partition=int, offset=int, timestamp=time, leader_epoch=int, error=error?}...}",
 			Summary: "List an offset of every partition of topics: earliest, latest, at a time, ...",
 			Doc: `topics is a topic name or an array of names. at is one of:
@@ -25,7 +28,8 @@ func init() {
 For {timestamp=ms}, a partition with no record at or after the time answers its end offset (the high watermark) with timestamp=-1: the position a consumer seeking to that time starts from, as kafka-consumer-groups --reset-offsets --to-datetime does (Kafka's raw answer, and kafka-get-offsets' output, is -1).
 timestamp is -1 unless the query was by time or max_timestamp; leader_epoch is -1 when unknown. Results are sorted by topic then partition.
 topics may instead give each partition its own time, {orders = {[0] = ms, [3] = ms}, payments = {[1] = ms}}: those partitions only, each listed at its time (as {timestamp=ms} does for one), in one request per leader broker; at is then not given.
-A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.`,
+A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
+At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.`,
 			Example: `for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 local hour_ago = kafka.now() - 3600 * 1000
 local at = list_offsets({"orders"}, {timestamp = hour_ago})
@@ -49,11 +53,30 @@ func listOffsets(c *Call) (any, error) {
 		return nil, err
 	}
 	targets := param[offsetTargets](c, "topics")
+	o := engine.TopicsOptions{Match: param[*regexp.Regexp](c, "match"), Exclude: param[*regexp.Regexp](c, "exclude")}
+	streamed := param[bool](c, "iterate") || o.Match != nil || o.Exclude != nil
 	if targets.Times != nil {
 		if c.Given("at") {
 			return nil, argErr("at", "is not given with per-partition times: each partition's time is in topics")
 		}
+		if streamed {
+			return nil, argErr("topics", "is a topic or topics with iterate, match or exclude, not per-partition times")
+		}
 		return cl.ListOffsetsAt(c.Ctx(), targets.Times)
 	}
-	return cl.ListOffsets(c.Ctx(), targets.Topics, at.Query)
+	if !streamed {
+		return cl.ListOffsets(c.Ctx(), targets.Topics, at.Query)
+	}
+	if !param[bool](c, "iterate") {
+		cur, err := cl.OpenOffsets(c.Ctx(), targets.Topics, at.Query, o)
+		if err != nil {
+			return nil, err
+		}
+		return readAll(cur.Next, cur.Close)
+	}
+	cur, err := cl.OpenOffsets(c.iterCtx(), targets.Topics, at.Query, o)
+	if err != nil {
+		return nil, err
+	}
+	return rowIterator(c, "partitions", cur.Next, cur.Close), nil
 }

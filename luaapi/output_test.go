@@ -60,8 +60,8 @@ func TestOutputFormatsOfRealResults(t *testing.T) {
 		e.t = t
 		const billing = `return lag{"billing"}`
 		assert.Equal(t, ""+
-			"GROUP    STATE  TOTAL_LAG  RECORDS_LOST\n"+
-			"billing  Empty  15         0\n"+
+			"GROUP    STATE  TOTAL_LAG  MAX_LAG  PARTITION_COUNT  LAGGING  WORST_TOPIC  WORST_PARTITION  RECORDS_LOST\n"+
+			"billing  Empty  15         11       3                2        payments     1                0\n"+
 			"  TOPIC     PARTITION  COMMITTED  END_OFFSET  LAG  RECORDS_LOST\n"+
 			"  payments  0          28         32          4    0\n"+
 			"  payments  1          25         36          11   0\n"+
@@ -71,11 +71,11 @@ func TestOutputFormatsOfRealResults(t *testing.T) {
 		lines := splitLines(e.format(billing, "ndjson"))
 		require.Len(t, lines, 1)
 		// Fields that lag gives only with {time=true} are null too.
-		assert.Equal(t, `{"at_risk":null,"error":null,"group":"billing","max_lag_ms":null,"odd_timestamps":null,"partitions":[`+
+		assert.Equal(t, `{"at_risk":null,"error":null,"failed_in":null,"group":"billing","lagging":2,"max_lag":11,"max_lag_ms":null,"odd_timestamps":null,"partition_count":3,"partitions":[`+
 			`{"at_risk":null,"at_risk_by":null,"behind_head_ms":null,"client_id":null,"committed":28,"earliest_local":null,"end_offset":32,"error":null,"lag":4,"lag_ms":null,"member_id":null,"next_deletion_by":null,"next_deletion_ms":null,"next_deletion_records":null,"next_deletion_unknown":null,"oldest_unconsumed":null,"partition":0,"reading_remote":null,"records_lost":0,"remote_only":null,"remote_unknown":null,"stuck_ms":null,"time_unknown":null,"timestamp_type":null,"topic":"payments"},`+
 			`{"at_risk":null,"at_risk_by":null,"behind_head_ms":null,"client_id":null,"committed":25,"earliest_local":null,"end_offset":36,"error":null,"lag":11,"lag_ms":null,"member_id":null,"next_deletion_by":null,"next_deletion_ms":null,"next_deletion_records":null,"next_deletion_unknown":null,"oldest_unconsumed":null,"partition":1,"reading_remote":null,"records_lost":0,"remote_only":null,"remote_unknown":null,"stuck_ms":null,"time_unknown":null,"timestamp_type":null,"topic":"payments"},`+
 			`{"at_risk":null,"at_risk_by":null,"behind_head_ms":null,"client_id":null,"committed":52,"earliest_local":null,"end_offset":52,"error":null,"lag":0,"lag_ms":null,"member_id":null,"next_deletion_by":null,"next_deletion_ms":null,"next_deletion_records":null,"next_deletion_unknown":null,"oldest_unconsumed":null,"partition":2,"reading_remote":null,"records_lost":0,"remote_only":null,"remote_unknown":null,"stuck_ms":null,"time_unknown":null,"timestamp_type":null,"topic":"payments"}],`+
-			`"reading_remote":null,"records_lost":0,"remote_only":null,"state":"Empty","total_lag":15}`, lines[0])
+			`"reading_remote":null,"records_lost":0,"remote_only":null,"state":"Empty","total_lag":15,"worst_partition":1,"worst_topic":"payments"}`, lines[0])
 		assert.Contains(t, e.format(billing, "json"), "\n        \"member_id\": null,\n")
 		// The Lua value itself is not changed; kafka.json.encode writes
 		// what it holds, so that decode(encode(t)) gives t back.

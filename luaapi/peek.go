@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -24,20 +25,26 @@ func init() {
 				{Name: "values", Type: Bool(), Doc: "include the records' values"},
 				{Name: "format", Type: Enum(peekFormats...), Doc: `how keys, header values and values are shown: "text" (default), "hex" or "json"`},
 				{Name: "read_committed", Type: Bool(), Doc: "skip aborted transactions' records, as a read_committed consumer does"},
+				{Name: "decode", Type: decodeModeType, Doc: `decode keys and values written for a Schema Registry: "auto", "avro", "protobuf", "json", "none" (default), or {key=, value=} (see below)`},
+				{Name: "key_schema", Type: localSchemaType, Doc: "decode every key with a local schema file: {file=, message=, framed=}"},
+				{Name: "value_schema", Type: localSchemaType, Doc: "decode every value with a local schema file: {file=, message=, framed=}"},
 			},
-			Returns: "{{offset=int, timestamp=time, timestamp_type=string, key=string?, headers={{key=string, value=string?}...}, size=int, value=json?, error=error?}...}",
+			Returns: "{{offset=int, timestamp=time, timestamp_type=string, key=json?, key_schema_id=int?, headers={{key=string, value=string?}...}, size=int, value=json?, value_schema_id=int?, error=error?}...}",
 			Summary: "Read a few records of one partition, without a consumer group (read-only).",
 			Doc: `from is an offset (an integer), "earliest" (the log start), "latest" (the last count records before the end: offsets high watermark - count up to it, as kcat -o -N does; fewer rows where transaction markers or compaction left gaps), {timestamp=ms} (the first record at or after the time; none when there is none) or {group="G"} (that group's committed offset on the partition: the next record it would read).
 Each row has offset, timestamp (ms) and timestamp_type (CreateTime or LogAppendTime), key (nil for a null key), headers ({{key=, value=}...}), size (bytes of key and value) and, with values=true, value (nil for a null value, a tombstone).
 format says how keys, header values and values are shown: "text" (default) is the bytes as text with what could drive a terminal escaped (controls as \x1b, bytes that are not UTF-8 as \xff) in every output, JSON too; "hex" is lowercase hex, the exact bytes; "json" parses the value as JSON into a Lua value (keys and headers stay text); a value that is not JSON keeps its text and the row gets an error (INVALID_JSON).
 Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
+` + peekDecodeDoc + `
 Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.`,
 			Example: `for _, r in ipairs(peek("orders", 0, "earliest", {count = 3})) do print(r.offset, r.key, r.size) end
 local last = peek("orders", 0, "latest", {count = 1, values = true})
 print(#last, last[1].value)
 local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
-print(next_up[1].offset, next_up[1].value.status)`,
+print(next_up[1].offset, next_up[1].value.status)
+local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+print(stuck[1].value_schema_id, stuck[1].value.amount)`,
 			Run: peekRun},
 	)
 }
@@ -91,10 +98,12 @@ type peekRow struct {
 	Offset        int64         `json:"offset"`
 	Timestamp     int64         `json:"timestamp"`
 	TimestampType string        `json:"timestamp_type"`
-	Key           *string       `json:"key,omitempty"`
+	Key           any           `json:"key,omitempty"`
+	KeySchemaID   *int          `json:"key_schema_id,omitempty"`
 	Headers       []peekHeader  `json:"headers"`
 	Size          int           `json:"size"`
 	Value         any           `json:"value,omitempty"`
+	ValueSchemaID *int          `json:"value_schema_id,omitempty"`
 	Err           *engine.Error `json:"error,omitempty"`
 }
 
@@ -112,6 +121,11 @@ func peekRun(c *Call) (any, error) {
 	opts := engine.PeekOptions{Count: param[int](c, "count"), MaxBytes: param[int](c, "max_bytes"),
 		Values: param[bool](c, "values"), ReadCommitted: param[bool](c, "read_committed")}
 	format := param[string](c, "format")
+	keyDec, valueDec, err := peekDecoders(c)
+	if err != nil {
+		return nil, err
+	}
+	opts.Values = opts.Values || valueDec.Active()
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -135,19 +149,34 @@ func peekRun(c *Call) (any, error) {
 	}
 	rows := make([]peekRow, 0, len(p.Records))
 	for _, r := range p.Records {
-		row := peekRow{Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: r.TimestampType, Key: shown(r.Key),
+		row := peekRow{Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: r.TimestampType,
 			Headers: make([]peekHeader, len(r.Headers)), Size: r.Size, Err: r.Err}
+		if k := shown(r.Key); k != nil {
+			row.Key = k
+		}
 		for i, h := range r.Headers {
 			row.Headers[i] = peekHeader{Key: TerminalText(h.Key), Value: shown(h.Value)}
 		}
+		if r.Err == nil && keyDec.Active() && r.Key != nil {
+			if v, id, ok := decodeSide(c, keyDec, r.Key, rowResource(topic, partition, r.Offset, "key"), &row, show); ok {
+				row.Key, row.KeySchemaID = v, id
+			}
+		}
 		if opts.Values && r.Err == nil && !r.NullValue {
+			if valueDec.Active() {
+				if v, id, ok := decodeSide(c, valueDec, r.Value, rowResource(topic, partition, r.Offset, "value"), &row, show); ok {
+					row.Value, row.ValueSchemaID = v, id
+					rows = append(rows, row)
+					continue
+				}
+			}
 			switch format {
 			case "json":
 				v, jerr := c.rt.decodeJSON(string(r.Value), c.rt.null())
 				if jerr != nil {
 					row.Value = lua.LString(TerminalText(string(r.Value)))
-					row.Err = &engine.Error{Code: CodeInvalidJSON, Resource: fmt.Sprintf("%s[%d]@%d", topic, partition, r.Offset),
-						Message: fmt.Sprintf("the value is not JSON: %v", jerr)}
+					row.Err = cmp.Or(row.Err, &engine.Error{Code: CodeInvalidJSON, Resource: fmt.Sprintf("%s[%d]@%d", topic, partition, r.Offset),
+						Message: fmt.Sprintf("the value is not JSON: %v", jerr)})
 				} else {
 					row.Value = v
 				}

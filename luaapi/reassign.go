@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/placement"
 )
 
 func init() {
@@ -41,17 +42,29 @@ print(ok or err.code)`,
 			Run: cancelReassignments},
 		&Func{Name: "plan_reassignment", Area: "reassign", TableCall: true,
 			Options: []Field{
-				{Name: "topics", Type: topicNames.NonEmpty(), Required: true, Doc: "the topics to balance"},
+				{Name: "topics", Type: topicNames.NonEmpty(), Doc: "the topics to plan (required, but with drain: default every topic)"},
 				{Name: "brokers", Type: brokerIDList.NonEmpty(), Doc: "the brokers to spread over (default: every broker)"},
 				{Name: "racks", Type: rackMap, Doc: "each broker's rack (default: the cluster's broker racks)"},
+				{Name: "by", Type: Enum(placement.ByCount, placement.ByBytes), Doc: `balance replica counts ("count", the default) or disk usage too ("bytes")`},
+				{Name: "replication_factor", Type: Int16(1), Doc: "raise or lower every partition's replication factor to this"},
+				{Name: "leaders_only", Type: Bool(), Doc: "move no data: balance preferred leaders by reordering replicas (with drain: a demote)"},
+				{Name: "drain", Type: brokerIDList.NonEmpty(), Doc: "empty these brokers: leadership first, then their replicas"},
+				{Name: "max_disk_usage", Type: NumberBetween(0.01, 1), Doc: "no broker planned above this fraction of its log dirs' capacity (default 0.85)"},
+				{Name: "min_partition_bytes", Type: Int64(0).Named("bytes"), Doc: "smaller partitions (or unmeasured ones) stay put when balancing"},
+				{Name: "partition_limit", Type: Count(1), Doc: "at most this many balancing moves join or leave each broker"},
 			},
-			Returns: "{moves=int, leader_changes=int, partitions={{topic=string, partition=int, current={int...}, target={int...}, moves=int}...}}",
-			Summary: "Plan a balanced, rack-aware reassignment that moves the fewest replicas.",
-			Doc: `Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
-moves counts replicas copied to a broker that did not hold them; partitions lists only the partitions that change (replicas or preferred leader), so the plan can be passed straight to alter_partition_reassignments. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.`,
-			Example: `local plan = plan_reassignment{topics = {"orders", "payments"}}
+			Returns: "{kind=string, by=string, moves=int, leader_changes=int, bytes=int?, partitions={{topic=string, partition=int, current={int...}, target={int...}, moves=int, bytes=int?}...}, leadership={{topic=string, partition=int, current={int...}, target={int...}, moves=int, bytes=int?}...}, elect={{topic=string, partition=int}...}, brokers={{broker=int, rack=string, replicas_before=int, replicas_after=int, leaders_before=int, leaders_after=int, bytes_before=int?, bytes_after=int?, total_bytes=int?, usable_bytes=int?, usage_before=number?, usage_after=number?}...}, steps={string...}, notes={string...}}",
+			Summary: "Plan a reassignment: balanced by count or bytes, rack-aware, moving the fewest replicas; or a drain, a demote, a leader balance, a replication factor change.",
+			Doc: `Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with (nearly) the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
+by = "bytes" then evens out disk usage (each broker's log dirs' used bytes over their capacity, from DescribeLogDirs; Kafka 3.3+, else the replicas' bytes), moving or swapping the replicas whose sizes fit best, never a broker above max_disk_usage; min_partition_bytes and partition_limit limit the moves as topicmappr's size threshold and per-broker limit do. A plan whose moves would not narrow the usage spread moves nothing and says so in notes.
+replication_factor = N raises or lowers every partition to N replicas: new ones go last to the least loaded brokers of racks the partition does not use; a decrease removes a replica sharing a rack, else the most loaded broker's, never the leader. leaders_only = true moves no data: replicas are reordered so that in-sync replicas lead evenly.
+drain = {broker ids} (topics default to every topic) plans a decommission in two steps: leadership rows reorder the partitions the brokers lead so they come last, elect lists the partitions whose preferred leader to elect then; partitions move their replicas to the least loaded brokers left, within the rack rule. With leaders_only it is a demote: the reorders alone, as partitions.
+moves counts replicas copied to a broker that did not hold them, bytes what they copy; partitions lists only the partitions that change (replicas or preferred leader): passed straight to alter_partition_reassignments, the plan reaches its end state. brokers reports every broker's replicas, leaders and bytes before and after; steps says what carrying it out does, notes what the plan could not do or did not know. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.`,
+			Example: `local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 print(plan.moves .. " replicas move")
-for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end`,
+for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
+local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+for _, s in ipairs(demote.steps) do print(s) end`,
 			Run: planReassignment},
 		&Func{Name: "wait_reassignments", Area: "reassign",
 			Options: []Field{
@@ -103,8 +116,9 @@ var reassignFields = []Field{
 	{Name: "partition", Type: partitionNum, Required: true},
 	{Name: "replicas", Type: reassignReplicas, Doc: "the new replicas; the first is the preferred leader"},
 	{Name: "target", Type: reassignReplicas, Doc: "a plan row's new replicas (instead of replicas)"},
-	{Name: "current", Type: List[int32](brokerID).ArrayOnly(), Doc: "a plan row's current replicas"},
+	{Name: "current", Type: List[int32](brokerID).ArrayOnly(), Doc: "a plan row's current replicas (not sent)"},
 	{Name: "moves", Type: Count(0), Doc: "a plan row's count of moved replicas (not sent)"},
+	{Name: "bytes", Type: Int64(0), Doc: "a plan row's partition size (not sent)"},
 }
 
 // rowTarget is the key that holds a row's new replicas: replicas or
@@ -138,6 +152,10 @@ var reassignPlan = Record(
 	Field{Name: "moves", Type: Count(0)},
 	Field{Name: "leader_changes", Type: Count(0)},
 	Field{Name: "partitions", Type: List[[]engine.PartitionTarget](reassignRow).ArrayOnly(), Required: true},
+	// The plan's report, read past: only its partitions are sent.
+	Field{Name: "kind", Type: AnyType{}}, Field{Name: "by", Type: AnyType{}}, Field{Name: "bytes", Type: AnyType{}},
+	Field{Name: "leadership", Type: AnyType{}}, Field{Name: "elect", Type: AnyType{}}, Field{Name: "brokers", Type: AnyType{}},
+	Field{Name: "steps", Type: AnyType{}}, Field{Name: "notes", Type: AnyType{}},
 ).Then(func(rec Rec, at string) (any, error) {
 	return slices.Concat(get[[][]engine.PartitionTarget](rec, "partitions")...), nil
 })
@@ -232,7 +250,16 @@ var rackMap = MapOf[int32, string](brokerID, NonEmptyStr().Checked("rack name", 
 
 func planReassignment(c *Call) (any, error) {
 	o := engine.PlanOptions{Topics: param[[]string](c, "topics"), Brokers: param[[]int32](c, "brokers"),
-		Racks: param[map[int32]string](c, "racks")}
+		Racks: param[map[int32]string](c, "racks"), Drain: param[[]int32](c, "drain"),
+		Options: placement.Options{By: param[string](c, "by"), ReplicationFactor: int(param[int16](c, "replication_factor")),
+			LeadersOnly: param[bool](c, "leaders_only"), MaxDiskUsage: param[float64](c, "max_disk_usage"),
+			MinPartitionBytes: param[int64](c, "min_partition_bytes"), PartitionLimit: param[int](c, "partition_limit")}}
+	if !c.Given("topics") && !c.Given("drain") {
+		return nil, argErr("topics", "is required (the topics to plan), unless drain is given")
+	}
+	if err := o.Check(len(o.Drain) > 0); err != nil {
+		return nil, err
+	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err

@@ -257,7 +257,7 @@ func TestPlanReassignmentErrors(t *testing.T) {
 	assert.Equal(t, "INVALID_REPLICA_ASSIGNMENT", re.Code)
 	assert.Contains(t, re.Message, "plan_reassignment: INVALID_REPLICA_ASSIGNMENT: broker 99 is not in the cluster")
 	for src, want := range map[string]string{
-		`plan_reassignment("rf3")`:                              `plan_reassignment: takes one table {topics=, [brokers=], [racks=]}, got "rf3"`,
+		`plan_reassignment("rf3")`:                              `plan_reassignment: takes one table {[topics=], [brokers=], [racks=], [by=], [replication_factor=], [leaders_only=], [drain=], [max_disk_usage=], [min_partition_bytes=], [partition_limit=]}, got "rf3"`,
 		`plan_reassignment{}`:                                   `plan_reassignment: topics: is required`,
 		`plan_reassignment{topics = "rf3", racks = {[0] = 1}}`:  `plan_reassignment: racks: 0: must be a rack name, got 1`,
 		`plan_reassignment{topics = "rf3", brokerz = {0}}`:      `plan_reassignment: unknown key "brokerz" (did you mean "brokers"?)`,

@@ -50,11 +50,13 @@ func ResultShape(name string) *Shape {
 }
 
 // resultShape is f's declared result, parsed once; nil when Returns says
-// no structure. A mutating function's rows also say dry_run=true under a
-// dry run (the dispatcher marks them), so its shape declares dry_run=bool?.
+// no structure. An admin function may return a scalar (register_schema's
+// id: "int"), a shape of its own too. A mutating function's rows also say
+// dry_run=true under a dry run (the dispatcher marks them), so its shape
+// declares dry_run=bool?.
 func (f *Func) resultShape() *Shape {
 	f.shapeOnce.Do(func() {
-		if !strings.HasPrefix(f.Returns, "{") {
+		if !strings.HasPrefix(f.Returns, "{") && !(f.IsAdmin() && f.Returns == string(KindInt)) {
 			return
 		}
 		s, err := output.ParseShape(f.Returns)

@@ -20,6 +20,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 	"github.com/kadmin-lua/kadmin-lua/engine/undo"
 )
 
@@ -193,7 +194,7 @@ func runSweep(t *testing.T, f *Func, cfg engine.Config, auditPath string) sweepR
 	}
 	var stdout, stderr bytes.Buffer
 	var prompts []string
-	cfg.Brokers, cfg.Timeout = c.Addrs, 15*time.Second
+	cfg.Brokers, cfg.Timeout, cfg.Registry = c.Addrs, 15*time.Second, &schemas.Config{URLs: []string{c.RegistryURL}}
 	rt := New(Options{Config: cfg, Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader(""),
 		Env:     func(string) string { return "" },
 		Confirm: func(p string) bool { prompts = append(prompts, p); return true }})
@@ -289,7 +290,7 @@ func readChanges(t *testing.T, path string) []auditlog.Change {
 // that cannot be undone says its row's reason.
 func assertUndone(t *testing.T, c *demo.Cluster, changes []auditlog.Change, ops []string) {
 	t.Helper()
-	cl, err := engine.New(engine.Config{Brokers: c.Addrs, Timeout: 15 * time.Second})
+	cl, err := engine.New(engine.Config{Brokers: c.Addrs, Timeout: 15 * time.Second, Registry: &schemas.Config{URLs: []string{c.RegistryURL}}})
 	require.NoError(t, err)
 	defer cl.Close()
 	steps, err := undo.Run(context.Background(), cl, changes, undo.Options{Confirm: func(string) bool { return true }})

@@ -26,17 +26,22 @@ func init() {
 			Run:     listTopics},
 		&Func{Name: "describe_topics", Area: "topics", Batch: true,
 			Params:  []Param{{Name: "names", Type: topicNames.NonEmpty(), Optional: true, Doc: "the topics to describe (default: every topic, internal ones included)"}},
+			Options: append([]Field{iterateOption}, topicFilterOptions...),
 			Returns: "{" + topicDescriptionShape + "...}",
 			Summary: "Describe topics' partitions: leaders, replicas, ISR, eligible leader replicas.",
 			Doc: `names is a topic name or an array of names; without it every topic is described, internal ones included (as kafka-topics --describe does).
 elr and last_known_elr are the eligible leader replicas and the last known ones (KIP-966), the Elr and LastKnownElr columns of kafka-topics 4.1: empty while the cluster's eligible.leader.replicas.version is 0, nil where the broker does not report them (before Kafka 3.8).
 Kafka 3.8+ is asked with DescribeTopicPartitions in pages of at most 2000 partitions, so no single answer from a large cluster is held at once; older brokers with one Metadata request.
-A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).`,
+A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
+At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.`,
 			Example: `local t = describe_topics("orders")[1]
 print(t.name, #t.partitions, t.partitions[1].leader)
 local partitions = 0
 for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
-print(partitions)`,
+print(partitions)
+local n = 0
+for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+print(n)`,
 			Run: describeTopics},
 		&Func{Name: "create_topics", Area: "topics", Batch: true,
 			Params:  []Param{{Name: "specs", Type: topicSpecs, Doc: "a topic name (broker defaults), a spec table, or an array of them"}},
@@ -95,7 +100,23 @@ func describeTopics(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cl.DescribeTopics(c.Ctx(), param[[]string](c, "names"))
+	names := param[[]string](c, "names")
+	o := engine.TopicsOptions{Match: param[*regexp.Regexp](c, "match"), Exclude: param[*regexp.Regexp](c, "exclude")}
+	switch {
+	case param[bool](c, "iterate"):
+		cur := cl.OpenTopics(c.iterCtx(), names, o)
+		return rowIterator(c, "topics", cur.Next, cur.Close), nil
+	case o.Match == nil && o.Exclude == nil:
+		return cl.DescribeTopics(c.Ctx(), names)
+	}
+	cur := cl.OpenTopics(c.Ctx(), names, o)
+	return readAll(cur.Next, cur.Close)
+}
+
+// topicFilterOptions choose the topics of a whole-cluster read by name.
+var topicFilterOptions = []Field{
+	{Name: "match", Type: regexpType, Doc: "keep topics whose name matches this RE2 regular expression (unanchored)"},
+	{Name: "exclude", Type: regexpType, Doc: "leave out topics whose name matches this RE2 regular expression (unanchored)"},
 }
 
 func createTopics(c *Call) (any, error) {

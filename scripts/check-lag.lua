@@ -2,7 +2,8 @@
 --
 -- Usage:    kadmin-lua run scripts/check-lag.lua [GROUP...] [--max N] [--max-seconds S] [--fail-on-loss] [--fail-on-remote] [--min-complete F] [--alert FORMAT] [--alert-after N]
 -- Arguments:
---   GROUP...         consumer groups to check; none means every consumer group
+--   GROUP...         consumer or streams groups to check; none means every consumer group
+--                    and every streams group (Kafka Streams applications, KIP-1071)
 --   --max N          the most records a group may lag in total
 --   --max-seconds S  the most seconds a group may lag in time: the age of the oldest
 --                    record it has not read (lag{time=true}: read from the records); a

@@ -24,6 +24,7 @@ import (
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 	"github.com/kadmin-lua/kadmin-lua/engine/state"
 	"github.com/kadmin-lua/kadmin-lua/internal/testnet"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -85,7 +86,8 @@ func (e *env) run(dryRun bool, script string, args ...string) result {
 		timeout = 10 * time.Second
 	}
 	rt := luaapi.New(luaapi.Options{
-		Config: engine.Config{Brokers: e.c.Addrs, Timeout: timeout, DryRun: dryRun, Audit: e.audit, State: e.state, Decompress: e.decompress},
+		Config: engine.Config{Brokers: e.c.Addrs, Timeout: timeout, DryRun: dryRun, Audit: e.audit, State: e.state, Decompress: e.decompress,
+			Registry: &schemas.Config{URLs: []string{e.c.RegistryURL}}},
 		Stdout: &stdout, Stderr: &stderr, Output: "json",
 	})
 	defer rt.Close()

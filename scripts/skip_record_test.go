@@ -3,12 +3,15 @@ package scripts_test
 import (
 	"testing"
 
+	"github.com/hamba/avro/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/demo"
 	"github.com/kadmin-lua/kadmin-lua/internal/testbomb"
 )
 
@@ -63,4 +66,46 @@ func TestSkipRecordForce(t *testing.T) {
 	assert.Contains(t, r.stderr, "remove the 1 live member(s) of group orders-processor first (force=true)")
 	assert.Contains(t, r.stderr, "dry-run: orders-processor: would move orders[1]")
 	assert.Equal(t, before, e.committed("orders-processor", "orders"))
+}
+
+// A consumer stuck on an Avro record: with --decode auto, skip-record
+// shows the record's value decoded with the registry's schema (and its
+// id), and a record whose schema id is unknown as its bytes and why; it
+// skips both.
+func TestSkipRecordShowsAStuckAvroRecordDecoded(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.adm.CreateTopic(e.ctx(), 1, 1, nil, "orders-avro")
+	require.NoError(t, err)
+	type order struct {
+		OrderID     string `avro:"order_id"`
+		Customer    string `avro:"customer"`
+		AmountCents int64  `avro:"amount_cents"`
+		Status      string `avro:"status"`
+	}
+	body, err := avro.Marshal(avro.MustParse(demo.OrderSchema), order{OrderID: "o-1", Customer: "acme", AmountCents: 1250, Status: "NEW"})
+	require.NoError(t, err)
+	var h sr.ConfluentHeader
+	good, _ := h.AppendEncode(nil, 1, nil)
+	unknown, _ := h.AppendEncode(nil, 404, nil)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(e.c.Addrs...), kgo.DefaultProduceTopic("orders-avro"))
+	require.NoError(t, err)
+	defer kc.Close()
+	require.NoError(t, kc.ProduceSync(e.ctx(), &kgo.Record{Key: []byte("o-1"), Value: append(good, body...)},
+		&kgo.Record{Key: []byte("o-2"), Value: append(unknown, 2, 'x')}).FirstErr())
+	_, err = e.adm.CommitOffsets(e.ctx(), "orders-avro-reader", kadm.Offsets{"orders-avro": {0: {Topic: "orders-avro", Partition: 0, At: 0, LeaderEpoch: -1}}})
+	require.NoError(t, err)
+
+	r := e.ok(true, "skip-record.lua", "orders-avro-reader", "orders-avro", "0", "--count", "2", "--decode", "auto")
+	require.Len(t, r.rows, 2)
+	assert.Equal(t, map[string]any{"order_id": "o-1", "customer": "acme", "amount_cents": 1250.0, "status": "NEW"}, r.rows[0]["value"])
+	assert.Equal(t, 1.0, r.rows[0]["value_schema_id"])
+	assert.Contains(t, r.stderr, `would skip orders-avro[0] offset 0: key "o-1"`)
+	assert.Contains(t, r.stderr, `value (schema id 1): {"amount_cents":1250,"customer":"acme","order_id":"o-1","status":"NEW"}`)
+	assert.Contains(t, r.rows[1]["error"], "SCHEMA_NOT_FOUND")
+	assert.Contains(t, r.stderr, `value (not decoded: SCHEMA_NOT_FOUND: schema id 404 is not in the registry: schema not found): \x00\x00\x00\x01\x94\x02x`)
+	assert.Equal(t, map[int32]int64{0: 0}, e.committed("orders-avro-reader", "orders-avro"), "dry-run commits nothing")
+
+	e.ok(false, "skip-record.lua", "orders-avro-reader", "orders-avro", "0", "--count", "2", "--decode", "auto")
+	assert.Equal(t, map[int32]int64{0: 2}, e.committed("orders-avro-reader", "orders-avro"))
+	e.usage("skip-record.lua", "--decode must be auto, avro, protobuf or json", "g", "t", "0", "--decode", "xml")
 }

@@ -10,6 +10,7 @@ need=()
 command -v kcat >/dev/null || need+=(kcat)                      # independent client cross-checks
 /usr/bin/python3 -c 'import kafka' 2>/dev/null || need+=(python3-kafka)
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || need+=(python3-prometheus-client) # metrics file parsers
+/usr/bin/python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv) # the venv Confluent's client goes in
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # real Kafka brokers
 command -v mvn >/dev/null || need+=(maven)                      # fetches the broker jars
 command -v tmux >/dev/null || need+=(tmux)                      # REPL terminal test
@@ -45,6 +46,14 @@ if ! command -v emmylua_check >/dev/null && [ ! -x "$HOME/.cargo/bin/emmylua_che
 fi
 
 go mod download
+# Confluent's Python client with its Avro, Protobuf and JSON Schema serializers (PyPI, no Debian package): the
+# independent peer of the schema codecs (integration/single/schemas_test.go), in a venv, once (about a minute).
+venv="$HOME/.cache/kadmin-lua/confluent-venv"
+if ! "$venv/bin/python" -c 'import confluent_kafka.schema_registry.avro, confluent_kafka.schema_registry.json_schema' 2>/dev/null; then
+  echo "deps: installing confluent-kafka into $venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q 'confluent-kafka[avro,json,protobuf,schemaregistry]==2.16.1'
+fi
 echo "deps: broker jars in $(bash internal/kafkatest/fetch-jars.sh)"
 # The version matrix's other releases (make matrix).
 for v in $(grep -v '^#' integration/compat/matrix.txt | cut -d' ' -f1 | sort -u); do

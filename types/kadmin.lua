@@ -391,6 +391,85 @@
 ---@field topic string
 ---@field partition integer
 
+---Options of describe_streams_groups.
+---@class kadmin.describe_streams_groups.options
+---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---@class kadmin.describe_streams_groups.result
+---@field group string
+---@field state string
+---@field coordinator integer
+---@field group_epoch integer
+---@field target_assignment_epoch integer
+---@field topology_epoch integer
+---@field topology_ready boolean
+---@field assignor? string
+---@field subtopologies kadmin.describe_streams_groups.result.subtopologies[]
+---@field members kadmin.describe_streams_groups.result.members[]
+---@field error? kadmin.Error
+
+---@class kadmin.describe_streams_groups.result.subtopologies
+---@field subtopology string
+---@field source_topics string[]
+---@field repartition_source_topics kadmin.describe_streams_groups.result.subtopologies.repartition_source_topics[]
+---@field repartition_sink_topics string[]
+---@field changelog_topics kadmin.describe_streams_groups.result.subtopologies.changelog_topics[]
+
+---@class kadmin.describe_streams_groups.result.subtopologies.repartition_source_topics
+---@field topic string
+---@field partitions integer
+
+---@class kadmin.describe_streams_groups.result.subtopologies.changelog_topics
+---@field topic string
+---@field partitions integer
+
+---@class kadmin.describe_streams_groups.result.members
+---@field member_id string
+---@field instance_id? string
+---@field process_id string
+---@field client_id string
+---@field host string
+---@field rack? string
+---@field user_endpoint? string
+---@field member_protocol string
+---@field member_epoch integer
+---@field topology_epoch integer
+---@field active_tasks kadmin.describe_streams_groups.result.members.active_tasks[]
+---@field standby_tasks kadmin.describe_streams_groups.result.members.standby_tasks[]
+---@field warmup_tasks kadmin.describe_streams_groups.result.members.warmup_tasks[]
+---@field target_active_tasks kadmin.describe_streams_groups.result.members.target_active_tasks[]
+---@field target_standby_tasks kadmin.describe_streams_groups.result.members.target_standby_tasks[]
+---@field target_warmup_tasks kadmin.describe_streams_groups.result.members.target_warmup_tasks[]
+---@field assignment kadmin.describe_streams_groups.result.members.assignment[]
+
+---@class kadmin.describe_streams_groups.result.members.active_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.standby_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.warmup_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.target_active_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.target_standby_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.target_warmup_tasks
+---@field subtopology string
+---@field partitions integer[]
+
+---@class kadmin.describe_streams_groups.result.members.assignment
+---@field topic string
+---@field partition integer
+
 ---Options of fetch_offsets.
 ---@class kadmin.fetch_offsets.options
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
@@ -413,19 +492,30 @@
 ---@field top? integer|string keep each group's N worst partitions (with sort; totals still count every partition) (integer >= 1)
 ---@field at_risk? number with time: the fraction of the topic's retention.ms (or retention.bytes) at which a partition is at risk (default 0.8) (number between 0.01 and 1)
 ---@field observe? number watch the commits for this many seconds within the call: a lagging partition whose committed offset has not moved by then has stuck_ms (see below) (number between 0.1 and 3600)
+---@field summary? boolean one row per group (total_lag, max_lag, the worst partition, counts) instead of its partitions (see below) (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep groups whose name matches this RE2 regular expression (unanchored), chosen before anything else is asked
+---@field exclude? string leave out groups whose name matches this RE2 regular expression (unanchored)
+---@field states? "PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady"|("PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady")[] keep groups in these states as list_groups says them (case-insensitive) (one of "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady", or an array of them)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.lag.result
 ---@field group string
 ---@field state string
 ---@field total_lag integer
+---@field max_lag integer
+---@field partition_count integer
+---@field lagging integer
+---@field worst_topic? string
+---@field worst_partition? integer
 ---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
 ---@field reading_remote? integer
 ---@field remote_only? integer
 ---@field odd_timestamps? integer
----@field partitions kadmin.lag.result.partitions[]
+---@field failed_in? string
+---@field partitions? kadmin.lag.result.partitions[]
 ---@field error? kadmin.Error
 
 ---@class kadmin.lag.result.partitions
@@ -484,6 +574,11 @@
 ---@field read_committed? boolean with time: read as a read_committed consumer does (boolean)
 ---@field no_commit? "start"|"skip" a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag (one of "start", "skip")
 ---@field min_complete? number a lagging partition whose window covers less than this fraction of --state-window is not judged (rule window_incomplete) and its group counts it in incomplete (Burrow's minimum-complete; default 0: every window is judged) (number between 0 and 1)
+---@field summary? boolean one row per group without the lists of partitions: the worst partition in worst_topic and worst_partition (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep groups whose name matches this RE2 regular expression (unanchored), chosen before anything else is asked
+---@field exclude? string leave out groups whose name matches this RE2 regular expression (unanchored)
+---@field states? "PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady"|("PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady")[] keep groups in these states as list_groups says them (case-insensitive) (one of "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady", or an array of them)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.lag_status.result
@@ -492,6 +587,7 @@
 ---@field status string
 ---@field reason? string
 ---@field total_lag integer
+---@field max_lag integer
 ---@field max_lag_ms? any
 ---@field records_lost integer
 ---@field at_risk? integer
@@ -507,8 +603,11 @@
 ---@field complete number
 ---@field incomplete? integer
 ---@field state_file boolean
----@field worst kadmin.lag_status.result.worst[]
+---@field worst? kadmin.lag_status.result.worst[]
+---@field worst_topic? string
+---@field worst_partition? integer
 ---@field partitions? kadmin.lag_status.result.partitions[]
+---@field failed_in? string
 ---@field error? kadmin.Error
 
 ---@class kadmin.lag_status.result.worst
@@ -646,6 +745,11 @@
 ---@field tls_truststore_type? "JKS"|"PKCS12"|"PEM" the trust store's type (else read from the file) (one of "JKS", "PKCS12", "PEM")
 ---@field tls_keystore? string a JKS or PKCS12 key store (password from KADMIN_TLS_KEYSTORE_PASSWORD); implies tls (non-empty string)
 ---@field tls_keystore_type? "JKS"|"PKCS12"|"PEM" the key store's type (else read from the file) (one of "JKS", "PKCS12", "PEM")
+---@field schema_registry? string the cluster's Schema Registry URL (password from KADMIN_SCHEMA_REGISTRY_PASSWORD with schema_registry_user, else a bearer token from KADMIN_SCHEMA_REGISTRY_TOKEN) (non-empty string)
+---@field schema_registry_user? string the Schema Registry's basic-auth user (non-empty string)
+---@field schema_registry_ca? string CA certificate file (PEM) to verify the Schema Registry with (non-empty string)
+---@field schema_registry_cert? string client certificate file (PEM) for the Schema Registry (non-empty string)
+---@field schema_registry_key? string client key file (PEM) for the Schema Registry (non-empty string)
 
 ---Options of kafka.json.encode.
 ---@class kadmin.kafka.json.encode.options
@@ -851,6 +955,9 @@
 
 ---Options of list_offsets.
 ---@class kadmin.list_offsets.options
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
+---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---{timestamp=, [partial=]}
@@ -907,14 +1014,15 @@
 ---@field throttle? integer|string limit the replication of the moving replicas to this many bytes per second per broker (kafka-reassign-partitions --throttle) (bytes per second (int64) >= 1)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
----{topic=, partition=, [replicas=], [target=], [current=], [moves=]}
+---{topic=, partition=, [replicas=], [target=], [current=], [moves=], [bytes=]}
 ---@class kadmin.alter_partition_reassignments.rows
 ---@field topic string topic name
 ---@field partition integer|string partition (int32) >= 0
 ---@field replicas? (integer|string)[] the new replicas; the first is the preferred leader (non-empty array of broker ids)
 ---@field target? (integer|string)[] a plan row's new replicas (instead of replicas) (non-empty array of broker ids)
----@field current? (integer|string)[] a plan row's current replicas (array of broker id (int32) >= 0)
+---@field current? (integer|string)[] a plan row's current replicas (not sent) (array of broker id (int32) >= 0)
 ---@field moves? integer|string a plan row's count of moved replicas (not sent) (integer >= 0)
+---@field bytes? integer|string a plan row's partition size (not sent) (int64 >= 0)
 
 ---@class kadmin.alter_partition_reassignments.result
 ---@field topic string
@@ -947,14 +1055,29 @@
 
 ---The arguments of plan_reassignment, named.
 ---@class kadmin.plan_reassignment.args
----@field topics string|string[] the topics to balance (topic name, or an array of them)
+---@field topics? string|string[] the topics to plan (required, but with drain: default every topic) (topic name, or an array of them)
 ---@field brokers? integer|string|(integer|string)[] the brokers to spread over (default: every broker) (broker id (int32) >= 0, or an array of them)
 ---@field racks? table<integer|string, string> each broker's rack (default: the cluster's broker racks) ({[broker_id] = "rack", ...})
+---@field by? "count"|"bytes" balance replica counts ("count", the default) or disk usage too ("bytes") (one of "count", "bytes")
+---@field replication_factor? integer|string raise or lower every partition's replication factor to this (int16 >= 1)
+---@field leaders_only? boolean move no data: balance preferred leaders by reordering replicas (with drain: a demote) (boolean)
+---@field drain? integer|string|(integer|string)[] empty these brokers: leadership first, then their replicas (broker id (int32) >= 0, or an array of them)
+---@field max_disk_usage? number no broker planned above this fraction of its log dirs' capacity (default 0.85) (number between 0.01 and 1)
+---@field min_partition_bytes? integer|string smaller partitions (or unmeasured ones) stay put when balancing (bytes (int64) >= 0)
+---@field partition_limit? integer|string at most this many balancing moves join or leave each broker (integer >= 1)
 
 ---@class kadmin.plan_reassignment.result
+---@field kind string
+---@field by string
 ---@field moves integer
 ---@field leader_changes integer
+---@field bytes? integer
 ---@field partitions kadmin.plan_reassignment.result.partitions[]
+---@field leadership kadmin.plan_reassignment.result.leadership[]
+---@field elect kadmin.plan_reassignment.result.elect[]
+---@field brokers kadmin.plan_reassignment.result.brokers[]
+---@field steps string[]
+---@field notes string[]
 
 ---@class kadmin.plan_reassignment.result.partitions
 ---@field topic string
@@ -962,6 +1085,33 @@
 ---@field current integer[]
 ---@field target integer[]
 ---@field moves integer
+---@field bytes? integer
+
+---@class kadmin.plan_reassignment.result.leadership
+---@field topic string
+---@field partition integer
+---@field current integer[]
+---@field target integer[]
+---@field moves integer
+---@field bytes? integer
+
+---@class kadmin.plan_reassignment.result.elect
+---@field topic string
+---@field partition integer
+
+---@class kadmin.plan_reassignment.result.brokers
+---@field broker integer
+---@field rack string
+---@field replicas_before integer
+---@field replicas_after integer
+---@field leaders_before integer
+---@field leaders_after integer
+---@field bytes_before? integer
+---@field bytes_after? integer
+---@field total_bytes? integer
+---@field usable_bytes? integer
+---@field usage_before? number
+---@field usage_after? number
 
 ---Options of reassign.
 ---@class kadmin.reassign.options
@@ -977,14 +1127,15 @@
 ---@field on_progress? function called with the status after each poll (function)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
----{topic=, partition=, [replicas=], [target=], [current=], [moves=]}
+---{topic=, partition=, [replicas=], [target=], [current=], [moves=], [bytes=]}
 ---@class kadmin.reassign.plan
 ---@field topic string topic name
 ---@field partition integer|string partition (int32) >= 0
 ---@field replicas? (integer|string)[] the new replicas; the first is the preferred leader (non-empty array of broker ids)
 ---@field target? (integer|string)[] a plan row's new replicas (instead of replicas) (non-empty array of broker ids)
----@field current? (integer|string)[] a plan row's current replicas (array of broker id (int32) >= 0)
+---@field current? (integer|string)[] a plan row's current replicas (not sent) (array of broker id (int32) >= 0)
 ---@field moves? integer|string a plan row's count of moved replicas (not sent) (integer >= 0)
+---@field bytes? integer|string a plan row's partition size (not sent) (int64 >= 0)
 
 ---@class kadmin.reassign.result
 ---@field topic string
@@ -1037,6 +1188,20 @@
 ---@field values? boolean include the records' values (boolean)
 ---@field format? "text"|"hex"|"json" how keys, header values and values are shown: "text" (default), "hex" or "json" (one of "text", "hex", "json")
 ---@field read_committed? boolean skip aborted transactions' records, as a read_committed consumer does (boolean)
+---@field decode? "auto"|"avro"|"protobuf"|"json"|"none"|kadmin.peek.options.decode decode keys and values written for a Schema Registry: "auto", "avro", "protobuf", "json", "none" (default), or {key=, value=} (see below) ("auto", "avro", "protobuf", "json" or "none", or {key=, value=})
+---@field key_schema? kadmin.peek.options.key_schema decode every key with a local schema file: {file=, message=, framed=} ({file=, [message=], [framed=]})
+---@field value_schema? kadmin.peek.options.key_schema decode every value with a local schema file: {file=, message=, framed=} ({file=, [message=], [framed=]})
+
+---{[key=], [value=]}
+---@class kadmin.peek.options.decode
+---@field key? "auto"|"avro"|"protobuf"|"json"|"none" how keys are decoded (default none) (one of "auto", "avro", "protobuf", "json", "none")
+---@field value? "auto"|"avro"|"protobuf"|"json"|"none" how values are decoded (default none) (one of "auto", "avro", "protobuf", "json", "none")
+
+---{file=, [message=], [framed=]}
+---@class kadmin.peek.options.key_schema
+---@field file string a local schema file: .avsc (Avro), .proto (Protobuf) or .json (JSON Schema) (non-empty string)
+---@field message? string for a .proto file: the message the records are (package.Message; default: the file's first, or the framing's message index) (non-empty string)
+---@field framed? boolean the records are framed for a registry (magic byte, schema id, Protobuf message indexes): the framing is skipped; default: they are the bare encoding (boolean)
 
 ---{[timestamp=], [group=]}
 ---@class kadmin.peek.from
@@ -1047,10 +1212,12 @@
 ---@field offset integer
 ---@field timestamp integer
 ---@field timestamp_type string
----@field key? string
+---@field key? any
+---@field key_schema_id? integer
 ---@field headers kadmin.peek.result.headers[]
 ---@field size integer
 ---@field value? any
+---@field value_schema_id? integer
 ---@field error? kadmin.Error
 
 ---@class kadmin.peek.result.headers
@@ -1087,12 +1254,20 @@
 ---@class kadmin.produce.options
 ---@field acks? "all"|"leader"|"none" "all" (default: every in-sync replica), "leader" or "none" (one of "all", "leader", "none")
 ---@field idempotent? boolean idempotent writes (default: on with acks "all", off otherwise) (boolean)
+---@field value_schema? kadmin.produce.options.value_schema encode every value with a registry subject's schema: {subject=, version=, message=} (see below) ({subject=, [version=], [message=]})
+---@field key_schema? kadmin.produce.options.value_schema encode every key with a registry subject's schema: {subject=, version=, message=} ({subject=, [version=], [message=]})
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
+
+---{subject=, [version=], [message=]}
+---@class kadmin.produce.options.value_schema
+---@field subject string the subject whose schema encodes the records (non-empty string)
+---@field version? "latest"|integer|string its version (default "latest") (a version number or "latest")
+---@field message? string for Protobuf: the message (default: the schema's first) (non-empty string)
 
 ---{[key=], [value=], [headers=], [partition=], [timestamp=]}
 ---@class kadmin.produce.records
----@field key? string the record's key (bytes) (string)
----@field value? string the record's value (bytes); left out: null (a tombstone) (string)
+---@field key? string the record's key (bytes, or with key_schema a table) (a string, or with a schema a table)
+---@field value? string the record's value (bytes, or with value_schema a table); left out: null (a tombstone) (a string, or with a schema a table)
 ---@field headers? table<string, string> header name to value (table of non-empty string = string)
 ---@field partition? integer|string the partition (default: the partitioner's choice) (partition (int32) >= 0)
 ---@field timestamp? integer|string ms since the epoch (default: now) (timestamp in ms (int64) >= 0)
@@ -1104,6 +1279,117 @@
 ---@field offset integer
 ---@field timestamp integer
 ---@field error? kadmin.Error
+---@field dry_run? boolean
+
+---Options of check_compatibility.
+---@class kadmin.check_compatibility.options
+---@field version? "latest"|integer|string the version to check against (default "latest"); the subject's compatibility level decides which versions count (a version number or "latest")
+
+---{[type=], [schema=], [references=], [file=]}
+---@class kadmin.check_compatibility.schema
+---@field type? "AVRO"|"PROTOBUF"|"JSON" AVRO (default), PROTOBUF or JSON (one of "AVRO", "PROTOBUF", "JSON")
+---@field schema? string the schema's text (non-empty string)
+---@field references? kadmin.check_compatibility.schema.references|kadmin.check_compatibility.schema.references[] the subjects' versions it imports ({name=, subject=, version=}, or an array of them)
+---@field file? string a local schema file: .avsc, .proto or .json (non-empty string)
+
+---{name=, subject=, version=}
+---@class kadmin.check_compatibility.schema.references
+---@field name string the name the schema imports it by (an Avro type's full name, a .proto file name, a JSON $ref) (non-empty string)
+---@field subject string the subject that holds it (non-empty string)
+---@field version integer|string its version (schema version (int32) >= 1)
+
+---@class kadmin.check_compatibility.result
+---@field compatible boolean
+---@field messages string[]
+
+---Options of delete_schema_version.
+---@class kadmin.delete_schema_version.options
+---@field permanent? boolean delete for good (soft first, then hard) (boolean)
+
+---@class kadmin.delete_schema_version.result
+---@field subject string
+---@field versions integer[]
+---@field permanent boolean
+---@field dry_run? boolean
+
+---Options of delete_subject.
+---@class kadmin.delete_subject.options
+---@field permanent? boolean delete for good (a soft delete first, then a hard one): the registry forgets the ids (boolean)
+
+---@class kadmin.delete_subject.result
+---@field subject string
+---@field versions integer[]
+---@field permanent boolean
+---@field dry_run? boolean
+
+---Options of describe_schema.
+---@class kadmin.describe_schema.options
+---@field deleted? boolean a soft-deleted version too (then deleted=true) (boolean)
+
+---@class kadmin.describe_schema.result
+---@field subject string
+---@field version integer
+---@field id integer
+---@field type string
+---@field schema string
+---@field references kadmin.describe_schema.result.references[]
+---@field deleted? boolean
+
+---@class kadmin.describe_schema.result.references
+---@field name string
+---@field subject string
+---@field version integer
+
+---@class kadmin.describe_schema_compatibility.result
+---@field subject? string
+---@field global boolean
+---@field level string
+---@field own boolean
+
+---@class kadmin.describe_schema_id.result
+---@field id integer
+---@field type string
+---@field schema string
+---@field references kadmin.describe_schema_id.result.references[]
+---@field subjects kadmin.describe_schema_id.result.subjects[]
+
+---@class kadmin.describe_schema_id.result.references
+---@field name string
+---@field subject string
+---@field version integer
+
+---@class kadmin.describe_schema_id.result.subjects
+---@field subject string
+---@field version integer
+
+---Options of list_schema_versions.
+---@class kadmin.list_schema_versions.options
+---@field deleted? boolean the soft-deleted versions too (deleted=true) (boolean)
+
+---@class kadmin.list_schema_versions.result
+---@field subject string
+---@field version integer
+---@field deleted boolean
+
+---Options of list_subjects.
+---@class kadmin.list_subjects.options
+---@field deleted? boolean the soft-deleted subjects too (deleted=true) (boolean)
+---@field match? string keep subjects matching this RE2 regular expression (unanchored)
+
+---@class kadmin.list_subjects.result
+---@field subject string
+---@field deleted boolean
+
+---The arguments of set_schema_compatibility, named.
+---@class kadmin.set_schema_compatibility.args
+---@field subject? string the subject (default: the registry's global level) (non-empty string)
+---@field level "NONE"|"BACKWARD"|"BACKWARD_TRANSITIVE"|"FORWARD"|"FORWARD_TRANSITIVE"|"FULL"|"FULL_TRANSITIVE" NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE (one of "NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE")
+
+---@class kadmin.set_schema_compatibility.result
+---@field subject? string
+---@field global boolean
+---@field level string
+---@field before string
 ---@field dry_run? boolean
 
 ---Options of alter_user_scram_credentials.
@@ -1296,6 +1582,9 @@
 
 ---Options of describe_topics.
 ---@class kadmin.describe_topics.options
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
+---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
 
 ---@class kadmin.describe_topics.result
@@ -1769,7 +2058,7 @@ function Client:delete_group_offsets(group, topics, options) end
 ---
 ---Delete groups and their committed offsets.
 ---
----A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
+---A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true). A streams group is deleted like a consumer group (once the application's instances are stopped); its internal topics (repartition and changelog topics, see describe_streams_groups) stay: kafka-streams-groups.sh --delete deletes them too, delete_topics does here.
 ---
 ---Under --dry-run nothing is deleted: each group is checked to exist and to have no members.
 ---
@@ -1784,7 +2073,7 @@ function Client:delete_groups(groups, options) end
 
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -1801,7 +2090,7 @@ function Client:describe_groups(groups, options) end
 ---
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -1813,6 +2102,27 @@ function Client:describe_groups(groups, options) end
 ---@param options? kadmin.describe_groups.options
 ---@return kadmin.describe_groups.result[]
 function Client:describe_consumer_groups(groups, options) end
+
+---Describe Kafka Streams applications' groups (KIP-1071): topology, members and their tasks.
+---
+---groups is a group name or an array of names: the application.id of Kafka Streams applications running with group.protocol=streams. What kafka-streams-groups.sh --describe shows (--state, --members --verbose), with Kafka's names: state (Empty, NotReady, Assigning, Reconciling, Stable), group_epoch, target_assignment_epoch, topology_epoch.
+---
+---topology_ready is false while the broker cannot run the topology: state NotReady (a source topic missing or not co-partitioned, internal topics not created yet) or no topology received yet; subtopologies is then empty. Each subtopology lists its source_topics, the repartition topics it reads (repartition_source_topics) and writes (repartition_sink_topics), and its state stores' changelog_topics, with the partition counts the topology asks for (0: left to the source topics).
+---
+---Each member is a stream thread of an application instance (process_id); member_epoch and topology_epoch are the ones it runs; member_protocol is "classic" for a member not yet on the streams protocol. Its tasks are given per subtopology with their partitions: active_tasks process records, standby_tasks keep a copy of the state, warmup_tasks build one before taking over; the target_ ones are the assignment the broker is moving it to. assignment is what its active tasks consume: each task's partition of its subtopology's source and repartition topics, as in describe_groups. Members are sorted by process_id then member_id.
+---
+---Offsets are committed as a consumer group's: fetch_offsets, lag (the source and repartition topics), reset_offsets, delete_group_offsets and delete_groups take a streams group by name. describe_groups does not describe one: it fails naming the type, as this function fails for a group of another type. A group that does not exist fails with GROUP_ID_NOT_FOUND (see err.results, or pass {partial=true}).
+---
+---Kafka 4.1 has streams groups as early access: its brokers answer only when started with unstable.api.versions.enable=true and unstable.feature.versions.enable=true, and with streams.version raised to 1 (update_features); from Kafka 4.2 they are on.
+---
+---```lua
+---local ok, err = pcall(describe_streams_groups, "wordcount-app")
+---print(ok or err.code)
+---```
+---@param groups string|string[] the streams groups to describe
+---@param options? kadmin.describe_streams_groups.options
+---@return kadmin.describe_streams_groups.result[]
+function Client:describe_streams_groups(groups, options) end
 
 ---A group's committed offsets, sorted by topic and partition.
 ---
@@ -1848,7 +2158,7 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 
 ---Consumer lag per group and partition.
 ---
----Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
+---Without groups: every consumer group (classic and KIP-848) and every streams group (Kafka Streams applications with group.protocol=streams, KIP-1071). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned. A streams group's are every partition of the topics its topology consumes (its source topics and the repartition topics it reads: those kafka-streams-groups.sh --describe lists), committed or not, a member's being those its active tasks consume.
 ---
 ---committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read), unless no_commit="skip": then lag is -1 and total_lag leaves it out, so that totals match kafka-consumer-groups --describe, which prints "-" for such a partition. lag is end_offset - committed, never below 0; total_lag sums the group's lags.
 ---
@@ -1866,6 +2176,8 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---
 ---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
+---At scale: the groups are listed once, and match and exclude (RE2 on the group name, unanchored) and states (as list_groups says them) choose them right there, before any group is described or any offset asked for. They are then read a page of 2,000 groups at a time (their descriptions and commits, then their topics' start and end offsets), so the requests grow with the pages, not the groups. summary=true gives one row per group instead of its partitions: group, state, total_lag, max_lag (the most a partition lags), partition_count, lagging (how many lag), worst_topic and worst_partition (the partition lagging most; nil when none lags), max_lag_ms with time, records_lost, at_risk, failed_in and error; no partitions. Each page's partitions are let go once summed: 65,000 groups of 40 partitions are 65,000 rows. sort orders the summaries worst first; only_lagging leaves out groups without lag. iterate=true returns an iterator instead (for g in lag(nil, {iterate = true}) do ... end): the rows come a page at a time, in group order (sort then orders each group's partitions only), and a loop that keeps none holds one page. A group listed but deleted before its page was read is left out (as if listed a moment later). failed_in names the phase a group's error came from (describe_groups, fetch_offsets, list_offsets, first_records): nothing of it is computed from the other phases. A coordinator that timed out on a page is not asked again in later pages of the call: its groups fail with TIMEOUT saying so, rather than each page waiting the whole timeout. observe needs every partition: not with summary or iterate.
+---
 ---```lua
 ---for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
 ---for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end
@@ -1874,8 +2186,11 @@ function Client:list_consumer_group_offsets(group, topics, options) end
 ---end
 ---local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 ---print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)
+---for g in lag(nil, {summary = true, iterate = true, match = "^orders"}) do
+---  print(g.group, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition)
+---end
 ---```
----@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag.options
 ---@return kadmin.lag.result[]
 function Client:lag(groups, options) end
@@ -1916,14 +2231,19 @@ function Client:lag_evaluate(samples, options) end
 ---
 ---Samples are kept at least a second apart (Burrow's min-distance: one taken sooner after the newest is merged into it, which keeps its time, and the partition is judged as of it), and at most --state-samples of them a window (a fast loop's window is thinned, not shortened). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.
 ---
+---At scale, as lag: match, exclude and states choose the groups right after listing; the groups are read a page at a time, each page recorded and judged while the next is read, and the --state file is written once, behind the run. max_lag is the most a partition lags. summary=true leaves out worst and partitions and names the worst partition in worst_topic and worst_partition: one small row per group. iterate=true returns an iterator (for g in lag_status(nil, {summary = true, iterate = true}) do ... end); the file is written once the loop has gone through every row. A group whose read failed (error, failed_in names the phase) is ERR with the error as its reason and is not sampled: nothing is judged from half of it.
+---
 ---```lua
 ---local s = lag_status("orders-processor", {max_lag = 100000})
 ---print(s[1].group, s[1].status, s[1].trend, s[1].reason)
 ---for _, g in ipairs(lag_status()) do
 ---  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
 ---end
+---for g in lag_status(nil, {summary = true, iterate = true}) do
+---  if g.status ~= "OK" then print(g.group, g.status, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition) end
+---end
 ---```
----@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag_status.options
 ---@return kadmin.lag_status.result[]
 function Client:lag_status(groups, options) end
@@ -2008,6 +2328,8 @@ function Client:remove_group_members(group, members, options) end
 ---The plan is worked out completely before anything changes; if any row has no target, nothing is committed and the call raises that row's error (with partial=true it returns the plan instead, the failed rows carrying their error). Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
 ---
 ---A group with live members is refused with NON_EMPTY_GROUP before anything is worked out (under dry-run too): Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses as well. force=true removes the members first (as remove_group_members(group) does), waits until the group is empty, then commits. It is meant for members whose consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms). Consumers still running learn of their removal at their next heartbeat, their commits under the old member id are refused, and they rejoin and resume from the reset offsets, dropping whatever they were processing; one that rejoins before the commit makes the call fail (TIMEOUT waiting for the group to empty, or UNKNOWN_MEMBER_ID on the commit). Stopping the consumers first remains the safe way.
+---
+---A streams group (a Kafka Streams application, KIP-1071) is reset the same way once the application's instances are stopped, as kafka-streams-groups.sh --reset-offsets requires; force cannot remove its members (Kafka has no admin request for that). Its state stores are not reset with it: kafka-streams-groups.sh --execute also deletes the application's internal topics, which here is delete_topics' work (the topics are in describe_streams_groups), and the instances' local state is theirs (KafkaStreams#cleanUp).
 ---
 ---```lua
 ----- billing is empty: rewind it on payments by 5 records, then look at the plan for "earliest" without committing.
@@ -2177,6 +2499,8 @@ function Client:topic_sizes(topics, options) end
 ---
 ---A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
 ---
+---At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.
+---
 ---```lua
 ---for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 ---local hour_ago = kafka.now() - 3600 * 1000
@@ -2185,7 +2509,7 @@ function Client:topic_sizes(topics, options) end
 ---local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
----@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
+---@param topics? string|string[]|kadmin.list_offsets.options every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time
 ---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"earliest_pending_upload"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
@@ -2271,16 +2595,24 @@ function Client:cancel_partition_reassignments(rows, options) end
 ---@return kadmin.list_partition_reassignments.result[]
 function Client:list_partition_reassignments(topics) end
 
----Plan a balanced, rack-aware reassignment that moves the fewest replicas.
+---Plan a reassignment: balanced by count or bytes, rack-aware, moving the fewest replicas; or a drain, a demote, a leader balance, a replication factor change.
 ---
----Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
+---Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with (nearly) the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
 ---
----moves counts replicas copied to a broker that did not hold them; partitions lists only the partitions that change (replicas or preferred leader), so the plan can be passed straight to alter_partition_reassignments. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
+---by = "bytes" then evens out disk usage (each broker's log dirs' used bytes over their capacity, from DescribeLogDirs; Kafka 3.3+, else the replicas' bytes), moving or swapping the replicas whose sizes fit best, never a broker above max_disk_usage; min_partition_bytes and partition_limit limit the moves as topicmappr's size threshold and per-broker limit do. A plan whose moves would not narrow the usage spread moves nothing and says so in notes.
+---
+---replication_factor = N raises or lowers every partition to N replicas: new ones go last to the least loaded brokers of racks the partition does not use; a decrease removes a replica sharing a rack, else the most loaded broker's, never the leader. leaders_only = true moves no data: replicas are reordered so that in-sync replicas lead evenly.
+---
+---drain = {broker ids} (topics default to every topic) plans a decommission in two steps: leadership rows reorder the partitions the brokers lead so they come last, elect lists the partitions whose preferred leader to elect then; partitions move their replicas to the least loaded brokers left, within the rack rule. With leaders_only it is a demote: the reorders alone, as partitions.
+---
+---moves counts replicas copied to a broker that did not hold them, bytes what they copy; partitions lists only the partitions that change (replicas or preferred leader): passed straight to alter_partition_reassignments, the plan reaches its end state. brokers reports every broker's replicas, leaders and bytes before and after; steps says what carrying it out does, notes what the plan could not do or did not know. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
 ---
 ---```lua
----local plan = plan_reassignment{topics = {"orders", "payments"}}
+---local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 ---print(plan.moves .. " replicas move")
 ---for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
+---local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+---for _, s in ipairs(demote.steps) do print(s) end
 ---```
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
@@ -2364,6 +2696,10 @@ function Client:delete_records(deletions, options) end
 ---
 ---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
+---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+---
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
 ---An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.
@@ -2374,6 +2710,8 @@ function Client:delete_records(deletions, options) end
 ---print(#last, last[1].value)
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
+---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+---print(stuck[1].value_schema_id, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition
@@ -2409,11 +2747,13 @@ function Client:probe(topic, options) end
 ---
 ---Write records (key, value, headers, partition, timestamp) to a topic and say where each landed.
 ---
----records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine). headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
+---records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine), or tables with key_schema/value_schema. headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
 ---
 ---A producer of its own is used, with the connection settings of the client: idempotent with acks=all by default, as the Java producer since Kafka 3.0. Each result has the record's index (its place in records), partition, offset (-1 if not written, or with acks "none", where nobody says) and timestamp, sorted by index.
 ---
 ---A change like any other: audited (the intent line has each partition's end offset before and each record's key, partition, timestamp, header names, value size and SHA-256, not the value itself; the outcome line each record's partition and offset), refused under --dry-run (the topic and partitions are checked and the plan says what would be written), and the REPL asks first unless --yes. It cannot be undone: records cannot be un-produced, and undo does not delete them (delete_records up to the produced offsets would also delete what others wrote before). The topic must exist (no auto-creation) and an explicit partition must be one of its partitions: otherwise nothing is sent. It needs WRITE on the topic, and for idempotence on brokers before Kafka 2.8 IDEMPOTENT_WRITE on the cluster (idempotent=false does without).
+---
+---With value_schema={subject=S} (key_schema too) each value is a table (or any value the schema takes) encoded with the subject's latest schema (or version=), framed for the registry as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes): Avro (decimals as strings or numbers, timestamps as RFC 3339 or numbers, dates as YYYY-MM-DD, unions by the first branch the value fits), Protobuf (fields by name, enums by name or number, well-known types in their JSON form) or JSON Schema (validated, written as JSON). Every record is checked before anything is sent, under --dry-run too: one that does not fit refuses the whole call with INVALID_ARGUMENT naming the record and the field path (record #3: value.total.amount: ...). peek's decoded values are accepted back as they are. A value left out stays a tombstone.
 ---
 ---```lua
 ---local r = produce("orders", {
@@ -2421,6 +2761,10 @@ function Client:probe(topic, options) end
 ---  {value = "ping", partition = 2},
 ---})
 ---for _, x in ipairs(r) do print(x.index, x.partition, x.offset) end
+----- A table encoded with the registry's schema (the subject's latest), framed as Confluent's serializers do:
+---local a = produce("orders", {key = "o-1", value = {order_id = "o-1", customer = "acme", amount_cents = 1250, status = "NEW"}},
+---  {value_schema = {subject = "orders-value"}})
+---print(a[1].partition, a[1].offset)
 ---return r[2].partition == 2
 ---```
 ---@param topic string the topic to write to (it must exist)
@@ -2428,6 +2772,148 @@ function Client:probe(topic, options) end
 ---@param options? kadmin.produce.options
 ---@return kadmin.produce.result[]
 function Client:produce(topic, records, options) end
+
+---Ask the registry whether a schema may be registered under a subject.
+---
+---The registry checks the schema against the subject's versions as its compatibility level says (BACKWARD: the newest; *_TRANSITIVE: all of them); messages say why not. A subject with no versions accepts any schema. Reads only: nothing changes.
+---
+---```lua
+---local r = check_compatibility("orders-value", {type = "AVRO", schema = [[{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}]]})
+---print(r.compatible, #r.messages)
+---```
+---@param subject string the subject the schema would be registered under
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@param options? kadmin.check_compatibility.options
+---@return kadmin.check_compatibility.result
+function Client:check_compatibility(subject, schema, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete one version of a subject: soft or permanent.
+---
+---As delete_subject, for one version. Undo of a soft delete registers its schema again, if the subject does not hold it.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_schema_version("scratch-value", 1)
+---print(r.versions[1])
+---```
+---@param subject string the subject
+---@param version integer|string the version to delete
+---@param options? kadmin.delete_schema_version.options
+---@return kadmin.delete_schema_version.result
+function Client:delete_schema_version(subject, version, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete a subject: soft (its ids stay readable) or permanent.
+---
+---A soft delete hides the subject's versions; records framed with their ids still decode (the registry keeps them by id). permanent=true deletes them for good, as the registry allows only after a soft delete (done first when needed). versions are the versions deleted.
+---
+---Declared destructive: the REPL asks first unless --yes. The intent line records every version's schema and id; undo registers a soft-deleted subject's schemas again (the registry gives them their ids back; the version numbers are new). A permanent delete cannot be undone. Under --dry-run nothing is deleted and the plan lists the versions.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_subject("scratch-value")
+---print(r.subject, #r.versions)
+---```
+---@param subject string the subject
+---@param options? kadmin.delete_subject.options
+---@return kadmin.delete_subject.result
+function Client:delete_subject(subject, options) end
+
+---Read one version of a subject: its id, type, schema text and references.
+---
+---type is AVRO, PROTOBUF or JSON; schema is the text as registered; references name the subjects' versions it imports ({{name=, subject=, version=}...}). A missing subject fails with SUBJECT_NOT_FOUND, a missing version with VERSION_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema("orders-value")
+---print(s.id, s.version, s.type)
+---```
+---@param subject string the subject
+---@param version? "latest"|integer|string|kadmin.describe_schema.options a version number, or "latest" (default)
+---@param options? kadmin.describe_schema.options
+---@return kadmin.describe_schema.result
+function Client:describe_schema(subject, version, options) end
+
+---Read the compatibility level of subjects, and the registry's global one.
+---
+---The first row is the registry's global level (global=true, no subject); then one row per subject: its level, own=true when the subject has a level of its own, false when it inherits the global one.
+---
+---```lua
+---for _, c in ipairs(describe_schema_compatibility{"orders-value"}) do print(c.subject or "(global)", c.level, c.own) end
+---```
+---@param subjects? string|string[] the subjects (default: none, only the registry's global level)
+---@return kadmin.describe_schema_compatibility.result[]
+function Client:describe_schema_compatibility(subjects) end
+
+---Read the schema a record's framing names by id, and the subject versions that hold it.
+---
+---An id the registry does not have fails with SCHEMA_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema_id(describe_schema("orders-value").id)
+---print(s.type, s.subjects[1].subject)
+---```
+---@param id integer|string the schema id (what a record's framing carries)
+---@return kadmin.describe_schema_id.result
+function Client:describe_schema_id(id) end
+
+---List a subject's versions, ascending.
+---
+---A subject the registry does not have fails with SUBJECT_NOT_FOUND.
+---
+---```lua
+---for _, v in ipairs(list_schema_versions("orders-value")) do print(v.version) end
+---```
+---@param subject string the subject
+---@param options? kadmin.list_schema_versions.options
+---@return kadmin.list_schema_versions.result[]
+function Client:list_schema_versions(subject, options) end
+
+---List the Schema Registry's subjects, sorted.
+---
+---Needs a schema registry (--schema-registry URL, KADMIN_SCHEMA_REGISTRY_URL, a profile's schema_registry, or kafka.connect{schema_registry=}); without one every registry function fails with NO_SCHEMA_REGISTRY.
+---
+---Soft-deleted subjects are left out unless deleted=true. Registry errors keep the registry's names (SUBJECT_NOT_FOUND, INCOMPATIBLE_SCHEMA, ...); a refused login is AUTH, a registry that is down SCHEMA_REGISTRY_UNAVAILABLE (retried until --timeout), an answer that is not the registry's API SCHEMA_REGISTRY_BAD_RESPONSE.
+---
+---```lua
+---for _, s in ipairs(list_subjects{match = "^orders"}) do print(s.subject) end
+---```
+---@param options? kadmin.list_subjects.options
+---@return kadmin.list_subjects.result[]
+function Client:list_subjects(options) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Register a schema under a subject and return its id.
+---
+---Returns the schema's id: a new version's, or the one the subject already holds it as (then nothing changes). The registry refuses a schema its compatibility level does not allow (INCOMPATIBLE_SCHEMA) or cannot parse (INVALID_SCHEMA).
+---
+---Audited (the intent line names the registry and the schema); undo soft-deletes the version it registered, if it is still the subject's newest. Under --dry-run nothing is registered: the plan says whether the subject holds the schema already and checks its compatibility, and the call returns the existing id, or nil.
+---
+---```lua
+---local id = register_schema("scratch-value", {type = "AVRO", schema = [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]]})
+---print(id)
+---```
+---@param subject string the subject
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@return integer
+function Client:register_schema(subject, schema) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Set a subject's compatibility level, or the registry's global one.
+---
+---before is the level in force before. Audited; undo sets the level back (or removes the subject's own level when it had none), if it is still the one set. Under --dry-run nothing changes and the plan says the level now.
+---
+---```lua
+---local r = set_schema_compatibility{subject = "orders-value", level = "FULL"}
+---print(r.before, r.level)
+---```
+---@param args kadmin.set_schema_compatibility.args
+---@return kadmin.set_schema_compatibility.result
+function Client:set_schema_compatibility(args) end
 
 ---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
 ---
@@ -2635,12 +3121,17 @@ function Client:delete_topics(names, options) end
 ---
 ---A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
 ---
+---At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.
+---
 ---```lua
 ---local t = describe_topics("orders")[1]
 ---print(t.name, #t.partitions, t.partitions[1].leader)
 ---local partitions = 0
 ---for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
 ---print(partitions)
+---local n = 0
+---for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+---print(n)
 ---```
 ---@param names? string|string[]|kadmin.describe_topics.options the topics to describe (default: every topic, internal ones included)
 ---@param options? kadmin.describe_topics.options
@@ -3307,7 +3798,7 @@ function delete_group_offsets(group, topics, options) end
 ---
 ---Delete groups and their committed offsets.
 ---
----A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true).
+---A group with live members fails with NON_EMPTY_GROUP (stop its consumers first); a missing one with GROUP_ID_NOT_FOUND unless if_exists=true (missing=true). A streams group is deleted like a consumer group (once the application's instances are stopped); its internal topics (repartition and changelog topics, see describe_streams_groups) stay: kafka-streams-groups.sh --delete deletes them too, delete_topics does here.
 ---
 ---Under --dry-run nothing is deleted: each group is checked to exist and to have no members.
 ---
@@ -3322,7 +3813,7 @@ function delete_groups(groups, options) end
 
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -3339,7 +3830,7 @@ function describe_groups(groups, options) end
 ---
 ---Describe groups: state, assignor, members and their assigned partitions.
 ---
----groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
+---groups is a group name or an array of names. Classic groups and KIP-848 consumer groups (and share groups) are described alike: the group's type, from list_groups, picks the request. A streams group fails with GROUP_ID_NOT_FOUND saying it is one: describe_streams_groups describes it (its tasks and topology have no place here). protocol is the assignor (range, cooperative-sticky, uniform...). instance_id is nil unless the member uses static membership. Members are sorted by instance_id then member_id, assignments by topic and partition.
 ---
 ---A group that does not exist fails with GROUP_ID_NOT_FOUND (the other groups are still described: see err.results, or pass {partial=true}).
 ---
@@ -3351,6 +3842,27 @@ function describe_groups(groups, options) end
 ---@param options? kadmin.describe_groups.options
 ---@return kadmin.describe_groups.result[]
 function describe_consumer_groups(groups, options) end
+
+---Describe Kafka Streams applications' groups (KIP-1071): topology, members and their tasks.
+---
+---groups is a group name or an array of names: the application.id of Kafka Streams applications running with group.protocol=streams. What kafka-streams-groups.sh --describe shows (--state, --members --verbose), with Kafka's names: state (Empty, NotReady, Assigning, Reconciling, Stable), group_epoch, target_assignment_epoch, topology_epoch.
+---
+---topology_ready is false while the broker cannot run the topology: state NotReady (a source topic missing or not co-partitioned, internal topics not created yet) or no topology received yet; subtopologies is then empty. Each subtopology lists its source_topics, the repartition topics it reads (repartition_source_topics) and writes (repartition_sink_topics), and its state stores' changelog_topics, with the partition counts the topology asks for (0: left to the source topics).
+---
+---Each member is a stream thread of an application instance (process_id); member_epoch and topology_epoch are the ones it runs; member_protocol is "classic" for a member not yet on the streams protocol. Its tasks are given per subtopology with their partitions: active_tasks process records, standby_tasks keep a copy of the state, warmup_tasks build one before taking over; the target_ ones are the assignment the broker is moving it to. assignment is what its active tasks consume: each task's partition of its subtopology's source and repartition topics, as in describe_groups. Members are sorted by process_id then member_id.
+---
+---Offsets are committed as a consumer group's: fetch_offsets, lag (the source and repartition topics), reset_offsets, delete_group_offsets and delete_groups take a streams group by name. describe_groups does not describe one: it fails naming the type, as this function fails for a group of another type. A group that does not exist fails with GROUP_ID_NOT_FOUND (see err.results, or pass {partial=true}).
+---
+---Kafka 4.1 has streams groups as early access: its brokers answer only when started with unstable.api.versions.enable=true and unstable.feature.versions.enable=true, and with streams.version raised to 1 (update_features); from Kafka 4.2 they are on.
+---
+---```lua
+---local ok, err = pcall(describe_streams_groups, "wordcount-app")
+---print(ok or err.code)
+---```
+---@param groups string|string[] the streams groups to describe
+---@param options? kadmin.describe_streams_groups.options
+---@return kadmin.describe_streams_groups.result[]
+function describe_streams_groups(groups, options) end
 
 ---A group's committed offsets, sorted by topic and partition.
 ---
@@ -3386,7 +3898,7 @@ function list_consumer_group_offsets(group, topics, options) end
 
 ---Consumer lag per group and partition.
 ---
----Without groups: every consumer group (classic and KIP-848). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned.
+---Without groups: every consumer group (classic and KIP-848) and every streams group (Kafka Streams applications with group.protocol=streams, KIP-1071). A group's partitions are those assigned to its members, those it has committed to, and the other partitions of those topics; member_id and client_id are nil where no member is assigned. A streams group's are every partition of the topics its topology consumes (its source topics and the repartition topics it reads: those kafka-streams-groups.sh --describe lists), committed or not, a member's being those its active tasks consume.
 ---
 ---committed is -1 where the group has no commit; lag is then counted from the partition's start offset (what a consumer starting at "earliest" would read), unless no_commit="skip": then lag is -1 and total_lag leaves it out, so that totals match kafka-consumer-groups --describe, which prints "-" for such a partition. lag is end_offset - committed, never below 0; total_lag sums the group's lags.
 ---
@@ -3404,6 +3916,8 @@ function list_consumer_group_offsets(group, topics, options) end
 ---
 ---Stuck: with time, stuck_ms is how long the committed offset has not moved while the partition lags, read from the state store's samples (those lag_status took, in this process or in the --state file), where that window with this reading added is judged STALL or STOP (see lag_status); nil where the store has no earlier sample at that offset, and where it is judged OK or WARN: a consumer that keeps up stands still between its commits too. Within one call, observe=N (seconds, with or without time) reads the commits of the lagging groups again N seconds after the call began (Ctrl-C ends the wait): a lagging partition whose committed offset is still where it was has stuck_ms of at least N (the store's figure when longer), and one that moved has none, whatever the store said; the rows are the first reading's. A consumer commits every few seconds (Java's auto-commit: 5 s), so N should be longer than that. peek(topic, partition, {group = G}) shows the record it is stuck on; the skip-record runbook skips it.
 ---
+---At scale: the groups are listed once, and match and exclude (RE2 on the group name, unanchored) and states (as list_groups says them) choose them right there, before any group is described or any offset asked for. They are then read a page of 2,000 groups at a time (their descriptions and commits, then their topics' start and end offsets), so the requests grow with the pages, not the groups. summary=true gives one row per group instead of its partitions: group, state, total_lag, max_lag (the most a partition lags), partition_count, lagging (how many lag), worst_topic and worst_partition (the partition lagging most; nil when none lags), max_lag_ms with time, records_lost, at_risk, failed_in and error; no partitions. Each page's partitions are let go once summed: 65,000 groups of 40 partitions are 65,000 rows. sort orders the summaries worst first; only_lagging leaves out groups without lag. iterate=true returns an iterator instead (for g in lag(nil, {iterate = true}) do ... end): the rows come a page at a time, in group order (sort then orders each group's partitions only), and a loop that keeps none holds one page. A group listed but deleted before its page was read is left out (as if listed a moment later). failed_in names the phase a group's error came from (describe_groups, fetch_offsets, list_offsets, first_records): nothing of it is computed from the other phases. A coordinator that timed out on a page is not asked again in later pages of the call: its groups fail with TIMEOUT saying so, rather than each page waiting the whole timeout. observe needs every partition: not with summary or iterate.
+---
 ---```lua
 ---for _, g in ipairs(lag()) do print(g.group, g.state, g.total_lag) end
 ---for _, g in ipairs(lag("orders-processor", {time = true})) do print(g.group, g.max_lag_ms .. " ms behind") end
@@ -3412,8 +3926,11 @@ function list_consumer_group_offsets(group, topics, options) end
 ---end
 ---local worst = lag(nil, {only_lagging = true, sort = "lag", top = 1})
 ---print(worst[1].group, worst[1].partitions[1].topic, worst[1].partitions[1].partition, worst[1].partitions[1].lag)
+---for g in lag(nil, {summary = true, iterate = true, match = "^orders"}) do
+---  print(g.group, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition)
+---end
 ---```
----@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag.options
 ---@return kadmin.lag.result[]
 function lag(groups, options) end
@@ -3454,14 +3971,19 @@ function lag_evaluate(samples, options) end
 ---
 ---Samples are kept at least a second apart (Burrow's min-distance: one taken sooner after the newest is merged into it, which keeps its time, and the partition is judged as of it), and at most --state-samples of them a window (a fast loop's window is thinned, not shortened). A partition whose end offset went back (the topic was deleted and made again) or whose samples are newer than now (the clock went back) starts a new window and says so in reset. A partition without a commit is not judged (Burrow sees only commits): OK, rule "no_commit". Changes nothing in the cluster.
 ---
+---At scale, as lag: match, exclude and states choose the groups right after listing; the groups are read a page at a time, each page recorded and judged while the next is read, and the --state file is written once, behind the run. max_lag is the most a partition lags. summary=true leaves out worst and partitions and names the worst partition in worst_topic and worst_partition: one small row per group. iterate=true returns an iterator (for g in lag_status(nil, {summary = true, iterate = true}) do ... end); the file is written once the loop has gone through every row. A group whose read failed (error, failed_in names the phase) is ERR with the error as its reason and is not sampled: nothing is judged from half of it.
+---
 ---```lua
 ---local s = lag_status("orders-processor", {max_lag = 100000})
 ---print(s[1].group, s[1].status, s[1].trend, s[1].reason)
 ---for _, g in ipairs(lag_status()) do
 ---  if g.status ~= "OK" then print(g.group, g.status, g.reason) end
 ---end
+---for g in lag_status(nil, {summary = true, iterate = true}) do
+---  if g.status ~= "OK" then print(g.group, g.status, g.total_lag, g.max_lag, g.worst_topic, g.worst_partition) end
+---end
 ---```
----@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer group)
+---@param groups? string|string[]|kadmin.lag_status.options the groups (default: every consumer and streams group)
 ---@param options? kadmin.lag_status.options
 ---@return kadmin.lag_status.result[]
 function lag_status(groups, options) end
@@ -3546,6 +4068,8 @@ function remove_group_members(group, members, options) end
 ---The plan is worked out completely before anything changes; if any row has no target, nothing is committed and the call raises that row's error (with partial=true it returns the plan instead, the failed rows carrying their error). Otherwise the targets are committed (creating the group if it does not exist) and each row carries its commit's error. dry_run=true (or --dry-run, kafka.dry_run(true)) returns the plan and commits nothing.
 ---
 ---A group with live members is refused with NON_EMPTY_GROUP before anything is worked out (under dry-run too): Kafka rejects admin commits to it (UNKNOWN_MEMBER_ID), and kafka-consumer-groups refuses as well. force=true removes the members first (as remove_group_members(group) does), waits until the group is empty, then commits. It is meant for members whose consumers are gone but not yet expired (crashed consumers, static members within session.timeout.ms). Consumers still running learn of their removal at their next heartbeat, their commits under the old member id are refused, and they rejoin and resume from the reset offsets, dropping whatever they were processing; one that rejoins before the commit makes the call fail (TIMEOUT waiting for the group to empty, or UNKNOWN_MEMBER_ID on the commit). Stopping the consumers first remains the safe way.
+---
+---A streams group (a Kafka Streams application, KIP-1071) is reset the same way once the application's instances are stopped, as kafka-streams-groups.sh --reset-offsets requires; force cannot remove its members (Kafka has no admin request for that). Its state stores are not reset with it: kafka-streams-groups.sh --execute also deletes the application's internal topics, which here is delete_topics' work (the topics are in describe_streams_groups), and the instances' local state is theirs (KafkaStreams#cleanUp).
 ---
 ---```lua
 ----- billing is empty: rewind it on payments by 5 records, then look at the plan for "earliest" without committing.
@@ -3715,6 +4239,8 @@ function topic_sizes(topics, options) end
 ---
 ---A topic that does not exist fails with UNKNOWN_TOPIC_OR_PARTITION (its result has partition=-1; the other topics are still listed: see err.results, or pass {partial=true}, alone or with a timestamp: {timestamp=ms, partial=true}). Partitions whose leader is moving (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER) are asked again until the call's deadline.
 ---
+---At scale: topics nil lists every partition of the cluster (internal topics included); iterate=true returns an iterator over the rows instead (for o in list_offsets(nil, "latest", {iterate = true}) do ... end), the partitions described and listed a page of about 20,000 at a time, each page within the call's timeout, so no table of every partition is held. match and exclude (RE2 on the topic name, unanchored) leave topics out before their partitions are listed.
+---
 ---```lua
 ---for _, o in ipairs(list_offsets("payments", "earliest")) do print(o.partition, o.offset) end
 ---local hour_ago = kafka.now() - 3600 * 1000
@@ -3723,7 +4249,7 @@ function topic_sizes(topics, options) end
 ---local each = list_offsets{orders = {[0] = hour_ago, [1] = kafka.now() - 60 * 1000}}
 ---print(each[1].partition, each[1].offset, each[2].partition, each[2].offset)
 ---```
----@param topics string|string[] every partition of these topics, or {topic = {[partition] = ms}}: each partition at its own time
+---@param topics? string|string[]|kadmin.list_offsets.options every partition of these topics (every topic when nil), or {topic = {[partition] = ms}}: each partition at its own time
 ---@param at? "earliest"|"latest"|"max_timestamp"|"earliest_local"|"latest_tiered"|"earliest_pending_upload"|"committed"|kadmin.list_offsets.at|kadmin.list_offsets.options which offset (default "latest"; see below)
 ---@param options? kadmin.list_offsets.options
 ---@return kadmin.list_offsets.result[]
@@ -3809,16 +4335,24 @@ function cancel_partition_reassignments(rows, options) end
 ---@return kadmin.list_partition_reassignments.result[]
 function list_partition_reassignments(topics) end
 
----Plan a balanced, rack-aware reassignment that moves the fewest replicas.
+---Plan a reassignment: balanced by count or bytes, rack-aware, moving the fewest replicas; or a drain, a demote, a leader balance, a replication factor change.
 ---
----Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
+---Spreads the topics' replicas and preferred leaders (first replicas) evenly over brokers (default: every broker), keeping each partition's replication factor and every replica that can stay: among balanced assignments it picks one with (nearly) the fewest replica moves. No two replicas of a partition share a rack when the brokers span enough racks (else at most an even share per rack); racks come from the cluster's broker racks unless given as {[broker_id]="rack"}; a broker without a rack counts as its own.
 ---
----moves counts replicas copied to a broker that did not hold them; partitions lists only the partitions that change (replicas or preferred leader), so the plan can be passed straight to alter_partition_reassignments. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
+---by = "bytes" then evens out disk usage (each broker's log dirs' used bytes over their capacity, from DescribeLogDirs; Kafka 3.3+, else the replicas' bytes), moving or swapping the replicas whose sizes fit best, never a broker above max_disk_usage; min_partition_bytes and partition_limit limit the moves as topicmappr's size threshold and per-broker limit do. A plan whose moves would not narrow the usage spread moves nothing and says so in notes.
+---
+---replication_factor = N raises or lowers every partition to N replicas: new ones go last to the least loaded brokers of racks the partition does not use; a decrease removes a replica sharing a rack, else the most loaded broker's, never the leader. leaders_only = true moves no data: replicas are reordered so that in-sync replicas lead evenly.
+---
+---drain = {broker ids} (topics default to every topic) plans a decommission in two steps: leadership rows reorder the partitions the brokers lead so they come last, elect lists the partitions whose preferred leader to elect then; partitions move their replicas to the least loaded brokers left, within the rack rule. With leaders_only it is a demote: the reorders alone, as partitions.
+---
+---moves counts replicas copied to a broker that did not hold them, bytes what they copy; partitions lists only the partitions that change (replicas or preferred leader): passed straight to alter_partition_reassignments, the plan reaches its end state. brokers reports every broker's replicas, leaders and bytes before and after; steps says what carrying it out does, notes what the plan could not do or did not know. Nothing changes on the cluster. A replication factor larger than the broker count fails with INVALID_REPLICATION_FACTOR.
 ---
 ---```lua
----local plan = plan_reassignment{topics = {"orders", "payments"}}
+---local plan = plan_reassignment{topics = {"orders", "payments"}, by = "bytes"}
 ---print(plan.moves .. " replicas move")
 ---for _, p in ipairs(plan.partitions) do print(p.topic, p.partition, table.concat(p.target, ",")) end
+---local demote = plan_reassignment{drain = {2}, leaders_only = true} -- leadership off broker 2, no data moves
+---for _, s in ipairs(demote.steps) do print(s) end
 ---```
 ---@param args kadmin.plan_reassignment.args
 ---@return kadmin.plan_reassignment.result
@@ -3902,6 +4436,10 @@ function delete_records(deletions, options) end
 ---
 ---Bounded: count (default 10, at most 10,000) and max_bytes (default 1 MiB) of what the rows hold; fewer rows come back at the end of the partition or when the next record would pass max_bytes. A record that alone holds more than max_bytes is a row with its offset, timestamp and size and an error RECORD_TOO_LARGE instead of key, headers and value; rows go on after it. Decompression is bounded too, whatever --max-memory says: a compressed record batch that would decompress to more than 64 MiB (a decompression bomb: 1 MB of gzip can hold 1 GB) is not read, and is one row at its first offset with timestamp -1 and an error DECOMPRESS_LIMIT naming the partition and the batch's offsets; rows go on after the batch.
 ---
+---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+---
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
 ---An offset at the end gives no rows; one below the log start or past the end fails with OFFSET_OUT_OF_RANGE, a missing topic or partition with UNKNOWN_TOPIC_OR_PARTITION, a group with no commit on the partition with NO_COMMITTED_OFFSET, each naming the partition.
@@ -3912,6 +4450,8 @@ function delete_records(deletions, options) end
 ---print(#last, last[1].value)
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
+---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
+---print(stuck[1].value_schema_id, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition
@@ -3947,11 +4487,13 @@ function probe(topic, options) end
 ---
 ---Write records (key, value, headers, partition, timestamp) to a topic and say where each landed.
 ---
----records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine). headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
+---records is one record or an array of them: {key=, value=, headers={name = value, ...}, partition=, timestamp=}; every field is optional (a record with no value is a tombstone for compacted topics). key and value are strings (Lua strings are bytes: binary is fine), or tables with key_schema/value_schema. headers are written sorted by name. partition, when left out, is the partitioner's choice, as the Java producer's: the key's murmur2 hash, or one partition per batch for records without a key. timestamp is milliseconds since the epoch (default: now; the broker's own under message.timestamp.type=LogAppendTime).
 ---
 ---A producer of its own is used, with the connection settings of the client: idempotent with acks=all by default, as the Java producer since Kafka 3.0. Each result has the record's index (its place in records), partition, offset (-1 if not written, or with acks "none", where nobody says) and timestamp, sorted by index.
 ---
 ---A change like any other: audited (the intent line has each partition's end offset before and each record's key, partition, timestamp, header names, value size and SHA-256, not the value itself; the outcome line each record's partition and offset), refused under --dry-run (the topic and partitions are checked and the plan says what would be written), and the REPL asks first unless --yes. It cannot be undone: records cannot be un-produced, and undo does not delete them (delete_records up to the produced offsets would also delete what others wrote before). The topic must exist (no auto-creation) and an explicit partition must be one of its partitions: otherwise nothing is sent. It needs WRITE on the topic, and for idempotence on brokers before Kafka 2.8 IDEMPOTENT_WRITE on the cluster (idempotent=false does without).
+---
+---With value_schema={subject=S} (key_schema too) each value is a table (or any value the schema takes) encoded with the subject's latest schema (or version=), framed for the registry as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes): Avro (decimals as strings or numbers, timestamps as RFC 3339 or numbers, dates as YYYY-MM-DD, unions by the first branch the value fits), Protobuf (fields by name, enums by name or number, well-known types in their JSON form) or JSON Schema (validated, written as JSON). Every record is checked before anything is sent, under --dry-run too: one that does not fit refuses the whole call with INVALID_ARGUMENT naming the record and the field path (record #3: value.total.amount: ...). peek's decoded values are accepted back as they are. A value left out stays a tombstone.
 ---
 ---```lua
 ---local r = produce("orders", {
@@ -3959,6 +4501,10 @@ function probe(topic, options) end
 ---  {value = "ping", partition = 2},
 ---})
 ---for _, x in ipairs(r) do print(x.index, x.partition, x.offset) end
+----- A table encoded with the registry's schema (the subject's latest), framed as Confluent's serializers do:
+---local a = produce("orders", {key = "o-1", value = {order_id = "o-1", customer = "acme", amount_cents = 1250, status = "NEW"}},
+---  {value_schema = {subject = "orders-value"}})
+---print(a[1].partition, a[1].offset)
 ---return r[2].partition == 2
 ---```
 ---@param topic string the topic to write to (it must exist)
@@ -3966,6 +4512,148 @@ function probe(topic, options) end
 ---@param options? kadmin.produce.options
 ---@return kadmin.produce.result[]
 function produce(topic, records, options) end
+
+---Ask the registry whether a schema may be registered under a subject.
+---
+---The registry checks the schema against the subject's versions as its compatibility level says (BACKWARD: the newest; *_TRANSITIVE: all of them); messages say why not. A subject with no versions accepts any schema. Reads only: nothing changes.
+---
+---```lua
+---local r = check_compatibility("orders-value", {type = "AVRO", schema = [[{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}]]})
+---print(r.compatible, #r.messages)
+---```
+---@param subject string the subject the schema would be registered under
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@param options? kadmin.check_compatibility.options
+---@return kadmin.check_compatibility.result
+function check_compatibility(subject, schema, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete one version of a subject: soft or permanent.
+---
+---As delete_subject, for one version. Undo of a soft delete registers its schema again, if the subject does not hold it.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_schema_version("scratch-value", 1)
+---print(r.versions[1])
+---```
+---@param subject string the subject
+---@param version integer|string the version to delete
+---@param options? kadmin.delete_schema_version.options
+---@return kadmin.delete_schema_version.result
+function delete_schema_version(subject, version, options) end
+
+---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
+---
+---Delete a subject: soft (its ids stay readable) or permanent.
+---
+---A soft delete hides the subject's versions; records framed with their ids still decode (the registry keeps them by id). permanent=true deletes them for good, as the registry allows only after a soft delete (done first when needed). versions are the versions deleted.
+---
+---Declared destructive: the REPL asks first unless --yes. The intent line records every version's schema and id; undo registers a soft-deleted subject's schemas again (the registry gives them their ids back; the version numbers are new). A permanent delete cannot be undone. Under --dry-run nothing is deleted and the plan lists the versions.
+---
+---```lua
+---register_schema("scratch-value", [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]])
+---local r = delete_subject("scratch-value")
+---print(r.subject, #r.versions)
+---```
+---@param subject string the subject
+---@param options? kadmin.delete_subject.options
+---@return kadmin.delete_subject.result
+function delete_subject(subject, options) end
+
+---Read one version of a subject: its id, type, schema text and references.
+---
+---type is AVRO, PROTOBUF or JSON; schema is the text as registered; references name the subjects' versions it imports ({{name=, subject=, version=}...}). A missing subject fails with SUBJECT_NOT_FOUND, a missing version with VERSION_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema("orders-value")
+---print(s.id, s.version, s.type)
+---```
+---@param subject string the subject
+---@param version? "latest"|integer|string|kadmin.describe_schema.options a version number, or "latest" (default)
+---@param options? kadmin.describe_schema.options
+---@return kadmin.describe_schema.result
+function describe_schema(subject, version, options) end
+
+---Read the compatibility level of subjects, and the registry's global one.
+---
+---The first row is the registry's global level (global=true, no subject); then one row per subject: its level, own=true when the subject has a level of its own, false when it inherits the global one.
+---
+---```lua
+---for _, c in ipairs(describe_schema_compatibility{"orders-value"}) do print(c.subject or "(global)", c.level, c.own) end
+---```
+---@param subjects? string|string[] the subjects (default: none, only the registry's global level)
+---@return kadmin.describe_schema_compatibility.result[]
+function describe_schema_compatibility(subjects) end
+
+---Read the schema a record's framing names by id, and the subject versions that hold it.
+---
+---An id the registry does not have fails with SCHEMA_NOT_FOUND.
+---
+---```lua
+---local s = describe_schema_id(describe_schema("orders-value").id)
+---print(s.type, s.subjects[1].subject)
+---```
+---@param id integer|string the schema id (what a record's framing carries)
+---@return kadmin.describe_schema_id.result
+function describe_schema_id(id) end
+
+---List a subject's versions, ascending.
+---
+---A subject the registry does not have fails with SUBJECT_NOT_FOUND.
+---
+---```lua
+---for _, v in ipairs(list_schema_versions("orders-value")) do print(v.version) end
+---```
+---@param subject string the subject
+---@param options? kadmin.list_schema_versions.options
+---@return kadmin.list_schema_versions.result[]
+function list_schema_versions(subject, options) end
+
+---List the Schema Registry's subjects, sorted.
+---
+---Needs a schema registry (--schema-registry URL, KADMIN_SCHEMA_REGISTRY_URL, a profile's schema_registry, or kafka.connect{schema_registry=}); without one every registry function fails with NO_SCHEMA_REGISTRY.
+---
+---Soft-deleted subjects are left out unless deleted=true. Registry errors keep the registry's names (SUBJECT_NOT_FOUND, INCOMPATIBLE_SCHEMA, ...); a refused login is AUTH, a registry that is down SCHEMA_REGISTRY_UNAVAILABLE (retried until --timeout), an answer that is not the registry's API SCHEMA_REGISTRY_BAD_RESPONSE.
+---
+---```lua
+---for _, s in ipairs(list_subjects{match = "^orders"}) do print(s.subject) end
+---```
+---@param options? kadmin.list_subjects.options
+---@return kadmin.list_subjects.result[]
+function list_subjects(options) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Register a schema under a subject and return its id.
+---
+---Returns the schema's id: a new version's, or the one the subject already holds it as (then nothing changes). The registry refuses a schema its compatibility level does not allow (INCOMPATIBLE_SCHEMA) or cannot parse (INVALID_SCHEMA).
+---
+---Audited (the intent line names the registry and the schema); undo soft-deletes the version it registered, if it is still the subject's newest. Under --dry-run nothing is registered: the plan says whether the subject holds the schema already and checks its compatibility, and the call returns the existing id, or nil.
+---
+---```lua
+---local id = register_schema("scratch-value", {type = "AVRO", schema = [[{"type":"record","name":"Scratch","fields":[{"name":"n","type":"long"}]}]]})
+---print(id)
+---```
+---@param subject string the subject
+---@param schema string|kadmin.check_compatibility.schema the schema: its text (Avro, the registry's default type), {type="AVRO"|"PROTOBUF"|"JSON", schema=TEXT, references={{name=, subject=, version=}...}}, or {file="x.avsc"|"x.proto"|"x.json"} (the type from the extension)
+---@return integer
+function register_schema(subject, schema) end
+
+---**Changes the cluster**: dry-run and the audit log apply.
+---
+---Set a subject's compatibility level, or the registry's global one.
+---
+---before is the level in force before. Audited; undo sets the level back (or removes the subject's own level when it had none), if it is still the one set. Under --dry-run nothing changes and the plan says the level now.
+---
+---```lua
+---local r = set_schema_compatibility{subject = "orders-value", level = "FULL"}
+---print(r.before, r.level)
+---```
+---@param args kadmin.set_schema_compatibility.args
+---@return kadmin.set_schema_compatibility.result
+function set_schema_compatibility(args) end
 
 ---**DESTRUCTIVE**: changes the cluster and may lose data; dry-run and the audit log apply, the REPL asks first unless --yes.
 ---
@@ -4173,12 +4861,17 @@ function delete_topics(names, options) end
 ---
 ---A missing topic fails with UNKNOWN_TOPIC_OR_PARTITION (the other topics are still described: see err.results, or pass {partial=true}).
 ---
+---At scale: iterate=true returns an iterator over the topics (for t in describe_topics(nil, {iterate = true}) do ... end), handed over in pages of about 20,000 partitions as the broker's pages come, the next read while the loop handles one: a script that keeps none holds one page, however many partitions the cluster has. match and exclude (RE2 on the name, unanchored) leave topics out as they come, before they are made into rows. Topics caught half made (no leaders yet) are asked again by name and come last.
+---
 ---```lua
 ---local t = describe_topics("orders")[1]
 ---print(t.name, #t.partitions, t.partitions[1].leader)
 ---local partitions = 0
 ---for _, t in ipairs(describe_topics()) do partitions = partitions + #t.partitions end
 ---print(partitions)
+---local n = 0
+---for t in describe_topics(nil, {iterate = true, exclude = "^__"}) do n = n + #t.partitions end
+---print(n)
 ---```
 ---@param names? string|string[]|kadmin.describe_topics.options the topics to describe (default: every topic, internal ones included)
 ---@param options? kadmin.describe_topics.options

@@ -9,6 +9,7 @@
 //	plain BROKERS C PREFIX N     create then delete N topics (6 partitions, RF 1)
 //	plain BROKERS R PREFIX N VAL set retention.ms=VAL on N topics, one call each
 //	plain BROKERS PL PREFIX N VAL the describes a plan of N topics and 2N ACLs needs (plan.go)
+//	plain BROKERS DT             partitions of every topic, paged DescribeTopicPartitions (topics.go)
 package main
 
 import (
@@ -75,6 +76,8 @@ func main() {
 		fmt.Println(n)
 	case "PL":
 		planCheck(ctx, adm, args[0], atoi(args[1]), args[2])
+	case "DT":
+		describeAllPaged(ctx, cl)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown workload", os.Args[2])
 		os.Exit(2)

@@ -15,10 +15,11 @@ import (
 )
 
 // defaultConfig is the connection behind the globals. Settings come from,
-// highest first: flags (-b, --sasl-*, --tls-*, --timeout; then the
-// --command-config file; then the --profile named on the command line),
-// the environment (KADMIN_BROKERS), the profile named by KADMIN_PROFILE,
-// the config file's default_profile. Credentials follow their own rules
+// highest first: flags (-b, --sasl-*, --tls-*, --schema-registry*,
+// --timeout; then the --command-config file; then the --profile named on
+// the command line), the environment (KADMIN_BROKERS,
+// KADMIN_SCHEMA_REGISTRY_URL), the profile named by KADMIN_PROFILE, the
+// config file's default_profile. Credentials follow their own rules
 // (bindCredentials, internal/clientconfig/credentials.go).
 func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 	f := &a.flags
@@ -47,6 +48,9 @@ func (a *app) defaultConfig(cmd *cobra.Command) (engine.Config, error) {
 		}
 	}
 	fp := a.flagProfile()
+	if fp.SchemaRegistry, err = a.flags.registry.layer(env, cc.SchemaRegistry != nil || (src.explicit && p.SchemaRegistry != nil)); err != nil {
+		return engine.Config{}, err
+	}
 	// Brokers named outside the profile, highest first.
 	var from string
 	var brokers []string

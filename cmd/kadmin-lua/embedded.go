@@ -5,6 +5,7 @@ import (
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/demo"
+	"github.com/kadmin-lua/kadmin-lua/internal/clientconfig"
 )
 
 // clusterConfig is the default cluster of every command: under --embedded
@@ -26,7 +27,19 @@ func (a *app) clusterConfig(cmd *cobra.Command) (engine.Config, error) {
 		}
 		a.embedded = c
 	}
-	return a.engineConfig(engine.Config{Brokers: a.embedded.Addrs, Timeout: a.flags.timeout})
+	cfg := engine.Config{Brokers: a.embedded.Addrs, Timeout: a.flags.timeout}
+	// The demo's own registry, unless the command line names another.
+	reg, err := a.flags.registry.layer(a.st.Env, false)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	if reg == nil {
+		reg = &clientconfig.ProfileRegistry{URL: a.embedded.RegistryURL}
+	}
+	if cfg.Registry, err = (clientconfig.Profile{SchemaRegistry: reg}).RegistryConfig(a.st.Env); err != nil {
+		return engine.Config{}, err
+	}
+	return a.engineConfig(cfg)
 }
 
 // closeEmbedded stops the embedded cluster, if one was started; run calls

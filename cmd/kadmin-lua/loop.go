@@ -91,6 +91,7 @@ type outcome struct {
 	result  []byte   // fleet -o json: the returned values as compact JSON
 	stdout  []byte   // fleet: what the run printed
 	metrics []luaapi.Metric
+	cost    engine.Cost // what the run's calls cost (cost.go)
 	// notifyDeliveries and notifyFailures: kafka.notify's POSTs that went
 	// through and those that failed (luaapi.Runtime.NotifyCounts).
 	notifyDeliveries, notifyFailures int
@@ -317,7 +318,10 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 	}
 	defer rt.Close()
 	vals, err := l.a.scriptRunner(l.args)(ctx, rt)
-	o.checks, o.metrics = rt.CheckFailures(), rt.Metrics()
+	o.checks, o.metrics, o.cost = rt.CheckFailures(), rt.Metrics(), rt.Cost()
+	if l.a.flags.verbose {
+		writeCost(t.stderr, o.cost)
+	}
 	o.notifyDeliveries, o.notifyFailures = rt.NotifyCounts()
 	if err == nil && len(vals) > 0 {
 		err = l.format(rt, vals, &o)

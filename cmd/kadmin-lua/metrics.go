@@ -204,6 +204,7 @@ func (m *metricsFile) render(outs []outcome, now time.Time) string {
 		if t, ok := m.lastSuccess[profile]; ok {
 			add(metricLastSuccess, ownHelp[metricLastSuccess], own, t)
 		}
+		addCost(add, own, o.cost)
 		for _, mt := range o.metrics {
 			labels := make(map[string]string, len(mt.Labels)+1)
 			for k, v := range mt.Labels {

@@ -120,6 +120,7 @@ type globalFlags struct {
 	tls                               bool
 	tlsCA, tlsCert, tlsKey, tlsServer string
 	tlsInsecure                       bool
+	registry                          registryFlags // registry.go
 	output                            string
 	dryRun, yes, embedded             bool
 	fixture                           string
@@ -157,7 +158,9 @@ const rootLong = `kadmin-lua administers Kafka from Lua.
 The SASL password comes from $KADMIN_SASL_PASSWORD (or the variable a profile
 names), a --command-config file, or a prompt on a terminal; never from a flag.
 OAUTHBEARER, GSSAPI (Kerberos), AWS_MSK_IAM and Java key stores are set up in a
-profile or a --command-config file (docs/cli.md).
+profile or a --command-config file (docs/cli.md). The Schema Registry's password
+comes from $KADMIN_SCHEMA_REGISTRY_PASSWORD, a bearer token from
+$KADMIN_SCHEMA_REGISTRY_TOKEN (or the variables a profile names).
 Exit codes: 0 ok, 1 script error, 2 usage or syntax error, 3 Kafka error,
 4 a kafka.check failed, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 See docs/cli.md.`
@@ -203,6 +206,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.StringVar(&f.tlsKey, "tls-key", "", "PEM client key file")
 	pf.StringVar(&f.tlsServer, "tls-server-name", "", "server name to verify broker certificates against")
 	pf.BoolVar(&f.tlsInsecure, "tls-insecure-skip-verify", false, "do not verify broker certificates (unsafe)")
+	f.registry.register(pf)
 	pf.StringVarP(&f.output, "output", "o", "table", "output format of returned values and kafka.pp: table, json, ndjson (a line per row) or yaml")
 	pf.BoolVar(&f.dryRun, "dry-run", false, "mutations validate and print their plan to stderr but change nothing")
 	pf.BoolVar(&f.yes, "yes", false, "REPL: do not ask before destructive calls")
@@ -338,6 +342,7 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 
 	// SIGINT cancels cmd.Context() (the signal watcher's start phase).
 	vals, err := do(cmd.Context(), s.rt)
+	writeCost(a.verbose(), s.rt.Cost())
 	if sig, _ := a.sigs.result(); sig != nil {
 		return nil // run reports the signal
 	}

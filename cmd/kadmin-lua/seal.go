@@ -16,7 +16,7 @@ import (
 // environment only, never from its command line: the audit log's key and
 // the credentials profiles read (a SASL password, an OAUTHBEARER token or
 // client secret, key store passwords, the variables a token command is
-// given). What the process was started with stays readable through
+// given, the Schema Registry's password or token). What the process was started with stays readable through
 // /proc/PID/environ, to its own scripts and to every process of the same
 // user, for as long as it runs. So each such variable is sealed before
 // anything else reads it: its value is kept here, its bytes in the
@@ -31,7 +31,7 @@ import (
 // config file's profiles name are sealed once it is read (sealProfiles).
 var startSecrets = []string{auditKeyEnv, clientconfig.PasswordEnv, clientconfig.OAuthTokenEnv,
 	clientconfig.OAuthClientSecretEnv, clientconfig.TruststorePasswordEnv, clientconfig.KeystorePasswordEnv,
-	clientconfig.KeyPasswordEnv}
+	clientconfig.KeyPasswordEnv, clientconfig.RegistryPasswordEnv, clientconfig.RegistryTokenEnv}
 
 // sealedEnv is the process's environment with its secrets taken out.
 type sealedEnv struct {

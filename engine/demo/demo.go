@@ -7,6 +7,10 @@
 // per partition (records are keyed and partitioned by key hash), committed
 // offsets and lag every time. Only record timestamps move: they are spread
 // over the hour before seeding.
+//
+// A Schema Registry runs beside it (franz-go's in-memory srfake, served on
+// loopback), holding one subject, orders-value, whose Avro schema has the
+// fields of the orders records' JSON.
 package demo
 
 import (
@@ -17,6 +21,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
 // The seeded names, for tests and docs.
@@ -32,7 +38,17 @@ const (
 
 	// MemberClientID is the client id of orders-processor's live member.
 	MemberClientID = "orders-service"
+
+	// SubjectOrders is the registry's seeded subject: OrderSchema, as
+	// version 1 with id 1.
+	SubjectOrders = "orders-value"
 )
+
+// OrderSchema is the Avro schema of the seeded subject: the orders
+// records' JSON fields.
+const OrderSchema = `{"type":"record","name":"Order","namespace":"demo","fields":[` +
+	`{"name":"order_id","type":"string"},{"name":"customer","type":"string"},` +
+	`{"name":"amount_cents","type":"long"},{"name":"status","type":"string"}]}`
 
 // Topic is one seeded topic.
 type Topic struct {
@@ -72,10 +88,16 @@ var Lag = map[string]map[string][]int64{
 
 // Cluster is a running embedded cluster.
 type Cluster struct {
-	Addrs  []string
-	fake   *kfake.Cluster
-	member *kgo.Client // orders-processor's live member
+	Addrs []string
+	// RegistryURL is the Schema Registry's, on loopback.
+	RegistryURL string
+	fake        *kfake.Cluster
+	registry    *srfake.Registry
+	member      *kgo.Client // orders-processor's live member
 }
+
+// Registry returns the in-memory Schema Registry (for tests).
+func (c *Cluster) Registry() *srfake.Registry { return c.registry }
 
 // Fake returns the underlying kfake cluster (for fault injection in tests).
 func (c *Cluster) Fake() *kfake.Cluster { return c.fake }
@@ -86,6 +108,9 @@ func (c *Cluster) Close() {
 		c.member.Close()
 	}
 	c.fake.Close()
+	if c.registry != nil {
+		c.registry.Close()
+	}
 }
 
 // Start starts a 3-broker kfake cluster, seeds it (Seed) and joins a live
@@ -95,7 +120,9 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: starting kfake: %w", err)
 	}
-	c := &Cluster{Addrs: fake.ListenAddrs(), fake: fake}
+	c := &Cluster{Addrs: fake.ListenAddrs(), fake: fake, registry: srfake.New()}
+	c.RegistryURL = c.registry.URL()
+	c.registry.SeedSchema(SubjectOrders, 1, 1, sr.Schema{Schema: OrderSchema, Type: sr.TypeAvro})
 	if err := Seed(ctx, c.Addrs); err != nil {
 		c.Close()
 		return nil, err

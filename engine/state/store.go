@@ -227,6 +227,18 @@ type PartitionWindow struct {
 // backwards) starts afresh. visit may be nil. name is what the run calls
 // the cluster (Name).
 func Record[P any](s *Store, clusterID, name string, nowMs int64, seen []Group[P], read func(*P) Reading, visit func(gi, pi int, w PartitionWindow)) error {
+	if err := RecordPage(s, clusterID, name, nowMs, seen, read, visit); err != nil {
+		return err
+	}
+	s.WriteBehind()
+	return nil
+}
+
+// RecordPage is Record for one page of the groups a call reads in pages:
+// it does not start writing the file, which the call starts once, after
+// its last page (WriteBehind): writing the whole store after every page
+// made a 65,000-group call encode it 30 times.
+func RecordPage[P any](s *Store, clusterID, name string, nowMs int64, seen []Group[P], read func(*P) Reading, visit func(gi, pi int, w PartitionWindow)) error {
 	if err := s.lockChange(); err != nil {
 		return err
 	}
@@ -286,8 +298,16 @@ func Record[P any](s *Store, clusterID, name string, nowMs int64, seen []Group[P
 	}
 	s.expireLocked(nowMs)
 	s.version++
-	s.saveBehindLocked()
 	return nil
+}
+
+// WriteBehind starts writing the store's file behind the run (save.go),
+// after a change: Save then only renames it, unless the store changed
+// since.
+func (s *Store) WriteBehind() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saveBehindLocked()
 }
 
 const resetClock = "the clock went backwards"

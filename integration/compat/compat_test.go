@@ -13,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/login"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 	"github.com/kadmin-lua/kadmin-lua/integration/internal/itlua"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -67,6 +69,7 @@ var calls = []call{
 	{fn: "fetch_offsets", lua: `assert(#fetch_offsets("compat-group") == 2)`},
 	{fn: "list_groups", lua: `list_groups(); list_groups{states = {"Empty"}}`},
 	{fn: "describe_groups", lua: `assert(describe_groups("compat-group")[1].state == "Empty")`},
+	{fn: "describe_streams_groups", lua: `describe_streams_groups("compat-streams")`, answers: []string{"GROUP_ID_NOT_FOUND"}},
 	{fn: "lag", lua: `assert(lag("compat-group")[1].total_lag > 0)`},
 	{fn: "lag_status", lua: `assert(lag_status("compat-group", {time = true})[1].status == "OK")`},
 	{fn: "lag_evaluate", lua: `assert(lag_evaluate({{offset = 1, time = 0, lag = 3}, {offset = 2, time = 1000, lag = 2}}, {now = 1000}).status == "OK")`},
@@ -136,6 +139,18 @@ var calls = []call{
 	// Last: they add records to compat, which the calls above count.
 	{fn: "produce", lua: `assert(produce("compat", {{key = "k", value = "v", partition = 0}})[1].offset >= 0)`},
 	{fn: "probe", lua: `assert(probe().ok)`},
+	// The Schema Registry's functions ask no broker: an in-memory
+	// registry on loopback answers them on every Kafka.
+	{fn: "register_schema", lua: `assert(register_schema("compat-value", [[{"type":"record","name":"C","fields":[{"name":"n","type":"long"}]}]]) > 0)`},
+	{fn: "list_subjects", lua: `assert(list_subjects()[1].subject == "compat-value")`},
+	{fn: "list_schema_versions", lua: `assert(#list_schema_versions("compat-value") == 1)`},
+	{fn: "describe_schema", lua: `assert(describe_schema("compat-value").type == "AVRO")`},
+	{fn: "describe_schema_id", lua: `assert(describe_schema_id(describe_schema("compat-value").id).subjects[1].subject == "compat-value")`},
+	{fn: "check_compatibility", lua: `assert(check_compatibility("compat-value", [["long"]]).compatible ~= nil)`},
+	{fn: "describe_schema_compatibility", lua: `assert(describe_schema_compatibility()[1].global)`},
+	{fn: "set_schema_compatibility", lua: `set_schema_compatibility{subject = "compat-value", level = "NONE"}`},
+	{fn: "delete_schema_version", lua: `register_schema("compat-value", [["long"]]); delete_schema_version("compat-value", 2)`},
+	{fn: "delete_subject", lua: `delete_subject("compat-value", {permanent = true})`},
 }
 
 // TestEveryFunctionOnThisKafka runs calls on this package's broker and
@@ -160,8 +175,11 @@ func TestEveryFunctionOnThisKafka(t *testing.T) {
 	require.Equal(t, admin, called, "calls covers every admin function exactly once")
 
 	fixture(t)
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
 	cfg := engine.Config{Brokers: cluster.Brokers(), Timeout: 30 * time.Second,
-		SASL: &login.SASLConfig{Mechanism: kafkatest.MechPlain, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)}}
+		SASL:     &login.SASLConfig{Mechanism: kafkatest.MechPlain, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)},
+		Registry: &schemas.Config{URLs: []string{reg.URL()}}}
 	e := itlua.New(t, cfg, map[string]string{}, time.Minute)
 	var report strings.Builder
 	began := time.Now()

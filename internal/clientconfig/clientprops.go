@@ -18,7 +18,9 @@ import (
 // sasl.jaas.config and the sasl.* settings of each mechanism (jaas.go);
 // ssl.truststore.{location,type,password}, ssl.keystore.{location,type,
 // password}, ssl.key.password for JKS, PKCS12 and PEM stores, and
-// ssl.endpoint.identification.algorithm. Other keys (producer and consumer
+// ssl.endpoint.identification.algorithm; the Schema Registry's
+// schema.registry.url, basic.auth.*, bearer.auth.* and schema.registry.ssl.*
+// (registry.go). Other keys (producer and consumer
 // settings) are ignored. Errors name the property and never quote a value
 // that may be a secret.
 func LoadClientProperties(path string) (Profile, error) {
@@ -73,6 +75,11 @@ func profileFromProperties(props map[string]string) (Profile, error) {
 		}
 		p.TLS = t
 	}
+	reg, err := registryFromProperties(props)
+	if err != nil {
+		return Profile{}, err
+	}
+	p.SchemaRegistry = reg
 	return p, nil
 }
 

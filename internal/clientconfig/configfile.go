@@ -62,6 +62,8 @@ type Profile struct {
 	// CommandConfig is a Java client.properties file whose settings lie
 	// under the profile's own.
 	CommandConfig string `json:"command_config,omitempty"`
+	// SchemaRegistry is the cluster's Schema Registry (registry.go).
+	SchemaRegistry *ProfileRegistry `json:"schema_registry,omitempty"`
 }
 
 // ProfileSASL says how a profile logs in. Secrets are never written in the

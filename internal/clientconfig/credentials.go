@@ -187,5 +187,6 @@ func Overlay(base, over Profile) Profile {
 	if over.CommandConfig != "" {
 		out.CommandConfig = over.CommandConfig
 	}
+	out.SchemaRegistry = overlayRegistry(base.SchemaRegistry, over.SchemaRegistry)
 	return out
 }

@@ -36,6 +36,13 @@ func (p Profile) Config(env func(string) string, prompt func(user string) (strin
 		}
 		cfg.TLS = tc
 	}
+	if r := p.SchemaRegistry; r != nil {
+		rc, err := r.config(env)
+		if err != nil {
+			return engine.Config{}, err
+		}
+		cfg.Registry = rc
+	}
 	return cfg, nil
 }
 

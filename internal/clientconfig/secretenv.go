@@ -7,7 +7,8 @@ import (
 
 // SecretEnvNames are the environment variables p reads credentials from:
 // its SASL password, OAUTHBEARER token or client secret, the variables its
-// token command is given, and its key store passwords, each the one named
+// token command is given, its key store passwords and its schema
+// registry's password or token, each the one named
 // or the default. In a fleet, one profile's script cannot read another's
 // (cmd/kadmin-lua's fleet rule). Sorted, each once.
 func (p *Profile) SecretEnvNames() []string {
@@ -42,17 +43,25 @@ func (p *Profile) SecretEnvNames() []string {
 		}
 	}
 	if t := p.TLS; t != nil {
-		if t.Truststore != "" {
-			add(t.TruststorePasswordEnv, TruststorePasswordEnv)
-		}
-		if t.Keystore != "" {
-			add(t.KeystorePasswordEnv, KeystorePasswordEnv)
-			add(t.KeyPasswordEnv, KeyPasswordEnv)
-		}
-		if t.KeyFile != "" {
-			add(t.KeyPasswordEnv, KeyPasswordEnv)
-		}
+		t.secretEnvNames(add)
+	}
+	if r := p.SchemaRegistry; r != nil {
+		r.secretEnvNames(add)
 	}
 	slices.Sort(names)
 	return names
+}
+
+// secretEnvNames are the variables t reads its store and key passwords from.
+func (t *ProfileTLS) secretEnvNames(add func(name, dflt string)) {
+	if t.Truststore != "" {
+		add(t.TruststorePasswordEnv, TruststorePasswordEnv)
+	}
+	if t.Keystore != "" {
+		add(t.KeystorePasswordEnv, KeystorePasswordEnv)
+		add(t.KeyPasswordEnv, KeyPasswordEnv)
+	}
+	if t.KeyFile != "" {
+		add(t.KeyPasswordEnv, KeyPasswordEnv)
+	}
 }

@@ -157,6 +157,10 @@ type Extra struct {
 	// topics opt in with remote.storage.enable=true. Its jar is fetched
 	// by TieredStorageJar.
 	TieredStorage bool
+	// Properties are more server properties, written after the harness's
+	// own (a later line wins); StorageTool format reads them too (Kafka
+	// 4.1's unstable.feature.versions.enable then finalizes streams.version).
+	Properties [][2]string
 }
 
 // StartSingleWith starts one node with a PLAINTEXT client listener (as

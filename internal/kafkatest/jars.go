@@ -160,7 +160,7 @@ func JarsDir() (string, error) {
 	if complete(dir, want) { // another process fetched while we waited
 		return dir, nil
 	}
-	if err := fetchJars(parent, dir, version); err != nil {
+	if err := fetchJars(pomXML, parent, dir, version, checkJars); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, stampName), []byte(want+"\n"), 0o644); err != nil {
@@ -174,7 +174,9 @@ func complete(dir, want string) bool {
 	return err == nil && strings.TrimSpace(string(b)) == want
 }
 
-func fetchJars(parent, dir, version string) error {
+// fetchJars copies the runtime classpath of pom (for Kafka version) into
+// dir with Maven, through a work directory under parent, and checks it.
+func fetchJars(pom []byte, parent, dir, version string, check func(dir, version string) error) error {
 	mvn, err := exec.LookPath("mvn")
 	if err != nil {
 		return fmt.Errorf("kafkatest: Kafka %s jars are not in %s and mvn is not installed "+
@@ -186,7 +188,7 @@ func fetchJars(parent, dir, version string) error {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
 	defer os.RemoveAll(work)
-	if err := os.WriteFile(filepath.Join(work, "pom.xml"), pomXML, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "pom.xml"), pom, 0o644); err != nil {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
 	out := filepath.Join(work, "libs")
@@ -198,7 +200,7 @@ func fetchJars(parent, dir, version string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("kafkatest: mvn dependency:copy-dependencies (Kafka %s): %v\n%s", version, err, tail(buf.String(), 40))
 	}
-	if err := checkJars(out, version); err != nil {
+	if err := check(out, version); err != nil {
 		return fmt.Errorf("kafkatest: after mvn: %w", err)
 	}
 	if err := os.RemoveAll(dir); err != nil {

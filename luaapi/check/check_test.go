@@ -128,7 +128,7 @@ c = nil
 `)
 	assert.Equal(t, []string{
 		"2:3: create_topics: spec #1: partitions: must be a partition count between 1 and 2147483647, got 0",
-		`3:15: lag: options: unknown key "partal" (did you mean "partial"?) (allowed: time, read_committed, no_commit, only_lagging, sort, top, at_risk, observe, partial)`,
+		`3:15: lag: options: unknown key "partal" (did you mean "partial"?) (allowed: time, read_committed, no_commit, only_lagging, sort, top, at_risk, observe, summary, iterate, match, exclude, states, partial)`,
 		"5:13: delete_topics: names: must be a topic name, or an array of them, got 1",
 	}, findings(r))
 	assert.Len(t, r.Changes, 3)

@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	only := flag.String("only", "", "comma-separated workloads to run (L,LT,LS,PK,C,S,X,XJ,R,M,PJ,PT,J,T); all when empty")
+	only := flag.String("only", "", "comma-separated workloads to run (L,LT,LS,LG,LGS,DT,PK,C,S,X,XJ,R,M,PJ,PT,J,T); all when empty")
 	rounds := flag.Int("rounds", 0, "rounds per cluster workload (default: the scale's)")
 	tiny := flag.Bool("tiny", false, "toy sizes, one round: check that the harness works")
 	serve := flag.String("serve", "", "seed one workload's cluster, print its command lines and wait (for profiling)")

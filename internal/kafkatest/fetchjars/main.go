@@ -1,6 +1,8 @@
 // Command fetchjars fills the kafkatest jar cache ahead of the tests (CI
 // calls it through internal/kafkatest/fetch-jars.sh) and prints the
-// directory holding the broker classpath. It honours the same environment
+// directory holding the broker classpath. It also fetches and compiles the
+// Kafka Streams application of the streams-group tests, for releases with
+// streams groups (a failure there is only reported). It honours the same environment
 // as the tests: KADMIN_KAFKA_VERSION, KADMIN_KAFKA_JARS, XDG_CACHE_HOME.
 package main
 
@@ -22,6 +24,11 @@ func main() {
 	if os.Getenv(kafkatest.EnvJars) == "" && os.Getenv(kafkatest.EnvVersion) == "" {
 		if _, err := kafkatest.TieredStorageJar(); err != nil {
 			fmt.Fprintln(os.Stderr, "warning:", err)
+		}
+	}
+	if _, ok := kafkatest.StreamsGroupProperties(kafkatest.Version()); ok {
+		if _, err := kafkatest.StreamsClasspath(); err != nil {
+			fmt.Fprintln(os.Stderr, "fetchjars: the Kafka Streams application:", err)
 		}
 	}
 	fmt.Println(dir)

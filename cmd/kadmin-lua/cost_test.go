@@ -1,0 +1,71 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// A run says what it cost: under --verbose a line per phase and per Kafka
+// API after the run, and in --metrics-file the same figures by phase and
+// api, which match the requests the cluster received.
+func TestRunAccountsForItself(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(4, "orders"))
+	adm := c.admin(t)
+	for _, g := range []string{"billing", "audit", "search"} {
+		os := kadm.Offsets{}
+		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
+		_, err := adm.CommitOffsets(ctx(t), g, os)
+		require.NoError(t, err)
+	}
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.OffsetFetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	script := writeFile(t, "sum.lua", `
+local n = 0
+for g in lag(nil, {summary = true, iterate = true}) do n = n + 1 end
+return n`)
+	prom := filepath.Join(t.TempDir(), "lag.prom")
+	cli := newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--verbose", "run", "--metrics-file", prom, script))
+	assert.Equal(t, "3\n", cli.stdout.String())
+	stderr := cli.stderr.String()
+	assert.Regexp(t, `kadmin-lua: verbose: cost: phases: describe_groups \S+ \(1 times\), fetch_offsets \S+ \(1 times\), list_groups \S+ \(1 times\), list_offsets \S+ \(1 times\)\n`, stderr)
+	m := regexp.MustCompile(`kadmin-lua: verbose: cost: OffsetFetch: (\d+) requests, \S+ \S+ written, \S+ \S+ read, \S+ round trips\n`).FindStringSubmatch(stderr)
+	require.NotNil(t, m, stderr)
+	assert.Equal(t, strconv.FormatInt(fetches.Load(), 10), m[1], "the requests the cluster received")
+
+	samples, help := parseOpenMetrics(t, prom)
+	assert.Equal(t, []string{"api=OffsetFetch,script=sum.lua " + strconv.FormatInt(fetches.Load(), 10)},
+		filter(samples["kadmin_lua_requests"], "api=OffsetFetch,"))
+	assert.Len(t, filter(samples["kadmin_lua_request_bytes_read"], "api=OffsetFetch,"), 1)
+	assert.Equal(t, []string{"phase=fetch_offsets,script=sum.lua 1"}, filter(samples["kadmin_lua_phase_count"], "phase=fetch_offsets,"))
+	require.Len(t, filter(samples["kadmin_lua_phase_seconds"], "phase=describe_groups,"), 1)
+	assert.Contains(t, help["kadmin_lua_phase_seconds"], "each phase")
+
+	// Without --verbose, nothing on stderr.
+	cli = newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "run", script))
+	assert.Empty(t, cli.stderr.String())
+}
+
+func filter(samples []string, prefix string) []string {
+	var out []string
+	for _, s := range samples {
+		if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// A whole-cluster lag_status iterated while one coordinator times out on
+// its share of OffsetFetch: the loop gets every group, that coordinator's
+// as ERR saying the phase, the others judged; the run ends with the Kafka
+// exit code naming the groups that failed; and no sample was taken of the
+// failed groups (samples 0: nothing is judged or recorded from half data).
+func TestLagStatusIteratedWithOneCoordinatorTimingOut(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(2, "orders"))
+	adm := c.admin(t)
+	var groups []string
+	for i := range 9 {
+		g := fmt.Sprintf("g%d", i)
+		groups = append(groups, g)
+		os := kadm.Offsets{}
+		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
+		_, err := adm.CommitOffsets(ctx(t), g, os)
+		require.NoError(t, err)
+	}
+	slow := c.CoordinatorFor("g0")
+	var slowGroups []string
+	for _, g := range groups {
+		if c.CoordinatorFor(g) == slow {
+			slowGroups = append(slowGroups, g)
+		}
+	}
+	require.Less(t, len(slowGroups), len(groups), "another coordinator has groups")
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetFetch}, Nodes: []int32{slow}, Err: kerr.RequestTimedOut, Count: -1})
+	script := writeFile(t, "status.lua", `
+for g in lag_status(nil, {summary = true, iterate = true}) do
+  print(g.group, g.status, g.failed_in or "-", g.samples)
+end`)
+	stateFile := filepath.Join(t.TempDir(), "lag.state")
+
+	cli := newCLI(t)
+	require.Equal(t, ExitKafka, cli.run("-b", c.addrs, "--timeout", "500ms", "--state", stateFile, "run", script), cli.stderr.String())
+	rows := strings.Split(strings.TrimSpace(cli.stdout.String()), "\n")
+	require.Len(t, rows, len(groups), "every group is a row")
+	for i, g := range groups {
+		if c.CoordinatorFor(g) == slow {
+			assert.Equal(t, g+"\tERR\tfetch_offsets\t0", rows[i])
+		} else {
+			assert.Equal(t, g+"\tOK\t-\t1", rows[i])
+		}
+	}
+	assert.Contains(t, cli.stderr.String(), fmt.Sprintf("%d of %d groups failed: %s", len(slowGroups), len(groups), strings.Join(slowGroups, ", ")))
+}

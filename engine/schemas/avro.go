@@ -1,0 +1,291 @@
+package schemas
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hamba/avro/v2"
+)
+
+// Avro through hamba/avro: its parser (named types, references through a
+// schema cache, logical types) and its binary reader; the walk over the
+// schema is ours, so that the values come out as a script wants them (see
+// avroCodec.Decode) and a record that lies about its lengths fails fast
+// instead of allocating or looping.
+
+type avroCodec struct {
+	schema avro.Schema
+}
+
+func (*avroCodec) Type() string { return TypeAvro }
+
+func compileAvro(src sources) (Codec, error) {
+	cache := &avro.SchemaCache{}
+	for _, d := range src.deps {
+		if d.schema.Type != TypeAvro && d.schema.Type != "" {
+			return nil, fmt.Errorf("reference %s is %s, not Avro", d.name, d.schema.Type)
+		}
+		if _, err := avro.ParseWithCache(d.schema.Text, "", cache); err != nil {
+			return nil, fmt.Errorf("reference %s: %w", d.name, err)
+		}
+	}
+	s, err := avro.ParseWithCache(src.main.Text, "", cache)
+	if err != nil {
+		return nil, err
+	}
+	return &avroCodec{schema: s}, nil
+}
+
+// maxAvroDepth bounds the nesting a record's walk goes through: a
+// recursive schema (a linked list, a tree) is read as deep as its data
+// goes, and data deeper than this is refused rather than exhausting the
+// stack.
+const maxAvroDepth = 256
+
+var errAvroTooDeep = fmt.Errorf("nested deeper than %d levels", maxAvroDepth)
+
+// Decode reads one Avro datum. Records and maps are tables, arrays
+// arrays, a union its branch's value (as Confluent's deserializers give
+// it), an enum its symbol, bytes and fixed their bytes. Logical types are
+// read as they mean: decimal a string with the schema's scale ("12.30"),
+// uuid its text, date "YYYY-MM-DD", timestamp-millis/micros (and local-)
+// RFC 3339 in UTC with their precision, time-millis/micros "15:04:05.000".
+func (c *avroCodec) Decode(body []byte, _ []int) (any, error) {
+	w := avroWalk{r: avro.NewReader(nil, 0).Reset(body), size: len(body)}
+	w.budget = 1024 + 8*len(body)
+	v := w.read(c.schema, 0)
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.r.Error != nil {
+		return nil, truncation(w.r.Error)
+	}
+	if w.r.Peek(); w.r.Error == nil {
+		return nil, errors.New("bytes are left after the datum (another schema's record?)")
+	}
+	return v, nil
+}
+
+// truncation says a reader error plainly.
+func truncation(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("the bytes end before the datum does (truncated)")
+	}
+	return err
+}
+
+type avroWalk struct {
+	r    *avro.Reader
+	size int
+	err  error
+	// budget bounds the values read: a block count or a string length is
+	// the record's own claim, and an array of 2^60 nulls takes no bytes.
+	budget int
+}
+
+func (w *avroWalk) fail(err error) any {
+	if w.err == nil {
+		w.err = err
+	}
+	return nil
+}
+
+func (w *avroWalk) bytes() []byte {
+	n := w.r.ReadLong()
+	switch {
+	case w.r.Error != nil:
+		return nil
+	case n < 0:
+		w.fail(fmt.Errorf("a negative length %d", n))
+		return nil
+	case n > int64(w.size):
+		w.fail(fmt.Errorf("a length of %d bytes in a datum of %d", n, w.size))
+		return nil
+	}
+	b := make([]byte, n)
+	w.r.Read(b)
+	return b
+}
+
+func (w *avroWalk) read(s avro.Schema, depth int) any {
+	if w.err != nil || w.r.Error != nil {
+		return nil
+	}
+	if depth > maxAvroDepth {
+		return w.fail(errAvroTooDeep)
+	}
+	if w.budget--; w.budget < 0 {
+		return w.fail(fmt.Errorf("the datum claims more values than its %d bytes can hold", w.size))
+	}
+	var logical avro.LogicalSchema
+	if ls, ok := s.(avro.LogicalTypeSchema); ok && ls.Logical() != nil {
+		logical = ls.Logical()
+	}
+	switch s.Type() {
+	case avro.Null:
+		return nil
+	case avro.Boolean:
+		return w.r.ReadBool()
+	case avro.Int:
+		n := w.r.ReadInt()
+		if logical != nil {
+			switch logical.Type() {
+			case avro.Date:
+				return time.Unix(int64(n)*86400, 0).UTC().Format(time.DateOnly)
+			case avro.TimeMillis:
+				return clock(time.Duration(n) * time.Millisecond)
+			}
+		}
+		return int64(n)
+	case avro.Long:
+		n := w.r.ReadLong()
+		if logical != nil {
+			switch logical.Type() {
+			case avro.TimestampMillis, avro.LocalTimestampMillis:
+				return time.UnixMilli(n).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+			case avro.TimestampMicros, avro.LocalTimestampMicros:
+				return time.UnixMicro(n).UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+			case avro.TimeMicros:
+				return clock(time.Duration(n) * time.Microsecond)
+			}
+		}
+		return n
+	case avro.Float:
+		return float64(w.r.ReadFloat())
+	case avro.Double:
+		return w.r.ReadDouble()
+	case avro.String:
+		return string(w.bytes())
+	case avro.Bytes:
+		b := w.bytes()
+		if dec, ok := logical.(*avro.DecimalLogicalSchema); ok && b != nil {
+			return decimal(b, dec.Scale())
+		}
+		return b
+	case avro.Fixed:
+		fs := s.(*avro.FixedSchema)
+		if fs.Size() > w.size {
+			return w.fail(fmt.Errorf("a fixed of %d bytes in a datum of %d", fs.Size(), w.size))
+		}
+		b := make([]byte, fs.Size())
+		w.r.Read(b)
+		if dec, ok := logical.(*avro.DecimalLogicalSchema); ok {
+			return decimal(b, dec.Scale())
+		}
+		return b
+	case avro.Enum:
+		symbols := s.(*avro.EnumSchema).Symbols()
+		i := w.r.ReadInt()
+		if i < 0 || int(i) >= len(symbols) {
+			return w.fail(fmt.Errorf("enum %s has no symbol %d", s.(*avro.EnumSchema).FullName(), i))
+		}
+		return symbols[i]
+	case avro.Record:
+		fields := s.(*avro.RecordSchema).Fields()
+		obj := make(map[string]any, len(fields))
+		for _, f := range fields {
+			obj[f.Name()] = w.read(f.Type(), depth+1)
+		}
+		return obj
+	case avro.Ref:
+		return w.read(s.(*avro.RefSchema).Schema(), depth)
+	case avro.Array:
+		items := s.(*avro.ArraySchema).Items()
+		arr := []any{}
+		w.blocks(func() { arr = append(arr, w.read(items, depth+1)) })
+		return arr
+	case avro.Map:
+		values := s.(*avro.MapSchema).Values()
+		obj := map[string]any{}
+		w.blocks(func() {
+			k := string(w.bytes())
+			obj[k] = w.read(values, depth+1)
+		})
+		return obj
+	case avro.Union:
+		types := s.(*avro.UnionSchema).Types()
+		i := w.r.ReadLong()
+		if w.r.Error != nil {
+			return nil
+		}
+		if i < 0 || int(i) >= len(types) {
+			return w.fail(fmt.Errorf("a union of %d types has no branch %d", len(types), i))
+		}
+		return w.read(types[i], depth)
+	}
+	return w.fail(fmt.Errorf("unexpected schema type %s", s.Type()))
+}
+
+// blocks reads an array's or map's blocks, each item with fn.
+func (w *avroWalk) blocks(fn func()) {
+	for w.err == nil && w.r.Error == nil {
+		n, _ := w.r.ReadBlockHeader()
+		if n <= 0 || w.r.Error != nil {
+			return
+		}
+		if n > int64(w.budget) {
+			w.fail(fmt.Errorf("a block of %d items in a datum of %d bytes", n, w.size))
+			return
+		}
+		for range n {
+			if fn(); w.err != nil || w.r.Error != nil {
+				return
+			}
+		}
+	}
+}
+
+// decimal is a two's complement big-endian unscaled value as a string with
+// scale digits after the point. Values of up to 8 bytes (most amounts) go
+// through int64: big.Rat's formatting was most of a record's decoding.
+func decimal(b []byte, scale int) string {
+	var digits string
+	neg := len(b) > 0 && b[0]&0x80 != 0
+	if len(b) <= 8 {
+		var n int64
+		if neg {
+			n = -1
+		}
+		for _, x := range b {
+			n = n<<8 | int64(x)
+		}
+		if n < 0 && n != math.MinInt64 {
+			digits = strconv.FormatInt(-n, 10)
+		} else if n >= 0 {
+			digits = strconv.FormatInt(n, 10)
+		} else {
+			digits = strconv.FormatUint(uint64(math.MaxInt64)+1, 10)
+		}
+	} else {
+		n := new(big.Int).SetBytes(b)
+		if neg {
+			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(b)*8)))
+		}
+		digits = n.Abs(n).String()
+	}
+	if scale > 0 {
+		if len(digits) <= scale {
+			digits = strings.Repeat("0", scale-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+	}
+	if neg && strings.Trim(digits, "0.") != "" {
+		return "-" + digits
+	}
+	return digits
+}
+
+// clock is a time of day as "15:04:05.000" (or with microseconds).
+func clock(d time.Duration) string {
+	t := time.Unix(0, 0).UTC().Add(d)
+	if d%time.Millisecond != 0 {
+		return t.Format("15:04:05.000000")
+	}
+	return t.Format("15:04:05.000")
+}

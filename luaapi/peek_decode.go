@@ -1,0 +1,133 @@
+package luaapi
+
+import (
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
+)
+
+// Decoding peeked records through their schemas (engine/schemas): the
+// options that ask for it, and the decoded values as Lua tables.
+
+// decodeModeType is decode=: one mode for keys and values, or
+// {key=, value=}.
+var decodeModeType = OneOf(
+	Enum(schemas.DecodeModes...),
+	Record(
+		Field{Name: "key", Type: Enum(schemas.DecodeModes...), Doc: "how keys are decoded (default none)"},
+		Field{Name: "value", Type: Enum(schemas.DecodeModes...), Doc: "how values are decoded (default none)"},
+	).Then(func(rec Rec, _ string) (any, error) {
+		return decodeModes{key: get[string](rec, "key"), value: get[string](rec, "value")}, nil
+	}).Sample(`{value = "auto"}`),
+).Described(`"auto", "avro", "protobuf", "json" or "none", or {key=, value=}`)
+
+type decodeModes struct{ key, value string }
+
+// localSchemaType is key_schema= / value_schema=: a local schema file.
+var localSchemaType = Record(
+	Field{Name: "file", Type: NonEmptyStr(), Required: true, Doc: "a local schema file: .avsc (Avro), .proto (Protobuf) or .json (JSON Schema)"},
+	Field{Name: "message", Type: NonEmptyStr(), Doc: "for a .proto file: the message the records are (package.Message; default: the file's first, or the framing's message index)"},
+	Field{Name: "framed", Type: Bool(), Doc: "the records are framed for a registry (magic byte, schema id, Protobuf message indexes): the framing is skipped; default: they are the bare encoding"},
+).Then(func(rec Rec, at string) (any, error) {
+	s, err := schemas.LoadFile(get[string](rec, "file"), readSchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := schemas.CompileLocal(s, get[string](rec, "message"), readSchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	return &schemas.Decoder{Local: codec, LocalFramed: get[bool](rec, "framed")}, nil
+}).Sample(`{file = "orders.avsc"}`)
+
+const peekDecodeDoc = `decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
+A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.`
+
+// peekDecoders builds the key and value decoders the options ask for.
+func peekDecoders(c *Call) (key, value *schemas.Decoder, err error) {
+	var modes decodeModes
+	switch m := param[any](c, "decode").(type) {
+	case string:
+		modes = decodeModes{key: m, value: m}
+	case decodeModes:
+		modes = m
+	}
+	key, _ = param[any](c, "key_schema").(*schemas.Decoder)
+	value, _ = param[any](c, "value_schema").(*schemas.Decoder)
+	if key == nil {
+		key = &schemas.Decoder{Mode: modes.key}
+	}
+	if value == nil {
+		value = &schemas.Decoder{Mode: modes.value}
+	}
+	for _, d := range []*schemas.Decoder{key, value} {
+		if d.Local == nil && d.Active() {
+			cl, cerr := c.Client()
+			if cerr != nil {
+				return nil, nil, cerr
+			}
+			d.Registry, d.RegistryErr = cl.Registry()
+		}
+	}
+	return key, value, nil
+}
+
+// decodeSide decodes one key or value into the row; false: leave it as
+// format shows it (and the row's error says why when it failed).
+func decodeSide(c *Call, d *schemas.Decoder, b []byte, resource string, row *peekRow, show func([]byte) string) (lua.LValue, *int, bool) {
+	dec, err := d.Decode(c.Ctx(), b, resource)
+	if err != nil {
+		if row.Err == nil {
+			row.Err = err
+		}
+		return nil, nil, false
+	}
+	if dec == nil {
+		return nil, nil, false
+	}
+	var id *int
+	if dec.SchemaID > 0 {
+		id = &dec.SchemaID
+	}
+	return decodedLua(c.rt, dec.Value, show), id, true
+}
+
+// decodedLua turns a decoded value into Lua: strings escaped as peek's
+// text is, bytes shown as format says, null as null, maps as objects.
+func decodedLua(rt *Runtime, v any, show func([]byte) string) lua.LValue {
+	switch x := v.(type) {
+	case nil:
+		return rt.null()
+	case string:
+		return lua.LString(TerminalText(x))
+	case []byte:
+		return lua.LString(show(x))
+	case bool:
+		return lua.LBool(x)
+	case int64:
+		return lua.LNumber(x)
+	case float64:
+		return lua.LNumber(x)
+	case map[string]any:
+		t := rt.L.CreateTable(0, len(x))
+		for k, e := range x {
+			t.RawSetString(TerminalText(k), decodedLua(rt, e, show))
+		}
+		t.Metatable = rt.conv.object
+		return t
+	case []any:
+		t := rt.L.CreateTable(len(x), 0)
+		for i, e := range x {
+			t.RawSetInt(i+1, decodedLua(rt, e, show))
+		}
+		return t
+	}
+	return lua.LString(TerminalText(fmt.Sprint(v)))
+}
+
+// rowResource names a row's record in its errors.
+func rowResource(topic string, partition int32, offset int64, side string) string {
+	return fmt.Sprintf("%s[%d]@%d %s", topic, partition, offset, side)
+}

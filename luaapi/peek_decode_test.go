@@ -1,0 +1,104 @@
+package luaapi
+
+import (
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hamba/avro/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+)
+
+const testPaymentSchema = `{"type":"record","name":"Payment","fields":[
+	{"name":"id","type":"string"},
+	{"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+	{"name":"note","type":["null","string"],"default":null}]}`
+
+type testPayment struct {
+	ID     string   `avro:"id"`
+	Amount *big.Rat `avro:"amount"`
+	Note   *string  `avro:"note"`
+}
+
+func paymentAvro(t *testing.T, p testPayment) []byte {
+	t.Helper()
+	b, err := avro.Marshal(avro.MustParse(testPaymentSchema), p)
+	require.NoError(t, err)
+	return b
+}
+
+func framedFor(id int, body []byte) []byte {
+	var h sr.ConfluentHeader
+	b, _ := h.AppendEncode(nil, id, nil)
+	return append(b, body...)
+}
+
+// peek decode="auto": a framed Avro value is a table with its schema id,
+// a plain value stays text, and records that cannot be decoded keep their
+// bytes and say why in the row, the others decoding on.
+func TestPeekDecodesRegistryRecords(t *testing.T) {
+	e := newRegistryEnv(t, engine.Config{})
+	e.reg.SeedSchema("payments-value", 1, 31, sr.Schema{Schema: testPaymentSchema})
+	e.run(`create_topics{{name = "payments", partitions = 1}}`)
+	note := "refund \x1b[2J"
+	good := framedFor(31, paymentAvro(t, testPayment{ID: "p-1", Amount: big.NewRat(1999, 100), Note: &note}))
+	peekRecords(t, e.env, "payments",
+		&kgo.Record{Key: []byte("k1"), Value: good},
+		&kgo.Record{Key: []byte("k2"), Value: []byte("plain text")},
+		&kgo.Record{Key: []byte("k3"), Value: framedFor(77, []byte{2, 'x'})},
+		&kgo.Record{Key: []byte("k4"), Value: good[:len(good)-4]},
+		&kgo.Record{Key: []byte("k5"), Value: framedFor(31, paymentAvro(t, testPayment{ID: "p-2", Amount: big.NewRat(5, 1)}))},
+	)
+	e.run(`
+		local rows = peek("payments", 0, "earliest", {decode = "auto"})
+		assert(#rows == 5, #rows)
+		local r = rows[1]
+		assert(r.key == "k1" and r.key_schema_id == nil, "keys are not decoded by default here: decode is for both, k1 is not framed")
+		assert(r.value_schema_id == 31, tostring(r.value_schema_id))
+		assert(r.value.id == "p-1" and r.value.amount == "19.99", r.value.amount)
+		assert(r.value.note == "refund \\x1b[2J", "decoded text is escaped as peek's text is: " .. r.value.note)
+		assert(r.error == nil)
+		assert(rows[2].value == "plain text" and rows[2].value_schema_id == nil and rows[2].error == nil)
+		assert(rows[3].error.code == "SCHEMA_NOT_FOUND", rows[3].error.code)
+		assert(rows[3].error.message:find("schema id 77 is not in the registry", 1, true), rows[3].error.message)
+		assert(rows[3].error.resource == "payments[0]@2 value", rows[3].error.resource)
+		assert(type(rows[3].value) == "string", "the raw bytes are still shown")
+		assert(rows[4].error.code == "SCHEMA_DECODE_FAILED" and rows[4].error.message:find("truncated"), rows[4].error.message)
+		assert(rows[5].value.id == "p-2" and rows[5].value.note == kafka.json.null and rows[5].value.amount == "5.00")
+	`)
+	// Forced: the plain record is an error, not text.
+	e.run(`
+		local rows = peek("payments", 0, 1, {count = 1, decode = {value = "avro"}})
+		assert(rows[1].error.code == "NOT_SCHEMA_FRAMED", rows[1].error.code)
+		assert(rows[1].value == "plain text")
+	`)
+	js := e.json(`return peek("payments", 0, 0, {count = 1, decode = "auto"})[1].value`)
+	assert.JSONEq(t, `{"id":"p-1","amount":"19.99","note":"refund \\x1b[2J"}`, js)
+	re := e.runErr(`peek("payments", 0, 0, {decode = "xml"})`)
+	assert.Contains(t, re.Error(), "decode")
+}
+
+// A local schema file decodes without a registry; a file that is not a
+// schema is an argument error naming the option.
+func TestPeekDecodesWithALocalSchemaFile(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	avsc := filepath.Join(dir, "payment.avsc")
+	require.NoError(t, os.WriteFile(avsc, []byte(testPaymentSchema), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.avsc"), []byte(`{"type":`), 0o600))
+	e.run(`create_topics{{name = "local", partitions = 1}}`)
+	peekRecords(t, e, "local", &kgo.Record{Value: paymentAvro(t, testPayment{ID: "p-9", Amount: big.NewRat(1, 4)})})
+	got := e.run(`local r = peek("local", 0, 0, {value_schema = {file = "` + avsc + `"}})[1]
+		return r.value.id .. " " .. r.value.amount .. " " .. tostring(r.value_schema_id)`)
+	assert.Equal(t, "p-9 0.25 nil", got.String())
+	re := e.runErr(`peek("local", 0, 0, {value_schema = {file = "` + filepath.Join(dir, "bad.avsc") + `"}})`)
+	assert.Contains(t, re.Error(), "SCHEMA_INVALID")
+	re = e.runErr(`peek("local", 0, 0, {value_schema = {file = "x.txt"}})`)
+	assert.Contains(t, re.Error(), "must end in .avsc")
+}
