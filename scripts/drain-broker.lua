@@ -1,6 +1,6 @@
 -- drain-broker.lua: empty brokers for decommission, paced: leadership first, then replicas.
 --
--- Usage:    kadmin-lua [--audit-log FILE] run scripts/drain-broker.lua BROKER... [--max-moves-per-broker N] [--max-moves N] [--throttle BYTES] [--resume] [--demote-only] [--unregister]
+-- Usage:    kadmin-lua run scripts/drain-broker.lua BROKER... [--max-moves-per-broker N] [--max-moves N] [--throttle BYTES] [--resume] [--demote-only] [--unregister]
 -- Arguments:
 --   BROKER...                  the ids of the brokers to empty
 --   --max-moves-per-broker N   moves in flight a broker takes part in, joining or leaving (default 5)
@@ -74,7 +74,8 @@ if not demote then
   moving.run("step 2, replicas", plan.partitions, o)
 end
 
-local after = args.dry_run() and before or moving.per_broker()
+-- Under --dry-run, what the plan leaves on each broker; else what the cluster says.
+local after = moving.per_broker_after(args.dry_run() and plan)
 local cols = {"broker", "replicas_before", "leaders_before", "replicas", "leaders", "empty", "unregistered"}
 local rows, left = {}, {}
 for _, id in ipairs(brokers) do

@@ -1,6 +1,6 @@
 -- rebalance.lua: spread topics' replicas and leaders evenly over the brokers, paced.
 --
--- Usage:    kadmin-lua [--audit-log FILE] run scripts/rebalance.lua TOPIC... [--by count|bytes] [--broker ID]... [--max-moves-per-broker N] [--max-moves N] [--throttle BYTES] [--resume]
+-- Usage:    kadmin-lua run scripts/rebalance.lua TOPIC... [--by count|bytes] [--broker ID]... [--max-moves-per-broker N] [--max-moves N] [--throttle BYTES] [--resume]
 -- Arguments:
 --   TOPIC...                   the topics to balance
 --   --by count|bytes           balance replica counts (default), or disk usage too: each broker's

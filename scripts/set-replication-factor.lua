@@ -1,6 +1,6 @@
 -- set-replication-factor.lua: raise or lower a topic's replication factor, paced.
 --
--- Usage:    kadmin-lua [--audit-log FILE] run scripts/set-replication-factor.lua TOPIC N [--force] [--max-moves-per-broker N] [--max-moves N] [--throttle BYTES] [--resume]
+-- Usage:    kadmin-lua run scripts/set-replication-factor.lua TOPIC N [--force] [--max-moves-per-broker N] [--max-moves N] [--throttle BYTES] [--resume]
 -- Arguments:
 --   TOPIC                      the topic
 --   N                          the replication factor wanted, for every partition

@@ -106,4 +106,13 @@ function M.per_broker()
   return out
 end
 
+-- per_broker_after is what a plan leaves on each broker (its brokers report), or, without
+-- a plan, per_broker.
+function M.per_broker_after(plan)
+  if not plan then return M.per_broker() end
+  local out = {}
+  for _, b in ipairs(plan.brokers or {}) do out[b.broker] = {replicas = b.replicas_after, leaders = b.leaders_after} end
+  return out
+end
+
 return M
