@@ -132,8 +132,11 @@ func TestBashCompletion(t *testing.T) {
 	// A real Tab (COMP_TYPE 9): several matches are listed with their
 	// summaries; a single one is inserted bare.
 	b.env = []string{"TEST_COMP_TYPE=9", "COLUMNS=200"}
-	listed := b.complete("kadmin-lua", "run", "re")
+	listed := b.complete("kadmin-lua", "run", "res")
 	assert.Equal(t, []string{"reset-offsets"}, listed)
+	listed = b.complete("kadmin-lua", "run", "re")
+	assert.Equal(t, []string{"rebalance      (spread topics' replicas and leaders evenly over the brokers, paced.)",
+		"reset-offsets  (move a stopped consumer group's committed offsets.)"}, listed)
 	listed = b.complete("kadmin-lua", "run", "c")
 	require.Len(t, listed, 3)
 	assert.Regexp(t, `^check-lag +\(a consumer-lag health check for cron\.\)$`, listed[0])

@@ -42,8 +42,9 @@ func TestRunbooksListsRunbooksAndPluginCommands(t *testing.T) {
 		assert.Contains(t, out, r.Summary)
 		assert.Contains(t, out, r.Usage())
 	}
-	assert.Contains(t, out, "  reset-offsets       move a stopped consumer group's committed offsets.\n"+
-		"                      kadmin-lua run reset-offsets GROUP TO [TOPIC[:PARTITION]...] [--force]\n")
+	// The names are padded to the longest (set-replication-factor).
+	assert.Contains(t, out, "  reset-offsets           move a stopped consumer group's committed offsets.\n"+
+		"                          kadmin-lua run reset-offsets GROUP TO [TOPIC[:PARTITION]...] [--force]\n")
 	assert.Contains(t, out, "No plugin commands")
 
 	dir := testfiles.Tree(t, map[string]string{"ops.lua": opsPlugin, "lagger.lua": `return {commands = {
