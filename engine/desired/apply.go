@@ -149,33 +149,6 @@ type ApplyOptions struct {
 	Digest string
 }
 
-// awaitApplied waits, within the call's timeout, until every broker shows
-// the applied quota changes (awaitQuotas), so that a plan made right
-// after shows none of them again; a broker that does not is noted on the
-// changes.
-func (c client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
-	want := map[string]map[string]float64{}
-	for _, a := range out {
-		if a.Kind == KindQuota && a.Status == StatusApplied {
-			want[a.Name] = quotasAfterChange(a.Change)
-		}
-	}
-	if len(want) == 0 {
-		return
-	}
-	ctx, cancel := c.CallContext(ctx)
-	defer cancel()
-	late := c.awaitQuotas(ctx, st.brokers, want)
-	if len(late) == 0 {
-		return
-	}
-	for i := range out {
-		if _, ok := want[out[i].Name]; ok && out[i].Kind == KindQuota {
-			out[i].Note = fmt.Sprintf("brokers %v did not show it yet: a plan made now may still list it", late)
-		}
-	}
-}
-
 // applySteps is the order of an apply: topics exist before their ACLs,
 // a replication factor changes before new partitions copy it, configs,
 // quotas and users before the ACLs naming them, ACLs go before the

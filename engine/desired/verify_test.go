@@ -254,3 +254,49 @@ func TestApplyNotesABrokerThatDoesNotShowTheQuota(t *testing.T) {
 	assert.Equal(t, StatusApplied, res[0].Status)
 	assert.Equal(t, "brokers [1] did not show it yet: a plan made now may still list it", res[0].Note)
 }
+
+// The same ghost for a topic's configs: a broker answers DescribeConfigs
+// from its copy of the metadata. Here the first two describes after the
+// alteration answer the topic without the config, as brokers that have not
+// replayed the change yet do. Apply waits until every broker shows it, so
+// the plan made right after is empty; a broker that never shows it is
+// noted on the change.
+func TestPlanRightAfterApplyShowsNoGhostConfigChange(t *testing.T) {
+	cl, c, adm := testengine.Client(t)
+	ctx := context.Background()
+	_, err := adm.CreateTopic(ctx, 1, 1, nil, "x")
+	require.NoError(t, err)
+	lagging := 0
+	c.ControlKey(int16(kmsg.IncrementalAlterConfigs), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		lagging = 2
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.DescribeConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if lagging == 0 {
+			return nil, nil, false
+		}
+		lagging--
+		r := req.(*kmsg.DescribeConfigsRequest)
+		resp := r.ResponseKind().(*kmsg.DescribeConfigsResponse)
+		for _, rr := range r.Resources {
+			res := kmsg.NewDescribeConfigsResponseResource()
+			res.ResourceType, res.ResourceName = rr.ResourceType, rr.ResourceName
+			resp.Resources = append(resp.Resources, res) // nothing set, as before the alteration
+		}
+		return resp, nil, true
+	})
+	spec := Spec{Topics: []engine.TopicSpec{{Name: "x", Configs: map[string]string{"retention.ms": "3600000"}}}}
+	p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
+	require.NoError(t, err)
+	require.Len(t, p.Changes, 1, "%v", changeLines(p))
+	res, err := Apply(ctx, cl, p, ApplyOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StatusApplied, res[0].Status, "%v", res[0].Err)
+	assert.Empty(t, res[0].Note)
+
+	again, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
+}

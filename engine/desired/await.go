@@ -1,0 +1,115 @@
+package desired
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
+)
+
+// Eventual visibility after an apply (issue 27's ghost quota change, and
+// the same for topic configs): the controller commits a change before every
+// broker has replayed it, and reads go to any broker, so a plan made right
+// after an apply can be answered by a broker that has not seen it yet and
+// list the change again (a false drift for `plan --exit-code` in a
+// pipeline). Apply asks every broker directly until each shows it.
+
+// awaitApplied waits, within the call's timeout, until every broker shows
+// the applied quota and topic config changes, and notes on a change the
+// brokers that did not.
+func (c client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
+	quotas := map[string]map[string]float64{}
+	configs := map[string][]ConfigChange{}
+	for _, a := range out {
+		if a.Status != StatusApplied {
+			continue
+		}
+		switch {
+		case a.Kind == KindQuota:
+			quotas[a.Name] = quotasAfterChange(a.Change)
+		case a.Kind == KindTopic && a.Action == ActionAlter && len(a.Configs) > 0:
+			configs[a.Name] = a.Configs
+		case a.Kind == KindTopic && a.Action == ActionCreate && a.Topic != nil && len(a.Topic.Configs) > 0:
+			for _, k := range slices.Sorted(maps.Keys(a.Topic.Configs)) {
+				v := a.Topic.Configs[k]
+				configs[a.Name] = append(configs[a.Name], ConfigChange{Key: k, After: &v})
+			}
+		}
+	}
+	if len(quotas) == 0 && len(configs) == 0 {
+		return
+	}
+	ctx, cancel := c.CallContext(ctx)
+	defer cancel()
+	var lateQuotas, lateConfigs []int32
+	if len(quotas) > 0 {
+		lateQuotas = c.awaitQuotas(ctx, st.brokers, quotas)
+	}
+	if len(configs) > 0 {
+		lateConfigs = c.awaitTopicConfigs(ctx, st.brokers, configs)
+	}
+	for i := range out {
+		var late []int32
+		_, q := quotas[out[i].Name]
+		_, t := configs[out[i].Name]
+		switch {
+		case out[i].Kind == KindQuota && q:
+			late = lateQuotas
+		case out[i].Kind == KindTopic && t && out[i].Status == StatusApplied:
+			late = lateConfigs
+		}
+		if len(late) > 0 {
+			out[i].Note = fmt.Sprintf("brokers %v did not show it yet: a plan made now may still list it", late)
+		}
+	}
+}
+
+// awaitTopicConfigs waits until every broker describes each topic of want
+// with its configs as want leaves them, and returns the brokers that did
+// not before ctx ended.
+func (c client) awaitTopicConfigs(ctx context.Context, brokers []int32, want map[string][]ConfigChange) []int32 {
+	topics := slices.Sorted(maps.Keys(want))
+	pending := slices.Clone(brokers)
+	for attempt := 0; ; attempt++ {
+		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasTopicConfigs(ctx, b, topics, want) })
+		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
+			return pending
+		}
+	}
+}
+
+// brokerHasTopicConfigs reports whether broker b describes want's topics
+// with each config set to its new value, or, for one removed, no longer
+// set on the topic (false when it cannot be asked). A sensitive config's
+// value is never returned: that it is set is what can be seen.
+func (c client) brokerHasTopicConfigs(ctx context.Context, b int32, topics []string, want map[string][]ConfigChange) bool {
+	described, err := c.DescribeTopicConfigsOn(ctx, b, topics)
+	if err != nil {
+		return false
+	}
+	seen := map[string]engine.DescribedConfigs{}
+	for _, d := range described {
+		seen[d.Name] = d
+	}
+	for _, t := range topics {
+		d, ok := seen[t]
+		if !ok || d.Err != nil {
+			return false
+		}
+		for _, ch := range want[t] {
+			e, onTopic := d.Configs[ch.Key] // the configs set on the topic only
+			switch {
+			case ch.After == nil && onTopic:
+				return false
+			case ch.After != nil && !onTopic:
+				return false
+			case ch.After != nil && !e.Sensitive && (e.Value == nil || *e.Value != *ch.After):
+				return false
+			}
+		}
+	}
+	return true
+}
