@@ -220,10 +220,30 @@ func (c *Client) DescribeACLs(ctx context.Context, f ACLFilter) ([]ACL, error) {
 }
 
 func (c *Client) describeACLs(ctx context.Context, f ACLFilter) ([]ACL, error) {
+	return describeACLsWith(ctx, c.kgo, f)
+}
+
+// DescribeACLsOn lists the ACLs matching f as broker b alone knows them:
+// a broker answers from its own copy of the cluster's metadata, a moment
+// behind the controller's after a change (desired state's apply waits
+// until each broker shows what it applied). Not retried.
+func (c *Client) DescribeACLsOn(ctx context.Context, b int32, f ACLFilter) ([]ACL, error) {
+	f, err := NormalizeACLFilter(f)
+	if err != nil {
+		return nil, Errorf(CodeInvalidArgument, "", "%v", err)
+	}
+	out, err := describeACLsWith(ctx, c.kgo.Broker(int(b)), f)
+	if err != nil {
+		return nil, AsError(err, fmt.Sprintf("broker %d", b))
+	}
+	return out, nil
+}
+
+func describeACLsWith(ctx context.Context, to kmsg.Requestor, f ACLFilter) ([]ACL, error) {
 	req := kmsg.NewPtrDescribeACLsRequest()
 	req.ResourceType, req.ResourcePatternType, req.Operation, req.PermissionType = f.kmsg()
 	req.ResourceName, req.Principal, req.Host = f.ResourceName, f.Principal, f.Host
-	resp, err := req.RequestWith(ctx, c.kgo)
+	resp, err := req.RequestWith(ctx, to)
 	if err != nil {
 		return nil, err
 	}

@@ -11,18 +11,19 @@ import (
 )
 
 // Eventual visibility after an apply (issue 27's ghost quota change, and
-// the same for topic configs): the controller commits a change before every
+// the same for topic configs and ACLs): the controller commits a change before every
 // broker has replayed it, and reads go to any broker, so a plan made right
 // after an apply can be answered by a broker that has not seen it yet and
 // list the change again (a false drift for `plan --exit-code` in a
 // pipeline). Apply asks every broker directly until each shows it.
 
 // awaitApplied waits, within the call's timeout, until every broker shows
-// the applied quota and topic config changes, and notes on a change the
+// the applied quota, topic config and ACL changes, and notes on a change the
 // brokers that did not.
 func (c client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
 	quotas := map[string]map[string]float64{}
 	configs := map[string][]ConfigChange{}
+	acls := map[string]bool{} // an ACL created (true) or deleted (false), by its String
 	for _, a := range out {
 		if a.Status != StatusApplied {
 			continue
@@ -32,6 +33,8 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 			quotas[a.Name] = quotasAfterChange(a.Change)
 		case a.Kind == KindTopic && a.Action == ActionAlter && len(a.Configs) > 0:
 			configs[a.Name] = a.Configs
+		case a.Kind == KindACL && a.ACL != nil:
+			acls[a.ACL.String()] = a.Action == ActionCreate
 		case a.Kind == KindTopic && a.Action == ActionCreate && a.Topic != nil && len(a.Topic.Configs) > 0:
 			for _, k := range slices.Sorted(maps.Keys(a.Topic.Configs)) {
 				v := a.Topic.Configs[k]
@@ -39,17 +42,20 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 			}
 		}
 	}
-	if len(quotas) == 0 && len(configs) == 0 {
+	if len(quotas) == 0 && len(configs) == 0 && len(acls) == 0 {
 		return
 	}
 	ctx, cancel := c.CallContext(ctx)
 	defer cancel()
-	var lateQuotas, lateConfigs []int32
+	var lateQuotas, lateConfigs, lateACLs []int32
 	if len(quotas) > 0 {
 		lateQuotas = c.awaitQuotas(ctx, st.brokers, quotas)
 	}
 	if len(configs) > 0 {
 		lateConfigs = c.awaitTopicConfigs(ctx, st.brokers, configs)
+	}
+	if len(acls) > 0 {
+		lateACLs = c.awaitACLs(ctx, st.brokers, acls)
 	}
 	for i := range out {
 		var late []int32
@@ -60,6 +66,8 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 			late = lateQuotas
 		case out[i].Kind == KindTopic && t && out[i].Status == StatusApplied:
 			late = lateConfigs
+		case out[i].Kind == KindACL && out[i].ACL != nil && out[i].Status == StatusApplied:
+			late = lateACLs
 		}
 		if len(late) > 0 {
 			out[i].Note = fmt.Sprintf("brokers %v did not show it yet: a plan made now may still list it", late)
@@ -109,6 +117,37 @@ func (c client) brokerHasTopicConfigs(ctx context.Context, b int32, topics []str
 			case ch.After != nil && !e.Sensitive && (e.Value == nil || *e.Value != *ch.After):
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// awaitACLs waits until every broker lists each ACL of want created and
+// none deleted, and returns the brokers that did not before ctx ended.
+func (c client) awaitACLs(ctx context.Context, brokers []int32, want map[string]bool) []int32 {
+	pending := slices.Clone(brokers)
+	for attempt := 0; ; attempt++ {
+		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasACLs(ctx, b, want) })
+		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
+			return pending
+		}
+	}
+}
+
+// brokerHasACLs reports whether broker b lists want's ACLs as want says
+// (false when it cannot be asked).
+func (c client) brokerHasACLs(ctx context.Context, b int32, want map[string]bool) bool {
+	listed, err := c.DescribeACLsOn(ctx, b, engine.ACLFilter{})
+	if err != nil {
+		return false
+	}
+	has := make(map[string]bool, len(listed))
+	for _, a := range listed {
+		has[a.String()] = true
+	}
+	for k, created := range want {
+		if has[k] != created {
+			return false
 		}
 	}
 	return true

@@ -300,3 +300,39 @@ func TestPlanRightAfterApplyShowsNoGhostConfigChange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
 }
+
+// And for ACLs: a broker lists ACLs from its copy of the metadata. Here the
+// first two DescribeACLs after the creation list none, as lagging brokers
+// do; apply waits them out, so the plan right after is empty.
+func TestPlanRightAfterApplyShowsNoGhostACL(t *testing.T) {
+	cl, c, _ := testengine.Client(t)
+	ctx := context.Background()
+	lagging := 0
+	c.ControlKey(int16(kmsg.CreateACLs), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		lagging = 2
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.DescribeACLs), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if lagging == 0 {
+			return nil, nil, false
+		}
+		lagging--
+		return req.(*kmsg.DescribeACLsRequest).ResponseKind(), nil, true // none yet
+	})
+	spec := Spec{ACLs: []engine.ACL{{Principal: "User:team-a", Host: "*", Operation: "read", Permission: "allow",
+		ResourceType: "topic", ResourceName: "team-a.", PatternType: "prefixed"}},
+		Owns: Owns{ACLPrincipals: NameSet{{Prefix: "User:team-a"}}}}
+	p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
+	require.NoError(t, err)
+	require.Len(t, p.Changes, 1, "%v", changeLines(p))
+	res, err := Apply(ctx, cl, p, ApplyOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StatusApplied, res[0].Status, "%v", res[0].Err)
+	assert.Empty(t, res[0].Note)
+
+	again, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
+}
