@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // SCRAM credentials (KIP-554). Passwords are Secrets: they are salted
@@ -245,4 +246,33 @@ func (c *Client) alterSCRAMRound(ctx context.Context, users []string, round map[
 		}
 		return answers, nil
 	})
+}
+
+// DescribeUserSCRAMCredentialsOn is users' SCRAM credentials as broker b
+// alone describes them, a row per user and mechanism (a user without any
+// has no row): a broker answers from its own copy of the cluster's
+// metadata, a moment behind the controller's after a change (desired
+// state's apply waits until each broker shows what it applied). Not
+// retried.
+func (c *Client) DescribeUserSCRAMCredentialsOn(ctx context.Context, b int32, users []string) ([]SCRAMCredential, error) {
+	req := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest()
+	for _, u := range users {
+		ru := kmsg.NewDescribeUserSCRAMCredentialsRequestUser()
+		ru.Name = u
+		req.Users = append(req.Users, ru)
+	}
+	resp, err := req.RequestWith(ctx, c.kgo.Broker(int(b)))
+	if err != nil {
+		return nil, AsError(err, fmt.Sprintf("broker %d", b))
+	}
+	if e := kafkaErr(resp.ErrorCode, resp.ErrorMessage, fmt.Sprintf("broker %d", b)); e != nil {
+		return nil, e
+	}
+	var out []SCRAMCredential
+	for _, r := range resp.Results {
+		for _, ci := range r.CredentialInfos {
+			out = append(out, SCRAMCredential{User: r.User, Mechanism: kadm.ScramMechanism(ci.Mechanism).String(), Iterations: ci.Iterations})
+		}
+	}
+	return out, nil
 }

@@ -5,25 +5,28 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // Eventual visibility after an apply (issue 27's ghost quota change, and
-// the same for topic configs and ACLs): the controller commits a change before every
+// the same for topic configs, ACLs and SCRAM credentials): the controller commits a change before every
 // broker has replayed it, and reads go to any broker, so a plan made right
 // after an apply can be answered by a broker that has not seen it yet and
 // list the change again (a false drift for `plan --exit-code` in a
 // pipeline). Apply asks every broker directly until each shows it.
 
 // awaitApplied waits, within the call's timeout, until every broker shows
-// the applied quota, topic config and ACL changes, and notes on a change the
+// the applied quota, topic config, ACL and SCRAM credential changes, and
+// notes on a change the
 // brokers that did not.
 func (c client) awaitApplied(ctx context.Context, st *clusterState, out []AppliedChange) {
 	quotas := map[string]map[string]float64{}
 	configs := map[string][]ConfigChange{}
-	acls := map[string]bool{} // an ACL created (true) or deleted (false), by its String
+	acls := map[string]bool{}   // an ACL created (true) or deleted (false), by its String
+	scram := map[string]int32{} // user/mechanism: its iterations, 0 when deleted
 	for _, a := range out {
 		if a.Status != StatusApplied {
 			continue
@@ -33,6 +36,11 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 			quotas[a.Name] = quotasAfterChange(a.Change)
 		case a.Kind == KindTopic && a.Action == ActionAlter && len(a.Configs) > 0:
 			configs[a.Name] = a.Configs
+		case a.Kind == KindSCRAMUser && a.SCRAM != nil:
+			scram[a.Name] = 0
+			if a.Action != ActionDelete {
+				scram[a.Name] = a.SCRAM.iterations()
+			}
 		case a.Kind == KindACL && a.ACL != nil:
 			acls[a.ACL.String()] = a.Action == ActionCreate
 		case a.Kind == KindTopic && a.Action == ActionCreate && a.Topic != nil && len(a.Topic.Configs) > 0:
@@ -42,12 +50,12 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 			}
 		}
 	}
-	if len(quotas) == 0 && len(configs) == 0 && len(acls) == 0 {
+	if len(quotas) == 0 && len(configs) == 0 && len(acls) == 0 && len(scram) == 0 {
 		return
 	}
 	ctx, cancel := c.CallContext(ctx)
 	defer cancel()
-	var lateQuotas, lateConfigs, lateACLs []int32
+	var lateQuotas, lateConfigs, lateACLs, lateSCRAM []int32
 	if len(quotas) > 0 {
 		lateQuotas = c.awaitQuotas(ctx, st.brokers, quotas)
 	}
@@ -56,6 +64,9 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 	}
 	if len(acls) > 0 {
 		lateACLs = c.awaitACLs(ctx, st.brokers, acls)
+	}
+	if len(scram) > 0 {
+		lateSCRAM = c.awaitSCRAM(ctx, st.brokers, scram)
 	}
 	for i := range out {
 		var late []int32
@@ -68,6 +79,8 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 			late = lateConfigs
 		case out[i].Kind == KindACL && out[i].ACL != nil && out[i].Status == StatusApplied:
 			late = lateACLs
+		case out[i].Kind == KindSCRAMUser && out[i].Status == StatusApplied:
+			late = lateSCRAM
 		}
 		if len(late) > 0 {
 			out[i].Note = fmt.Sprintf("brokers %v did not show it yet: a plan made now may still list it", late)
@@ -151,4 +164,38 @@ func (c client) brokerHasACLs(ctx context.Context, b int32, want map[string]bool
 		}
 	}
 	return true
+}
+
+// awaitSCRAM waits until every broker describes each credential of want
+// with its iterations (0: gone), and returns the brokers that did not
+// before ctx ended.
+func (c client) awaitSCRAM(ctx context.Context, brokers []int32, want map[string]int32) []int32 {
+	var users []string
+	for k := range want {
+		user, _, _ := strings.Cut(k, "/")
+		users = append(users, user)
+	}
+	users = slices.Compact(slices.Sorted(slices.Values(users)))
+	pending := slices.Clone(brokers)
+	for attempt := 0; ; attempt++ {
+		pending = slices.DeleteFunc(pending, func(b int32) bool {
+			listed, err := c.DescribeUserSCRAMCredentialsOn(ctx, b, users)
+			if err != nil {
+				return false
+			}
+			seen := map[string]int32{}
+			for _, cr := range listed {
+				seen[cr.Key()] = cr.Iterations
+			}
+			for k, iters := range want {
+				if seen[k] != iters {
+					return false
+				}
+			}
+			return true
+		})
+		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
+			return pending
+		}
+	}
 }

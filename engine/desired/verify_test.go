@@ -336,3 +336,37 @@ func TestPlanRightAfterApplyShowsNoGhostACL(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
 }
+
+// And for SCRAM credentials: the first two describes after the alteration
+// list no credential, as lagging brokers do; apply waits them out.
+func TestPlanRightAfterApplyShowsNoGhostSCRAMUser(t *testing.T) {
+	cl, c, _ := testengine.Client(t)
+	ctx := context.Background()
+	lagging := 0
+	c.ControlKey(int16(kmsg.AlterUserSCRAMCredentials), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		lagging = 2
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.DescribeUserSCRAMCredentials), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if lagging == 0 {
+			return nil, nil, false
+		}
+		lagging--
+		return req.(*kmsg.DescribeUserSCRAMCredentialsRequest).ResponseKind(), nil, true // none yet
+	})
+	env := func(k string) string { return map[string]string{"SVC_PW": "s3cret-pw-0123"}[k] }
+	spec := Spec{SCRAMUsers: []SCRAMUserSpec{{User: "svc", Mechanism: "SCRAM-SHA-512", PasswordEnv: "SVC_PW"}}}
+	p, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{Env: env})
+	require.NoError(t, err)
+	require.Len(t, p.Changes, 1, "%v", changeLines(p))
+	res, err := Apply(ctx, cl, p, ApplyOptions{Env: env})
+	require.NoError(t, err)
+	require.Equal(t, StatusApplied, res[0].Status, "%v", res[0].Err)
+	assert.Empty(t, res[0].Note)
+
+	again, err := PlanSpec(ctx, cl, spec, PlanSpecOptions{Env: env})
+	require.NoError(t, err)
+	assert.Empty(t, changeLines(again), "a plan right after the apply shows no change")
+}
