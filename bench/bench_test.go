@@ -281,3 +281,10 @@ func BenchmarkR_engine(b *testing.B) {
 		}
 	}
 }
+
+// DT in-process, for pprof (the whole-process run is the measure).
+func BenchmarkDT_kadminLua(b *testing.B) {
+	s := benchSeeded(b, seedDT)
+	src, _ := workloadFS.ReadFile("workloads/DT.lua")
+	runLua(b, luaRuntime(b, s.fake), string(src))
+}

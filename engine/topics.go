@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -152,22 +153,34 @@ func describedTopic(t topicAnswer) (TopicDescription, *Error) {
 	if e := AsError(t.Err, n); e != nil {
 		return d, e
 	}
-	var again *Error
-	for _, p := range t.Partitions.Sorted() {
-		pi := PartitionInfo{Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
-			Replicas: orEmpty(p.Replicas), ISR: orEmpty(p.ISR), OfflineReplicas: orEmpty(p.OfflineReplicas)}
-		if s, ok := t.elr[p.Partition]; ok {
-			pi.ELR, pi.LastKnownELR = s.elr, s.lastKnown
+	if t.parts != nil {
+		d.Partitions = t.parts
+	}
+	byPartition := func(a, b PartitionInfo) int { return cmp.Compare(a.Partition, b.Partition) }
+	if !slices.IsSortedFunc(d.Partitions, byPartition) { // Kafka answers in order; the errors' indexes then hold
+		errs := map[int32]error{}
+		for i, err := range t.partErrs {
+			errs[d.Partitions[i].Partition] = err
 		}
-		pi.Err = AsError(p.Err, fmt.Sprintf("%s[%d]", n, p.Partition))
-		if pi.Err != nil && pi.Err.Retriable && p.Leader < 0 && len(p.OfflineReplicas) == 0 {
+		slices.SortFunc(d.Partitions, byPartition)
+		t.partErrs = map[int]error{}
+		for i := range d.Partitions {
+			if err, ok := errs[d.Partitions[i].Partition]; ok {
+				t.partErrs[i] = err
+			}
+		}
+	}
+	var again *Error
+	for _, i := range slices.Sorted(maps.Keys(t.partErrs)) {
+		pi := &d.Partitions[i]
+		pi.Err = AsError(t.partErrs[i], fmt.Sprintf("%s[%d]", n, pi.Partition))
+		if pi.Err != nil && pi.Err.Retriable && pi.Leader < 0 && len(pi.OfflineReplicas) == 0 {
 			// A new topic whose leaders are not elected yet: ask
 			// again. An offline partition (Kafka answers
 			// LEADER_NOT_AVAILABLE, leader -1 and the replicas on
 			// dead brokers as offline) is described as it is.
 			again = pi.Err
 		}
-		d.Partitions = append(d.Partitions, pi)
 	}
 	return d, again
 }

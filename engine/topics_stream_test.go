@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -103,4 +104,31 @@ func TestTopicCursorBrokerDroppingMidRead(t *testing.T) {
 		assert.Nil(t, d.Err, d.Name)
 	}
 	assert.Equal(t, int32(2), asked.Load(), "the dropped continuation, then the other broker's")
+}
+
+// An answer's partitions out of order are put in order with their errors
+// kept on the right partitions; a partition whose leader is not elected
+// says to ask again, an offline one (replicas offline) does not.
+func TestDescribedTopicOrdersPartitionsWithTheirErrors(t *testing.T) {
+	a := topicAnswer{Topic: "orders"}
+	a.addPartition(PartitionInfo{Partition: 2, Leader: -1, Replicas: []int32{1}, ISR: []int32{}, OfflineReplicas: []int32{1}}, kerr.LeaderNotAvailable)
+	a.addPartition(PartitionInfo{Partition: 0, Leader: 1, Replicas: []int32{1}, ISR: []int32{1}, OfflineReplicas: []int32{}}, nil)
+	a.addPartition(PartitionInfo{Partition: 1, Leader: -1, Replicas: []int32{1}, ISR: []int32{}, OfflineReplicas: []int32{}}, kerr.LeaderNotAvailable)
+	d, again := describedTopic(a)
+	require.Len(t, d.Partitions, 3)
+	for i, p := range d.Partitions {
+		assert.Equal(t, int32(i), p.Partition)
+	}
+	assert.Nil(t, d.Partitions[0].Err)
+	require.NotNil(t, d.Partitions[1].Err)
+	assert.Equal(t, "orders[1]", d.Partitions[1].Err.Resource)
+	require.NotNil(t, d.Partitions[2].Err)
+	assert.Equal(t, "orders[2]", d.Partitions[2].Err.Resource)
+	require.NotNil(t, again, "partition 1 has no leader yet")
+	assert.Equal(t, "orders[1]", again.Resource)
+
+	offline := topicAnswer{Topic: "orders"}
+	offline.addPartition(PartitionInfo{Partition: 0, Leader: -1, Replicas: []int32{1}, OfflineReplicas: []int32{1}}, kerr.LeaderNotAvailable)
+	_, again = describedTopic(offline)
+	assert.Nil(t, again, "an offline partition is described as it is")
 }

@@ -167,3 +167,33 @@ func BenchmarkReadSpecPL(b *testing.B) {
 		require.Len(b, spec.ACLs, 10000)
 	}
 }
+
+// topicsPage is a page of describe_topics as the engine hands it over
+// streamed: topics x partitions, three replicas each.
+func topicsPage(topics, partitions int) []engine.TopicDescription {
+	out := make([]engine.TopicDescription, topics)
+	for t := range out {
+		ps := make([]engine.PartitionInfo, partitions)
+		for p := range ps {
+			rs := []int32{int32(p % 3), int32((p + 1) % 3), int32((p + 2) % 3)}
+			ps[p] = engine.PartitionInfo{Partition: int32(p), Leader: rs[0], LeaderEpoch: 1, Replicas: rs, ISR: rs, OfflineReplicas: []int32{}}
+		}
+		out[t] = engine.TopicDescription{Name: fmt.Sprintf("d-%04d", t), ID: "JLr9VmiLht_wxmOo3H1n8w", Partitions: ps}
+	}
+	return out
+}
+
+// BenchmarkConvertTopicsPage converts one streamed page of describe_topics
+// (20 topics x 1,000 partitions: workload DT's page) topic by topic, as
+// the iterator does.
+func BenchmarkConvertTopicsPage(b *testing.B) {
+	rt := New(Options{})
+	defer rt.Close()
+	page := topicsPage(20, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range page {
+			rt.conv.toLua(&page[i])
+		}
+	}
+}

@@ -24,6 +24,7 @@ type Call struct {
 	plan         []string
 	args         *parsedArgs // the arguments as the declaration read them
 	progress     *progress   // reports the call on stderr while it waits (progress.go)
+	iterStop     func()      // ends the context of the iterator's pages (rows.go: iterCtx)
 }
 
 // ValidateOnly reports whether a mutation must only be validated by the

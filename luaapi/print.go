@@ -43,8 +43,20 @@ func EscapeJSON(b []byte) []byte  { return output.EscapeJSON(b) }
 // value that cannot be printed is an error naming where in it ("value.a:
 // cyclic table"); what was already written (past output.HoldBack of output)
 // stays written. Failing to write is a *WriteError.
+//
+// An iterator a paged read returned ({iterate = true}) prints as its rows,
+// read as they are printed, under the memory limit when no chunk is
+// running; its error (a page that could not be read, rows that failed) is
+// the *RunError the chunk would have raised.
 func (r *Runtime) Print(w io.Writer, values []lua.LValue, format string) error {
-	return output.Print(w, (*printHost)(r), values, format)
+	h := (*printHost)(r)
+	if r.L.Context() == nil && r.opts.MaxMemory > 0 && h.printsRows(values) {
+		ctx, stop := watchMemory(context.Background(), r.opts.MaxMemory, r.opts.Runaway, true)
+		defer stop()
+		r.L.SetContext(ctx)
+		defer r.L.RemoveContext()
+	}
+	return output.Print(w, h, values, format)
 }
 
 // Format renders values the way --output asks (Outputs): "json" as

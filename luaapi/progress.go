@@ -219,7 +219,11 @@ func (c *Call) progressCtx(ctx context.Context) context.Context {
 // before it returns (or raises).
 func (r *Runtime) runReported(c *Call) (any, error) {
 	defer r.startProgress(c)()
-	return c.Fn.Run(c)
+	v, err := c.Fn.Run(c)
+	if err != nil && c.iterStop != nil { // no iterator came of it
+		c.iterStop()
+	}
+	return v, err
 }
 
 // isTerminal reports whether w is a character device (a terminal).

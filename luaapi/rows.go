@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/luaapi/output"
 )
 
 // Rows that stream: the whole-cluster reads (lag, lag_status,
@@ -21,16 +22,40 @@ import (
 // does not keep them never holds the whole cluster.
 
 // iterateOption is the option every paged read takes.
-var iterateOption = Field{Name: "iterate", Type: Bool(), Doc: "return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster"}
+var iterateOption = Field{Name: "iterate", Type: Bool(), Doc: "return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster; returned from a chunk (-e, run, the REPL) it prints as the table would, its rows as they come"}
 
-// iterCtx is the context an iterator's pages are read under: the runtime's
-// (Ctrl-C ends it), not the call's, which is over once the iterator is
-// returned.
+// iterCtx is the context an iterator's pages are read under. It is not
+// the call's, which is over once the iterator is returned, nor the
+// chunk's, which ends with the chunk (a returned iterator is read by the
+// printer after it): it is the context the chunk was run with (Ctrl-C
+// ends it), also ended by the memory limit firing in the chunk, by the
+// runtime's Close, and by the iterator's end (rowIterator calls
+// c.iterStop).
 func (c *Call) iterCtx() context.Context {
-	if ctx := c.L.Context(); ctx != nil {
-		return ctx
+	r, running := c.rt, c.L.Context()
+	base := r.callerCtx
+	if base == nil {
+		base = running
 	}
-	return context.Background()
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(base)
+	stops := []func() bool{context.AfterFunc(r.life, func() { cancel(nil) })}
+	if running != nil && running != base {
+		stops = append(stops, context.AfterFunc(running, func() {
+			if me := memoryCause(running); me != nil {
+				cancel(me)
+			}
+		}))
+	}
+	c.iterStop = func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel(nil)
+	}
+	return ctx
 }
 
 // rowIterator makes the Lua iterator over a paged read: each call returns
@@ -45,7 +70,7 @@ func rowIterator[T any, PT interface {
 	*T
 	engine.Item
 }](c *Call, noun string, next func() ([]T, error), closeRead func()) *lua.LFunction {
-	r, name, partial := c.rt, c.Fn.Name, c.partial
+	r, name, partial, stop := c.rt, c.Fn.Name, c.partial, c.iterStop
 	var (
 		page        []T
 		at, n       int
@@ -58,9 +83,14 @@ func rowIterator[T any, PT interface {
 		if !done {
 			done = true
 			closeRead()
+			if stop != nil {
+				stop()
+			}
 		}
 	}
-	return r.L.NewFunction(func(L *lua.LState) int {
+	tag := r.L.NewUserData()
+	tag.Value = rowsTag{fn: c.Fn}
+	return r.L.NewClosure(func(L *lua.LState) int {
 		for at >= len(page) {
 			if done {
 				L.Push(lua.LNil)
@@ -95,7 +125,7 @@ func rowIterator[T any, PT interface {
 		}
 		L.Push(r.conv.toLua(row))
 		return 1
-	})
+	}, tag)
 }
 
 // iterationError is what an iteration raises at its end when rows failed:
@@ -128,4 +158,67 @@ func readAll[T any](next func() ([]T, error), closeRead func()) ([]T, error) {
 		}
 		out = append(out, page...)
 	}
+}
+
+// rowsTag marks the iterators rowIterator makes (their one upvalue), so
+// that the printers can tell them from other functions: returned from a
+// chunk, an iterator prints as its rows (printHost.RowsOf).
+type rowsTag struct{ fn *Func }
+
+// RowsOf is v's rows when v is an iterator of a paged read.
+func (h *printHost) RowsOf(v lua.LValue) output.Rows {
+	f, ok := v.(*lua.LFunction)
+	if !ok || !f.IsG || len(f.Upvalues) != 1 {
+		return nil
+	}
+	ud, ok := f.Upvalues[0].Value().(*lua.LUserData)
+	if !ok {
+		return nil
+	}
+	tag, ok := ud.Value.(rowsTag)
+	if !ok {
+		return nil
+	}
+	return &printedRows{r: (*Runtime)(h), fn: f, shape: tag.fn.resultShape().Elem()}
+}
+
+// printedRows reads an iterator for the printers.
+type printedRows struct {
+	r     *Runtime
+	fn    *lua.LFunction
+	shape *Shape
+}
+
+func (p *printedRows) Shape() *Shape { return p.shape }
+
+// Next calls the iterator protected (it raises when a page cannot be read,
+// and at its end when rows failed): its error is a *RunError, as the
+// chunk's would have been, so the exit code is the same.
+func (p *printedRows) Next() (lua.LValue, error) {
+	L := p.r.L
+	ctx := L.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil { // the memory limit, while printing
+		return nil, classify(L, ctx, err)
+	}
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(p.fn)
+	if err := L.PCall(0, 1, nil); err != nil {
+		return nil, classify(L, ctx, err)
+	}
+	return L.Get(-1), nil
+}
+
+// printsRows reports whether any of values is an iterator the printers
+// read.
+func (h *printHost) printsRows(values []lua.LValue) bool {
+	for _, v := range values {
+		if h.RowsOf(v) != nil {
+			return true
+		}
+	}
+	return false
 }

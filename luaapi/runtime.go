@@ -114,6 +114,11 @@ type Runtime struct {
 	watchClock  watchClock
 	watchScreen watchScreen
 	watching    bool // a watch runs: mutating functions are refused
+	// callerCtx is the context Call was given, while it runs; life ends
+	// at Close. A returned iterator's pages are read under both (rows.go).
+	callerCtx context.Context
+	life      context.Context
+	endLife   context.CancelFunc
 }
 
 // New builds a runtime: a fresh Lua state with an explicit set of libraries.
@@ -146,6 +151,7 @@ func New(opts Options) *Runtime {
 	})
 	L.Options.OpenFile = openScriptFile // no file of procfs (scriptfiles.go)
 	r := &Runtime{L: L, opts: opts}
+	r.life, r.endLife = context.WithCancel(context.Background())
 	r.conv = newConverter(L)
 	r.openLibs()
 	r.capStringBuilders()
@@ -168,6 +174,7 @@ func New(opts Options) *Runtime {
 func (r *Runtime) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.endLife()
 	if p := r.idleProgress; p != nil {
 		p.release() // its timer, left armed for reuse, would hold the runtime
 		r.idleProgress = nil
@@ -299,6 +306,9 @@ func (r *Runtime) Compile(name, src string) (*lua.LFunction, error) {
 // Ctrl-C (ctx canceled) stops both the Lua code and the Kafka call in flight.
 func (r *Runtime) Call(ctx context.Context, fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, error) {
 	L := r.L
+	outer := r.callerCtx
+	r.callerCtx = ctx
+	defer func() { r.callerCtx = outer }()
 	if r.opts.MaxMemory > 0 {
 		var stop func()
 		ctx, stop = watchMemory(ctx, r.opts.MaxMemory, r.opts.Runaway, r.ran)

@@ -190,12 +190,15 @@ func (s *session) eval(ctx context.Context, chunk string) (incomplete bool) {
 	if len(values) == 0 {
 		return false
 	}
-	out, ferr := s.rt.Format(values, s.o.Output)
-	if ferr != nil {
-		fmt.Fprintln(s.o.Stderr, luaapi.MessageText(ferr.Error()))
-		return false
+	// Printed as it is rendered, so an iterator's rows show as they come
+	// (Ctrl-C cancels callCtx, which ends its reads).
+	if ferr := s.rt.Print(s.o.Stdout, values, s.o.Output); ferr != nil {
+		msg := ferr.Error()
+		if callCtx.Err() != nil && ctx.Err() == nil {
+			msg = "\ninterrupted"
+		}
+		fmt.Fprintln(s.o.Stderr, luaapi.MessageText(msg))
 	}
-	fmt.Fprint(s.o.Stdout, out)
 	return false
 }
 

@@ -412,3 +412,18 @@ func TestErrorsAreEscaped(t *testing.T) {
 	assert.NotContains(t, out, "\x1b")
 	assert.NotContains(t, out, "\a")
 }
+
+// An iterator typed at the prompt prints its rows, as the table form does,
+// though its pages are read after the line's chunk ended (under the
+// memory limit, whose context ends with the chunk).
+func TestIteratorAtThePromptPrintsItsRows(t *testing.T) {
+	e := newEnvWith(t, func(o *luaapi.Options) { o.MaxMemory = 1 << 30 })
+	e.createTopic("orders", 2)
+	e.createTopic("payments", 1)
+	e.run(Options{Output: "ndjson"}, line("describe_topics(nil, {iterate = true})"))
+	lines := strings.Split(strings.TrimSpace(e.stdout.String()), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, e.stdout.String())
+	assert.Contains(t, lines[len(lines)-2], `"name":"orders"`)
+	assert.Contains(t, lines[len(lines)-1], `"name":"payments"`)
+	assert.Empty(t, e.stderr.String())
+}

@@ -493,7 +493,7 @@
 ---@field at_risk? number with time: the fraction of the topic's retention.ms (or retention.bytes) at which a partition is at risk (default 0.8) (number between 0.01 and 1)
 ---@field observe? number watch the commits for this many seconds within the call: a lagging partition whose committed offset has not moved by then has stuck_ms (see below) (number between 0.1 and 3600)
 ---@field summary? boolean one row per group (total_lag, max_lag, the worst partition, counts) instead of its partitions (see below) (boolean)
----@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster; returned from a chunk (-e, run, the REPL) it prints as the table would, its rows as they come (boolean)
 ---@field match? string keep groups whose name matches this RE2 regular expression (unanchored), chosen before anything else is asked
 ---@field exclude? string leave out groups whose name matches this RE2 regular expression (unanchored)
 ---@field states? "PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady"|("PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady")[] keep groups in these states as list_groups says them (case-insensitive) (one of "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady", or an array of them)
@@ -575,7 +575,7 @@
 ---@field no_commit? "start"|"skip" a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag (one of "start", "skip")
 ---@field min_complete? number a lagging partition whose window covers less than this fraction of --state-window is not judged (rule window_incomplete) and its group counts it in incomplete (Burrow's minimum-complete; default 0: every window is judged) (number between 0 and 1)
 ---@field summary? boolean one row per group without the lists of partitions: the worst partition in worst_topic and worst_partition (boolean)
----@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster; returned from a chunk (-e, run, the REPL) it prints as the table would, its rows as they come (boolean)
 ---@field match? string keep groups whose name matches this RE2 regular expression (unanchored), chosen before anything else is asked
 ---@field exclude? string leave out groups whose name matches this RE2 regular expression (unanchored)
 ---@field states? "PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady"|("PreparingRebalance"|"CompletingRebalance"|"Stable"|"Dead"|"Empty"|"Assigning"|"Reconciling"|"NotReady")[] keep groups in these states as list_groups says them (case-insensitive) (one of "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning", "Reconciling", "NotReady", or an array of them)
@@ -955,7 +955,7 @@
 
 ---Options of list_offsets.
 ---@class kadmin.list_offsets.options
----@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster; returned from a chunk (-e, run, the REPL) it prints as the table would, its rows as they come (boolean)
 ---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
 ---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)
@@ -1582,7 +1582,7 @@
 
 ---Options of describe_topics.
 ---@class kadmin.describe_topics.options
----@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster (boolean)
+---@field iterate? boolean return an iterator for a generic for (`for row in f(..., {iterate = true}) do`) instead of a table: rows are read a page at a time and made as the loop asks for them, so a script that keeps none of them never holds the whole cluster; returned from a chunk (-e, run, the REPL) it prints as the table would, its rows as they come (boolean)
 ---@field match? string keep topics whose name matches this RE2 regular expression (unanchored)
 ---@field exclude? string leave out topics whose name matches this RE2 regular expression (unanchored)
 ---@field partial? boolean return every item's result (failed ones with their error) instead of raising when some failed (boolean)

@@ -339,14 +339,14 @@ func (l *loop) format(rt *luaapi.Runtime, vals []lua.LValue, o *outcome) error {
 	if l.fleet && l.a.flags.jsonLines() {
 		b, err := compactJSON(rt, vals)
 		if err != nil {
-			return exitf(ExitScript, "printing the result: %v", err)
+			return printError(err)
 		}
 		o.result = b
 		return nil
 	}
 	out, err := rt.Format(vals, l.a.flags.output)
 	if err != nil {
-		return exitf(ExitScript, "printing the result: %v", err)
+		return printError(err)
 	}
 	o.values = out
 	return nil

@@ -355,10 +355,7 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 		// Printed as it is rendered: a million rows need no more memory
 		// than a block of output.
 		if perr := s.rt.Print(a.st.Stdout, vals, a.flags.output); perr != nil {
-			if we := (*luaapi.WriteError)(nil); errors.As(perr, &we) {
-				return exitf(ExitScript, "writing the result: %v", we.Err)
-			}
-			return exitf(ExitScript, "printing the result: %v", perr)
+			return printError(perr)
 		}
 	}
 	if n := len(s.rt.CheckFailures()); n > 0 {
@@ -368,6 +365,19 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 		return exitf(ExitCheck, "%d checks failed", n)
 	}
 	return nil
+}
+
+// printError is the error of printing a chunk's result: an iterator's
+// (a page that could not be read, rows that failed) as the chunk's own
+// error would have been, with its exit code; else a script error.
+func printError(err error) error {
+	if re := (*luaapi.RunError)(nil); errors.As(err, &re) {
+		return re
+	}
+	if we := (*luaapi.WriteError)(nil); errors.As(err, &we) {
+		return exitf(ExitScript, "writing the result: %v", we.Err)
+	}
+	return exitf(ExitScript, "printing the result: %v", err)
 }
 
 // session is what a command that runs Lua needs. close releases it (the

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -22,15 +21,7 @@ import (
 func TestLagStatusIteratedWithOneCoordinatorTimingOut(t *testing.T) {
 	c := newCluster(t, kfake.SeedTopics(2, "orders"))
 	adm := c.admin(t)
-	var groups []string
-	for i := range 9 {
-		g := fmt.Sprintf("g%d", i)
-		groups = append(groups, g)
-		os := kadm.Offsets{}
-		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
-		_, err := adm.CommitOffsets(ctx(t), g, os)
-		require.NoError(t, err)
-	}
+	groups := commitGroups(t, adm, 9)
 	slow := c.CoordinatorFor("g0")
 	var slowGroups []string
 	for _, g := range groups {

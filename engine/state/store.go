@@ -344,6 +344,13 @@ func (s *Store) add(ps *storedPartition, sample Sample) (reset string) {
 		sample.TimeMs = ps.samples[n-1].TimeMs
 		ps.samples[n-1] = sample
 	} else {
+		if n := len(ps.samples); n > 0 && n == cap(ps.samples) && s.dropsOldest(ps.samples, now) {
+			// Room made in place: the window below drops its oldest
+			// sample anyway. Appending first moved every full window
+			// (the file's are decoded full) to an array twice its size:
+			// at 2.6 million partitions, 1.7 GB more for the collector.
+			ps.samples = append(ps.samples[:0], ps.samples[1:]...)
+		}
 		ps.samples = append(ps.samples, sample)
 	}
 	// The window: the samples within it, and the newest one at or before
@@ -359,6 +366,14 @@ func (s *Store) add(ps *storedPartition, sample Sample) (reset string) {
 		ps.samples = append(ps.samples[:0], ps.samples[first:]...)
 	}
 	return reset
+}
+
+// dropsOldest reports whether the window below drops samples[0] once a
+// sample taken at now is appended: the next one is at or before the
+// window's start, or the window would hold more than MaxSamples.
+func (s *Store) dropsOldest(samples []Sample, now int64) bool {
+	cut := now - s.opts.Window.Milliseconds()
+	return (len(samples) >= 2 && samples[1].TimeMs <= cut) || len(samples)+1 > s.opts.MaxSamples
 }
 
 // spacingMs is how far apart the samples of a window are kept: the

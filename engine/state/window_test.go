@@ -129,3 +129,28 @@ func TestStateFileReadsVersion1(t *testing.T) {
 	again := encodeState(clusters, nil)
 	assert.Equal(t, byte(stateVersion), again[len(stateMagic)])
 }
+
+// A full window read from the file (decoded into exactly its samples' room)
+// takes the next run's sample in place: the oldest goes, nothing is moved
+// to a larger array (which, at 2.6 million partitions, was most of
+// lag_status's peak memory), and the window is the one appending gave.
+func TestStateStoreFullDecodedWindowTakesASampleInPlace(t *testing.T) {
+	for _, o := range []Options{{Window: 8 * time.Minute, MaxSamples: 10}, {Window: 5 * time.Minute}} {
+		s := New(o)
+		for i := range int64(10) {
+			recordOne(t, s, 60_000*i, "g", lagRow("orders", 0, 100*i, 1000+100*i))
+		}
+		before := sampleTimes(s.Window("cluster-a", "g", "orders", 0))
+		clusters, notices, err := decodeState(encodeState(s.clusters, s.notices))
+		require.NoError(t, err)
+		s.clusters, s.notices = clusters, notices
+		ps := s.clusters["cluster-a"].groups["g"].parts[vocab.TopicPartition{Topic: "orders"}]
+		require.Equal(t, len(ps.samples), cap(ps.samples), "decoded with no room to spare")
+		room, first := cap(ps.samples), &ps.samples[0]
+
+		recordOne(t, s, 600_000, "g", lagRow("orders", 0, 1000, 2000))
+		assert.Equal(t, room, cap(ps.samples), "not moved to a larger array")
+		assert.Same(t, first, &ps.samples[0])
+		assert.Equal(t, append(before[1:], 600_000), sampleTimes(s.Window("cluster-a", "g", "orders", 0)))
+	}
+}

@@ -133,13 +133,17 @@ type Host interface {
 	Note(t *lua.LTable) string
 	// Display is tostring(v), which may run a __tostring metamethod.
 	Display(v lua.LValue) (string, error)
+	// RowsOf is v's rows when v hands them out one at a time (a paged
+	// read's iterator), else nil.
+	RowsOf(v lua.LValue) Rows
 }
 
 // Print writes values to w the way format (one of Outputs) asks, one line
 // block per value, streaming: see printBuf. A value that cannot be printed
 // is an error naming where in it ("value.a: cyclic table"); what was
 // already written (past HoldBack of output) stays written. Failing to
-// write is a *WriteError.
+// write is a *WriteError. A value that hands out rows (Rows) is printed
+// as they come, and the error its rows end with is returned as it is.
 func Print(w io.Writer, h Host, values []lua.LValue, format string) error {
 	out := newPrintBuf(w, HoldBack)
 	for _, v := range values {

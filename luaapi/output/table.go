@@ -21,6 +21,9 @@ const noRows = "(no rows)"
 // Lua otherwise (print.go: Print). A function's result is printed with its
 // declared shape (Host.ShapeOf): times in tables, nulls in JSON.
 func printOne(out *printBuf, h Host, v lua.LValue, format string) error {
+	if rows := h.RowsOf(v); rows != nil {
+		return printRows(out, h, rows, format)
+	}
 	switch format {
 	case "json":
 		return writeJSONShaped(out, v, h.ShapeOf(v), h.Null(), "  ")
@@ -44,7 +47,7 @@ func printOne(out *printBuf, h Host, v lua.LValue, format string) error {
 			return nil
 		}
 		if rows, cols, ok := recordRows(t); ok {
-			return renderTable(out, rows, cols, "", NewGuard("value"), shape.rows())
+			return renderTable(out, rows, cols, "", NewGuard("value"), shape.rows(), nil)
 		}
 		// One result record (describe_cluster, plan_reassignment, ...):
 		// a one-row table, its arrays of records as sub-tables.
@@ -52,7 +55,7 @@ func printOne(out *printBuf, h Host, v lua.LValue, format string) error {
 			wrapped := &lua.LTable{}
 			wrapped.Append(t)
 			if rows, cols, ok := recordRows(wrapped); ok {
-				return renderTable(out, rows, cols, "", NewGuard("value"), shape.rows())
+				return renderTable(out, rows, cols, "", NewGuard("value"), shape.rows(), nil)
 			}
 		}
 		return writeLuaLiteral(out, h, v)
@@ -185,7 +188,11 @@ func keyRank(k string) int {
 //
 // It goes over the rows twice: once for the columns' widths (and the
 // guard's counts), then to print. No cell is kept in between.
-func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Guard, rs *Shape) error {
+//
+// cont, when not nil, is the table these rows continue (a streamed
+// result's earlier blocks, rows.go): with the same columns they go on
+// under its header, no narrower than it; other columns start a new table.
+func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Guard, rs *Shape, cont *tableSoFar) error {
 	var flat, nested []string
 	for _, c := range cols {
 		// One level of sub-tables; deeper ones are summarized in a cell.
@@ -241,11 +248,13 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 		out.Write(line)
 		line = line[:0]
 	}
-	line = append(line, indent...)
-	for j, c := range flat {
-		line = appendPadded(line, strings.ToUpper(CellText(c)), width[j], j < len(flat)-1)
+	if cont.needsHeader(flat, width) {
+		line = append(line, indent...)
+		for j, c := range flat {
+			line = appendPadded(line, strings.ToUpper(CellText(c)), width[j], j < len(flat)-1)
+		}
+		endLine()
 	}
-	endLine()
 	g.quiet++ // counted in the first pass
 	defer func() { g.quiet-- }()
 	for i := range set.n {
@@ -283,7 +292,7 @@ func renderTable(out *printBuf, set rowSet, cols []string, indent string, g *Gua
 				if m != nil {
 					m.parent = ids[i] + "\x00" + c
 				}
-				err := renderTable(out, subRows, subCols, indent+"  ", g, rs.Field(c).Elem())
+				err := renderTable(out, subRows, subCols, indent+"  ", g, rs.Field(c).Elem(), nil)
 				if m != nil {
 					m.parent = parent
 				}

@@ -102,6 +102,28 @@ func TestNewRecordTables(t *testing.T) {
 	errorIfNotEqual(t, "x=true", pairsOrder(&wide[0]))
 }
 
+func TestNewArrayTables(t *testing.T) {
+	arrays := NewArrayTables([]int{2, 0, 1})
+	for i := range arrays {
+		errorIfNotEqual(t, LNil, arrays[i].Metatable)
+	}
+	arrays[0].Append(LNumber(1))
+	arrays[0].Append(LNumber(2))
+	arrays[2].Append(LNumber(9))
+	// An array given more than its room grows without touching its
+	// neighbour's elements; an empty one grows on its own.
+	arrays[0].Append(LNumber(3))
+	arrays[0].Insert(1, LNumber(0))
+	arrays[1].Append(LNumber(5))
+	errorIfNotEqual(t, 4, arrays[0].Len())
+	errorIfNotEqual(t, LNumber(0), arrays[0].RawGetInt(1))
+	errorIfNotEqual(t, LNumber(3), arrays[0].RawGetInt(4))
+	errorIfNotEqual(t, 1, arrays[1].Len())
+	errorIfNotEqual(t, LNumber(5), arrays[1].RawGetInt(1))
+	errorIfNotEqual(t, 1, arrays[2].Len())
+	errorIfNotEqual(t, LNumber(9), arrays[2].RawGetInt(1))
+}
+
 func TestKeyCounts(t *testing.T) {
 	tb := newLTable(0, 0)
 	for i := 1; i <= 3; i++ {

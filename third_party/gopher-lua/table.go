@@ -85,6 +85,32 @@ func NewRecordTables(n, nkeys int) []LTable {
 	return tables
 }
 
+// NewArrayTables returns len(lens) empty tables, table i with room for
+// lens[i] array elements, made with two allocations in all (the tables,
+// and their elements) rather than two each: for the arrays of many records
+// (a partition's replicas). Each table's room is its own (an append past
+// it moves that table's elements elsewhere). Use &tables[i].
+func NewArrayTables(lens []int) []LTable {
+	tables := make([]LTable, len(lens))
+	total := 0
+	for _, n := range lens {
+		total += n
+	}
+	var slots []LValue
+	if total > 0 {
+		slots = make([]LValue, total)
+	}
+	at := 0
+	for i, n := range lens {
+		tables[i].Metatable = LNil
+		if n > 0 {
+			tables[i].array = slots[at : at : at+n]
+			at += n
+		}
+	}
+	return tables
+}
+
 // KeyCounts returns how many non-nil values the array part holds, and how
 // many keys the table has besides (string keys, and numbers that are not
 // array indices), without iterating: ForEach and Next box every array
