@@ -158,13 +158,13 @@ func peekRun(c *Call) (any, error) {
 			row.Headers[i] = peekHeader{Key: TerminalText(h.Key), Value: shown(h.Value)}
 		}
 		if r.Err == nil && keyDec.Active() && r.Key != nil {
-			if v, id, ok := decodeSide(c, keyDec, r.Key, rowResource(topic, partition, r.Offset, "key"), &row, show); ok {
+			if v, id, ok := decodeSide(c, keyDec, r.Key, rowAt{topic, partition, r.Offset, "key"}, &row, show); ok {
 				row.Key, row.KeySchemaID = v, id
 			}
 		}
 		if opts.Values && r.Err == nil && !r.NullValue {
 			if valueDec.Active() {
-				if v, id, ok := decodeSide(c, valueDec, r.Value, rowResource(topic, partition, r.Offset, "value"), &row, show); ok {
+				if v, id, ok := decodeSide(c, valueDec, r.Value, rowAt{topic, partition, r.Offset, "value"}, &row, show); ok {
 					row.Value, row.ValueSchemaID = v, id
 					rows = append(rows, row)
 					continue

@@ -55,7 +55,9 @@ func (d *Decoder) Active() bool {
 
 // Decode reads b. It returns nil and no error for bytes it leaves as they
 // are (a null, or bytes without framing under auto); an error is the
-// record's, with resource naming where it is (the caller's row).
+// record's, with resource naming where it is (the caller's row), and a
+// new value the caller may change (a caller that names its records only
+// when one fails passes "" and sets the error's Resource).
 func (d *Decoder) Decode(ctx context.Context, b []byte, resource string) (*Decoded, *vocab.Error) {
 	if !d.Active() || b == nil {
 		return nil, nil
