@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -132,14 +133,21 @@ func (c *protoCodec) Decode(body []byte, index []int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, err := wireMessage(md, body, 0); !errors.Is(err, errWireFallback) {
+		return v, err
+	}
 	msg := dynamicpb.NewMessage(md)
-	// AllowPartial: a proto2 message missing a required field is shown as
-	// it is (what a script is asked to look at), and proto3 skips the walk
-	// that checks it.
-	if err := (proto.UnmarshalOptions{RecursionLimit: maxProtoRecursion, AllowPartial: true}).Unmarshal(body, msg); err != nil {
+	if err := unmarshalProto(body, msg); err != nil {
 		return nil, fmt.Errorf("%s: %v", md.FullName(), err)
 	}
 	return protoValue(msg)
+}
+
+// unmarshalProto reads body into msg. AllowPartial: a proto2 message
+// missing a required field is shown as it is (what a script is asked to
+// look at), and proto3 skips the walk that checks it.
+func unmarshalProto(body []byte, msg *dynamicpb.Message) error {
+	return proto.UnmarshalOptions{RecursionLimit: maxProtoRecursion, AllowPartial: true}.Unmarshal(body, msg)
 }
 
 func protoValue(m protoreflect.Message) (any, error) {
