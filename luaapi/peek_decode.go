@@ -43,7 +43,7 @@ var localSchemaType = Record(
 }).Sample(`{file = "orders.avsc"}`)
 
 const peekDecodeDoc = `decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
-A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.`
+A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id) and, where the registry can tell, the subject and version holding that id in value_subject and value_version (key_subject, key_version): the topic name strategy's subject (TOPIC-value, TOPIC-key) when it holds the id, else the one subject that does (its highest version holding the id, soft-deleted versions included); none when several subjects hold the id and none is the topic's, or the registry cannot say (asked once per id and call); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.`
 
 // peekDecoders builds the key and value decoders the options ask for.
 func peekDecoders(c *Call) (key, value *schemas.Decoder, err error) {
@@ -62,6 +62,8 @@ func peekDecoders(c *Call) (key, value *schemas.Decoder, err error) {
 	if value == nil {
 		value = &schemas.Decoder{Mode: modes.value}
 	}
+	topic := param[string](c, "topic")
+	key.Subject, value.Subject = topic+"-key", topic+"-value"
 	for _, d := range []*schemas.Decoder{key, value} {
 		if d.Local == nil && d.Active() {
 			cl, cerr := c.Client()
@@ -74,27 +76,39 @@ func peekDecoders(c *Call) (key, value *schemas.Decoder, err error) {
 	return key, value, nil
 }
 
-// decodeSide decodes one key or value into the row; false: leave it as
+// sideDecoded is a decoded key or value and what the registry says of it.
+type sideDecoded struct {
+	value   lua.LValue
+	id      *int    // the schema id; nil for a local schema file
+	subject *string // the subject and version the registry holds the id in, when it can tell
+	version *int
+}
+
+// decodeSide decodes one key or value for the row; false: leave it as
 // format shows it (and the row's error says why when it failed). The
 // record's name is formatted only for an error: formatting it for every
 // row was a tenth of decoding 10,000 records.
-func decodeSide(c *Call, d *schemas.Decoder, b []byte, at rowAt, row *peekRow, show func([]byte) string) (lua.LValue, *int, bool) {
+func decodeSide(c *Call, d *schemas.Decoder, b []byte, at rowAt, row *peekRow, show func([]byte) string) (sideDecoded, bool) {
 	dec, err := d.Decode(c.Ctx(), b, "")
 	if err != nil {
 		err.Resource = rowResource(at.topic, at.partition, at.offset, at.side)
 		if row.Err == nil {
 			row.Err = err
 		}
-		return nil, nil, false
+		return sideDecoded{}, false
 	}
 	if dec == nil {
-		return nil, nil, false
+		return sideDecoded{}, false
 	}
-	var id *int
+	out := sideDecoded{value: decodedLua(c.rt, dec.Value, show)}
 	if dec.SchemaID > 0 {
-		id = &dec.SchemaID
+		out.id = &dec.SchemaID
+		if sv, ok := d.SubjectOf(c.Ctx(), dec.SchemaID); ok {
+			subject := TerminalText(sv.Subject)
+			out.subject, out.version = &subject, &sv.Version
+		}
 	}
-	return decodedLua(c.rt, dec.Value, show), id, true
+	return out, true
 }
 
 // decodedLua turns a decoded value into Lua: strings escaped as peek's

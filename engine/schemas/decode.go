@@ -39,6 +39,10 @@ type Decoder struct {
 	// guessing: bare Avro often starts with the framing's magic byte 0.
 	Local       Codec
 	LocalFramed bool
+	// Subject is the subject SubjectOf prefers when a schema id is in
+	// several: the topic name strategy's (TOPIC-value, TOPIC-key).
+	Subject  string
+	subjects map[int]subjectPick // SubjectOf's answers (usage.go); a Decoder serves one goroutine
 }
 
 // Decoded is one key or value read through its schema.
