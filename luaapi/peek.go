@@ -152,6 +152,7 @@ func peekRun(c *Call) (any, error) {
 		return &s
 	}
 	rows := make([]peekRow, 0, len(p.Records))
+	decoding := newPeekDecoding(c, show)
 	for _, r := range p.Records {
 		row := peekRow{Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: r.TimestampType,
 			Headers: make([]peekHeader, len(r.Headers)), Size: r.Size, Err: r.Err}
@@ -162,13 +163,13 @@ func peekRun(c *Call) (any, error) {
 			row.Headers[i] = peekHeader{Key: TerminalText(h.Key), Value: shown(h.Value)}
 		}
 		if r.Err == nil && keyDec.Active() && r.Key != nil {
-			if d, ok := decodeSide(c, keyDec, r.Key, rowAt{topic, partition, r.Offset, "key"}, &row, show); ok {
+			if d, ok := decoding.side(keyDec, r.Key, rowAt{topic, partition, r.Offset, "key"}, &row); ok {
 				row.Key, row.KeySchemaID, row.KeySubject, row.KeyVersion = d.value, d.id, d.subject, d.version
 			}
 		}
 		if opts.Values && r.Err == nil && !r.NullValue {
 			if valueDec.Active() {
-				if d, ok := decodeSide(c, valueDec, r.Value, rowAt{topic, partition, r.Offset, "value"}, &row, show); ok {
+				if d, ok := decoding.side(valueDec, r.Value, rowAt{topic, partition, r.Offset, "value"}, &row); ok {
 					row.Value, row.ValueSchemaID, row.ValueSubject, row.ValueVersion = d.value, d.id, d.subject, d.version
 					rows = append(rows, row)
 					continue

@@ -202,12 +202,20 @@ const maxIndexDepth = 64
 // splitIndex reads the message index path at the start of a Protobuf
 // body.
 func splitIndex(b []byte) ([]int, []byte, error) {
+	if len(b) > 0 && b[0] == 0 {
+		// The first message, as most records are: a single 0 (Confluent's
+		// short form), with no slice allocated for it.
+		return firstMessage, b[1:], nil
+	}
 	index, rest, err := header.DecodeIndex(b, maxIndexDepth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the message index path is malformed (%v)", err)
 	}
 	return index, rest, nil
 }
+
+// firstMessage is the index path of a schema's first message; read only.
+var firstMessage = []int{0}
 
 // Frame is body framed for the registry: the magic byte, id, and for
 // Protobuf the message index path.
