@@ -153,6 +153,7 @@ func peekRun(c *Call) (any, error) {
 	}
 	rows := make([]peekRow, 0, len(p.Records))
 	decoding := newPeekDecoding(c, show)
+	keyDec.Builder, valueDec.Builder = decoding, decoding
 	for _, r := range p.Records {
 		row := peekRow{Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: r.TimestampType,
 			Headers: make([]peekHeader, len(r.Headers)), Size: r.Size, Err: r.Err}

@@ -54,13 +54,14 @@ func peekDecoders(c *Call) (key, value *schemas.Decoder, err error) {
 	case decodeModes:
 		modes = m
 	}
-	key, _ = param[any](c, "key_schema").(*schemas.Decoder)
-	value, _ = param[any](c, "value_schema").(*schemas.Decoder)
-	if key == nil {
-		key = &schemas.Decoder{Mode: modes.key}
+	// A local schema's decoder is copied: the call sets its own subject,
+	// builder and caches on it.
+	key, value = &schemas.Decoder{Mode: modes.key}, &schemas.Decoder{Mode: modes.value}
+	if d, ok := param[any](c, "key_schema").(*schemas.Decoder); ok {
+		*key = *d
 	}
-	if value == nil {
-		value = &schemas.Decoder{Mode: modes.value}
+	if d, ok := param[any](c, "value_schema").(*schemas.Decoder); ok {
+		*value = *d
 	}
 	topic := param[string](c, "topic")
 	key.Subject, value.Subject = topic+"-key", topic+"-value"
@@ -157,6 +158,18 @@ func (p *peekDecoding) side(d *schemas.Decoder, b []byte, at rowAt, row *peekRow
 	return out, true
 }
 
+// Object and Set build decoded records' objects straight as Lua tables
+// (schemas.Builder), for the codecs that can.
+func (p *peekDecoding) Object(size int) any {
+	t := p.c.rt.L.CreateTable(0, size)
+	t.Metatable = p.c.rt.conv.object
+	return t
+}
+
+func (p *peekDecoding) Set(obj any, key string, v any) {
+	obj.(*lua.LTable).RawSetH(p.key(key), p.lua(v))
+}
+
 // lua turns a decoded value into Lua: strings escaped as peek's text is,
 // bytes shown as format says, null as null, maps as objects.
 func (p *peekDecoding) lua(v any) lua.LValue {
@@ -164,6 +177,8 @@ func (p *peekDecoding) lua(v any) lua.LValue {
 	switch x := v.(type) {
 	case nil:
 		return rt.null()
+	case *lua.LTable: // built by Object
+		return x
 	case string:
 		return lua.LString(TerminalText(x))
 	case []byte:

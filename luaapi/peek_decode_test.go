@@ -105,3 +105,38 @@ func TestPeekDecodesWithALocalSchemaFile(t *testing.T) {
 	re = e.runErr(`peek("local", 0, 0, {value_schema = {file = "x.txt"}})`)
 	assert.Contains(t, re.Error(), "must end in .avsc")
 }
+
+// Avro records and maps are built straight as Lua tables (the codec's
+// Builder); they read as the codec's Go values do: nested records, maps
+// (an empty one an object), arrays of records, unions, nulls.
+func TestPeekBuildsAvroAsTheCodecDecodes(t *testing.T) {
+	const schema = `{"type":"record","name":"Basket","fields":[
+		{"name":"owner","type":{"type":"record","name":"Owner","fields":[{"name":"name","type":"string"},{"name":"vip","type":"boolean"}]}},
+		{"name":"counts","type":{"type":"map","values":"long"}},
+		{"name":"empty","type":{"type":"map","values":"string"}},
+		{"name":"items","type":{"type":"array","items":{"type":"record","name":"Item","fields":[{"name":"sku","type":"string"},{"name":"qty","type":"int"}]}}},
+		{"name":"extra","type":["null",{"type":"map","values":"Owner"}],"default":null}]}`
+	e := newRegistryEnv(t, engine.Config{})
+	e.reg.SeedSchema("baskets-value", 1, 41, sr.Schema{Schema: schema})
+	e.run(`create_topics{{name = "baskets", partitions = 1}}`)
+	value := map[string]any{
+		"owner":  map[string]any{"name": "ann \x1b", "vip": true},
+		"counts": map[string]any{"a": int64(1), "b": int64(-300)},
+		"empty":  map[string]any{},
+		"items":  []any{map[string]any{"sku": "x", "qty": 2}, map[string]any{"sku": "y", "qty": 0}},
+		"extra":  map[string]any{"map": map[string]any{"o": map[string]any{"name": "bob", "vip": false}}},
+	}
+	body, err := avro.Marshal(avro.MustParse(schema), value)
+	require.NoError(t, err)
+	value["extra"] = nil
+	nullExtra, err := avro.Marshal(avro.MustParse(schema), value)
+	require.NoError(t, err)
+	peekRecords(t, e.env, "baskets", &kgo.Record{Value: framedFor(41, body)}, &kgo.Record{Value: framedFor(41, nullExtra)})
+
+	rows := e.json(`local rows = peek("baskets", 0, 0, {decode = "auto"})
+		return {rows[1].value, rows[2].value}`)
+	assert.JSONEq(t, `[{"owner": {"name": "ann \\x1b", "vip": true}, "counts": {"a": 1, "b": -300}, "empty": {},
+		"items": [{"sku": "x", "qty": 2}, {"sku": "y", "qty": 0}], "extra": {"o": {"name": "bob", "vip": false}}},
+		{"owner": {"name": "ann \\x1b", "vip": true}, "counts": {"a": 1, "b": -300}, "empty": {},
+		"items": [{"sku": "x", "qty": 2}, {"sku": "y", "qty": 0}], "extra": null}]`, rows)
+}

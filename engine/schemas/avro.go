@@ -57,10 +57,17 @@ var errAvroTooDeep = fmt.Errorf("nested deeper than %d levels", maxAvroDepth)
 // read as they mean: decimal a string with the schema's scale ("12.30"),
 // uuid its text, date "YYYY-MM-DD", timestamp-millis/micros (and local-)
 // RFC 3339 in UTC with their precision, time-millis/micros "15:04:05.000".
-func (c *avroCodec) Decode(body []byte, _ []int) (any, error) {
+func (c *avroCodec) Decode(body []byte, index []int) (any, error) {
+	return c.decodeBuilt(body, index, nil)
+}
+
+// decodeBuilt is Decode with records and maps made by b (Go maps when nil).
+func (c *avroCodec) decodeBuilt(body []byte, _ []int, b Builder) (any, error) {
 	w := avroWalks.Get().(*avroWalk)
+	w.build = b
 	defer func() {
 		w.r.Reset(nil)
+		w.build = nil
 		if cap(w.scratch) > 64<<10 {
 			w.scratch = nil // a record's big string is not kept for the next
 		}
@@ -102,6 +109,7 @@ type avroWalk struct {
 	// scratch holds a string's bytes on their way to the string (one
 	// allocation a string, not two); kept with the walk in avroWalks.
 	scratch []byte
+	build   Builder // makes records and maps; nil: Go maps
 	// budget bounds the values read: a block count or a string length is
 	// the record's own claim, and an array of 2^60 nulls takes no bytes.
 	budget int
@@ -237,6 +245,13 @@ func (w *avroWalk) read(s avro.Schema, depth int) any {
 		return symbols[i]
 	case avro.Record:
 		fields := s.(*avro.RecordSchema).Fields()
+		if w.build != nil {
+			obj := w.build.Object(len(fields))
+			for _, f := range fields {
+				w.build.Set(obj, f.Name(), w.read(f.Type(), depth+1))
+			}
+			return obj
+		}
 		obj := make(map[string]any, len(fields))
 		for _, f := range fields {
 			obj[f.Name()] = w.read(f.Type(), depth+1)
@@ -251,6 +266,14 @@ func (w *avroWalk) read(s avro.Schema, depth int) any {
 		return arr
 	case avro.Map:
 		values := s.(*avro.MapSchema).Values()
+		if w.build != nil {
+			obj := w.build.Object(0)
+			w.blocks(func() {
+				k := w.string()
+				w.build.Set(obj, k, w.read(values, depth+1))
+			})
+			return obj
+		}
 		obj := map[string]any{}
 		w.blocks(func() {
 			k := w.string()

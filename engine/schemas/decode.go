@@ -41,7 +41,10 @@ type Decoder struct {
 	LocalFramed bool
 	// Subject is the subject SubjectOf prefers when a schema id is in
 	// several: the topic name strategy's (TOPIC-value, TOPIC-key).
-	Subject  string
+	Subject string
+	// Builder, when set, makes the objects of the records its codecs can
+	// build (Avro's records and maps); the rest are Go maps as Decode's.
+	Builder  Builder
 	subjects map[int]subjectPick // SubjectOf's answers (usage.go); a Decoder serves one goroutine
 }
 
@@ -119,7 +122,13 @@ func (d *Decoder) run(codec Codec, body []byte, id int, framed bool, resource st
 			return nil, decodeErr(resource, id, codec, err)
 		}
 	}
-	v, err := codec.Decode(body, index)
+	var v any
+	var err error
+	if bc, ok := codec.(builderCodec); ok && d.Builder != nil {
+		v, err = bc.decodeBuilt(body, index, d.Builder)
+	} else {
+		v, err = codec.Decode(body, index)
+	}
 	if err != nil {
 		return nil, decodeErr(resource, id, codec, err)
 	}
