@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"encoding/json"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 )
 
 const testPaymentSchema = `{"type":"record","name":"Payment","fields":[
@@ -139,4 +141,54 @@ func TestPeekBuildsAvroAsTheCodecDecodes(t *testing.T) {
 		"items": [{"sku": "x", "qty": 2}, {"sku": "y", "qty": 0}], "extra": {"o": {"name": "bob", "vip": false}}},
 		{"owner": {"name": "ann \\x1b", "vip": true}, "counts": {"a": 1, "b": -300}, "empty": {},
 		"items": [{"sku": "x", "qty": 2}, {"sku": "y", "qty": 0}], "extra": null}]`, rows)
+}
+
+// Protobuf messages read from the wire are built straight as Lua tables
+// too; they read as the codec's Go values do (nested and repeated
+// messages, maps of messages, enums, a oneof, unset fields, a well-known
+// type), and a record left to dynamicpb (a message sent twice) as well.
+func TestPeekBuildsProtobufAsTheCodecDecodes(t *testing.T) {
+	const proto3 = `syntax = "proto3";
+import "google/protobuf/timestamp.proto";
+message Basket {
+  enum Kind { PLAIN = 0; GIFT = 1; }
+  message Item { string sku = 1; int32 qty = 2; repeated sint64 marks = 3; }
+  string owner = 1; Kind kind = 2; Item first = 3; repeated Item items = 4; map<string, Item> by_sku = 5;
+  map<int32, Kind> kinds = 6; oneof pick { string note = 7; Item gift = 8; } optional int64 maybe = 9;
+  google.protobuf.Timestamp at = 10; repeated string tags = 11; double ratio = 12; bool open = 13;
+}`
+	codec, err := schemas.CompileLocal(schemas.Schema{Type: schemas.TypeProtobuf, Text: proto3}, "", nil)
+	require.NoError(t, err)
+	e := newRegistryEnv(t, engine.Config{})
+	e.reg.SeedSchema("pbaskets-value", 1, 42, sr.Schema{Schema: proto3, Type: sr.TypeProtobuf})
+	e.run(`create_topics{{name = "pbaskets", partitions = 1}}`)
+	full, _, err := codec.Encode(map[string]any{"owner": "ann", "kind": "GIFT",
+		"first":  map[string]any{"sku": "a", "qty": 2.0, "marks": []any{-1.0, 300.0}},
+		"items":  []any{map[string]any{"sku": "b"}, map[string]any{}},
+		"by_sku": map[string]any{"c": map[string]any{"qty": 5.0}, "d": map[string]any{}},
+		"kinds":  map[string]any{"7": "GIFT", "-1": "PLAIN"}, "gift": map[string]any{"sku": "g"},
+		"maybe": 0.0, "at": "2026-05-28T20:26:40.123Z", "tags": []any{"x", ""}, "ratio": 0.25, "open": true})
+	require.NoError(t, err)
+	sparse, _, err := codec.Encode(map[string]any{"note": "n"})
+	require.NoError(t, err)
+	again, _, err := codec.Encode(map[string]any{"first": map[string]any{"qty": 9.0}})
+	require.NoError(t, err)
+	merged := append(append([]byte{}, full...), again...) // first twice: merged, by dynamicpb
+	bodies := [][]byte{full, sparse, merged}
+	for _, body := range bodies {
+		peekRecords(t, e.env, "pbaskets", &kgo.Record{Value: schemas.Frame(42, []int{0}, body)})
+	}
+	got := e.json(`local out = {}
+		for _, r in ipairs(peek("pbaskets", 0, 0, {decode = "auto"})) do assert(r.error == nil, r.error); out[#out + 1] = r.value end
+		return out`)
+	var want []any
+	for _, body := range bodies {
+		v, err := codec.Decode(body, nil)
+		require.NoError(t, err)
+		want = append(want, v)
+	}
+	wantJSON, err := json.Marshal(want)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(wantJSON), got)
+	assert.Contains(t, got, `"qty":9`, "the merged record: dynamicpb merged first's fields")
 }

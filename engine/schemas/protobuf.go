@@ -129,11 +129,17 @@ func (c *protoCodec) message(index []int) (protoreflect.MessageDescriptor, error
 // (google.protobuf.Timestamp, Duration, wrappers, Struct, Any, ...) their
 // JSON mapping (a Timestamp is "2024-01-31T12:00:00Z").
 func (c *protoCodec) Decode(body []byte, index []int) (any, error) {
+	return c.decodeBuilt(body, index, nil)
+}
+
+// decodeBuilt is Decode with the messages the wire reader reads made by b
+// (Go maps when nil; what goes to dynamicpb is Go maps).
+func (c *protoCodec) decodeBuilt(body []byte, index []int, b Builder) (any, error) {
 	md, err := c.message(index)
 	if err != nil {
 		return nil, err
 	}
-	if v, err := wireMessage(md, body, 0); !errors.Is(err, errWireFallback) {
+	if v, err := wireMessage(md, body, 0, b); !errors.Is(err, errWireFallback) {
 		return v, err
 	}
 	msg := dynamicpb.NewMessage(md)

@@ -25,8 +25,15 @@ import (
 // errWireFallback says the fast path leaves this record to dynamicpb.
 var errWireFallback = errors.New("left to dynamicpb")
 
-// wireMessage reads one message's bytes as md.
-func wireMessage(md protoreflect.MessageDescriptor, b []byte, depth int) (any, error) {
+// wireSlot is one field's value while its message is read.
+type wireSlot struct {
+	v   any
+	set bool
+}
+
+// wireMessage reads one message's bytes as md; its objects (this
+// message's and nested ones) are made by build, or are Go maps when nil.
+func wireMessage(md protoreflect.MessageDescriptor, b []byte, depth int, build Builder) (any, error) {
 	if depth > maxProtoRecursion {
 		return nil, errWireFallback
 	}
@@ -39,7 +46,7 @@ func wireMessage(md protoreflect.MessageDescriptor, b []byte, depth int) (any, e
 		return protoValue(msg)
 	}
 	fields := md.Fields()
-	out := make(map[string]any, fields.Len())
+	slots := make([]wireSlot, fields.Len())
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -54,7 +61,7 @@ func wireMessage(md protoreflect.MessageDescriptor, b []byte, depth int) (any, e
 			b = b[n:]
 			continue
 		}
-		name := string(fd.Name())
+		slot := &slots[fd.Index()]
 		switch {
 		case fd.IsMap():
 			if typ != protowire.BytesType {
@@ -65,49 +72,47 @@ func wireMessage(md protoreflect.MessageDescriptor, b []byte, depth int) (any, e
 				return nil, errWireFallback
 			}
 			b = b[n:]
-			m, _ := out[name].(map[string]any)
+			m, _ := slot.v.(map[string]any)
 			if m == nil {
 				m = map[string]any{}
-				out[name] = m
+				slot.v, slot.set = m, true
 			}
-			if err := wireMapEntry(fd, entry, m, depth); err != nil {
+			if err := wireMapEntry(fd, entry, m, depth, build); err != nil {
 				return nil, err
 			}
 		case fd.IsList():
-			list, _ := out[name].([]any)
+			list, _ := slot.v.([]any)
 			var err error
-			if list, n, err = wireListItems(fd, typ, b, list, depth); err != nil {
+			if list, n, err = wireListItems(fd, typ, b, list, depth, build); err != nil {
 				return nil, err
 			}
 			b = b[n:]
-			out[name] = list
+			slot.v, slot.set = list, true
 		default:
-			if _, twice := out[name]; twice && fd.Message() != nil {
+			if slot.set && fd.Message() != nil {
 				return nil, errWireFallback // merged by Protobuf's rules
 			}
-			if otherOneofMemberSet(fd, out) {
+			if otherOneofMemberSet(fd, slots) {
 				return nil, errWireFallback // the last member sent clears the others
 			}
-			v, n, err := wireValue(fd, typ, b, depth)
+			v, n, err := wireValue(fd, typ, b, depth, build)
 			if err != nil {
 				return nil, err
 			}
 			b = b[n:]
-			out[name] = v
+			slot.v, slot.set = v, true
 		}
 	}
 	// What was not sent reads as protoValue reads an unset field.
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		name := string(fd.Name())
-		if _, ok := out[name]; ok {
+	for i := range slots {
+		if slots[i].set {
 			continue
 		}
-		switch {
+		switch fd := fields.Get(i); {
 		case fd.IsList():
-			out[name] = []any{}
+			slots[i] = wireSlot{[]any{}, true}
 		case fd.IsMap():
-			out[name] = map[string]any{}
+			slots[i] = wireSlot{map[string]any{}, true}
 		case fd.HasPresence() || fd.Message() != nil:
 			// unset: nil
 		default:
@@ -115,24 +120,37 @@ func wireMessage(md protoreflect.MessageDescriptor, b []byte, depth int) (any, e
 			if err != nil {
 				return nil, err
 			}
-			out[name] = v
+			slots[i] = wireSlot{v, true}
+		}
+	}
+	if build != nil {
+		obj := build.Object(len(slots))
+		for i := range slots {
+			if slots[i].set {
+				build.Set(obj, string(fields.Get(i).Name()), slots[i].v)
+			}
+		}
+		return obj, nil
+	}
+	out := make(map[string]any, len(slots))
+	for i := range slots {
+		if slots[i].set {
+			out[string(fields.Get(i).Name())] = slots[i].v
 		}
 	}
 	return out, nil
 }
 
 // otherOneofMemberSet says whether another member of fd's oneof was read.
-func otherOneofMemberSet(fd protoreflect.FieldDescriptor, out map[string]any) bool {
+func otherOneofMemberSet(fd protoreflect.FieldDescriptor, slots []wireSlot) bool {
 	od := fd.ContainingOneof()
 	if od == nil || od.IsSynthetic() {
 		return false
 	}
 	members := od.Fields()
 	for i := range members.Len() {
-		if m := members.Get(i); m != fd {
-			if _, ok := out[string(m.Name())]; ok {
-				return true
-			}
+		if m := members.Get(i); m != fd && slots[m.Index()].set {
+			return true
 		}
 	}
 	return false
@@ -140,7 +158,7 @@ func otherOneofMemberSet(fd protoreflect.FieldDescriptor, out map[string]any) bo
 
 // wireListItems reads one occurrence of a repeated field: one item, or a
 // packed run of scalars.
-func wireListItems(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte, list []any, depth int) ([]any, int, error) {
+func wireListItems(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte, list []any, depth int, build Builder) ([]any, int, error) {
 	if typ == protowire.BytesType && packable(fd.Kind()) {
 		run, n := protowire.ConsumeBytes(b)
 		if n < 0 {
@@ -148,7 +166,7 @@ func wireListItems(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte
 		}
 		elem := scalarWireType(fd.Kind())
 		for len(run) > 0 {
-			v, m, err := wireValue(fd, elem, run, depth)
+			v, m, err := wireValue(fd, elem, run, depth, build)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -157,7 +175,7 @@ func wireListItems(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte
 		}
 		return list, n, nil
 	}
-	v, n, err := wireValue(fd, typ, b, depth)
+	v, n, err := wireValue(fd, typ, b, depth, build)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -166,7 +184,7 @@ func wireListItems(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte
 
 // wireMapEntry reads one map entry (key field 1, value field 2; either
 // may be left out, meaning its zero value) into m.
-func wireMapEntry(fd protoreflect.FieldDescriptor, entry []byte, m map[string]any, depth int) error {
+func wireMapEntry(fd protoreflect.FieldDescriptor, entry []byte, m map[string]any, depth int, build Builder) error {
 	kd, vd := fd.MapKey(), fd.MapValue()
 	key := kd.Default()
 	var val any
@@ -187,7 +205,7 @@ func wireMapEntry(fd protoreflect.FieldDescriptor, entry []byte, m map[string]an
 			}
 			key, entry = v, entry[n:]
 		case 2:
-			v, n, err := wireValue(vd, typ, entry, depth)
+			v, n, err := wireValue(vd, typ, entry, depth, build)
 			if err != nil {
 				return err
 			}
@@ -202,7 +220,7 @@ func wireMapEntry(fd protoreflect.FieldDescriptor, entry []byte, m map[string]an
 	if val == nil {
 		var err error
 		if vd.Message() != nil {
-			val, err = wireMessage(vd.Message(), nil, depth+1)
+			val, err = wireMessage(vd.Message(), nil, depth+1, build)
 		} else {
 			val, err = protoScalar(vd, vd.Default())
 		}
@@ -216,7 +234,7 @@ func wireMapEntry(fd protoreflect.FieldDescriptor, entry []byte, m map[string]an
 
 // wireValue reads one value of fd (an item of it when repeated): a
 // nested message, or a scalar as protoScalar shows it.
-func wireValue(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte, depth int) (any, int, error) {
+func wireValue(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte, depth int, build Builder) (any, int, error) {
 	switch fd.Kind() {
 	case protoreflect.GroupKind:
 		return nil, 0, errWireFallback
@@ -228,7 +246,7 @@ func wireValue(fd protoreflect.FieldDescriptor, typ protowire.Type, b []byte, de
 		if n < 0 {
 			return nil, 0, errWireFallback
 		}
-		v, err := wireMessage(fd.Message(), sub, depth+1)
+		v, err := wireMessage(fd.Message(), sub, depth+1, build)
 		return v, n, err
 	}
 	if typ != scalarWireType(fd.Kind()) {

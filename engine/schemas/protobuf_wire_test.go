@@ -61,7 +61,7 @@ func TestProtobufWireReaderAgreesWithDynamicpb(t *testing.T) {
 		require.NoError(t, protojson.Unmarshal([]byte(js), m), js)
 		body, err := proto.Marshal(m)
 		require.NoError(t, err)
-		fast, err := wireMessage(md, body, 0)
+		fast, err := wireMessage(md, body, 0, nil)
 		require.NoError(t, err, js)
 		assert.Equal(t, slowProto(t, md, body), fast, js)
 		got, err := c.Decode(body, nil)
@@ -94,7 +94,7 @@ func TestProtobufWireReaderLeavesTheRestToDynamicpb(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, slowProto(t, md, body), got, name)
 	}
-	_, err = wireMessage(md, cases["a singular message twice (merged)"], 0)
+	_, err = wireMessage(md, cases["a singular message twice (merged)"], 0, nil)
 	assert.ErrorIs(t, err, errWireFallback)
 
 	// A string that is not UTF-8 is proto3's error, said as dynamicpb says it.
