@@ -18,6 +18,7 @@ type seeded struct {
 	adm   *kadm.Client
 	addrs []string
 	temps []string // directories a seed made, removed by close
+	stops []func() // what a seed started beside the cluster (a registry), stopped by close
 }
 
 func startCluster() (*seeded, error) {
@@ -35,6 +36,9 @@ func startCluster() (*seeded, error) {
 }
 
 func (s *seeded) close() {
+	for _, stop := range s.stops {
+		stop()
+	}
 	for _, d := range s.temps {
 		_ = os.RemoveAll(d)
 	}

@@ -36,6 +36,8 @@ func workloads() []workload {
 			target: "<= 1.2x, < 1.5 GB", limit: 1.2, limitMB: 1536, cluster: true, seed: seedDT, rounds: fewRounds, costs: true},
 		{name: "PK", work: "peek of 1,000 records (200-byte values) printed as JSON", yardstick: "kcat -C -c 1000",
 			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedPK},
+		{name: "PD", work: "peek of 10,000 framed Avro records decoded through a registry (srfake), printed as JSON", yardstick: "kcat -C -c 10000, raw values",
+			target: "(orientation)", cluster: true, seed: seedPD},
 		{name: "C", work: "create then delete N topics (6 partitions, RF 1) in one script", yardstick: "kadm CreateTopics+DeleteTopics",
 			target: "<= 1.5x", limit: 1.5, cluster: true, seed: seedC},
 		{name: "S", work: "start, run `return 1`, exit", yardstick: "Go hello world", target: "<= 2x hello (4 ms)",

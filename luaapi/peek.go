@@ -29,7 +29,7 @@ func init() {
 				{Name: "key_schema", Type: localSchemaType, Doc: "decode every key with a local schema file: {file=, message=, framed=}"},
 				{Name: "value_schema", Type: localSchemaType, Doc: "decode every value with a local schema file: {file=, message=, framed=}"},
 			},
-			Returns: "{{offset=int, timestamp=time, timestamp_type=string, key=json?, key_schema_id=int?, headers={{key=string, value=string?}...}, size=int, value=json?, value_schema_id=int?, error=error?}...}",
+			Returns: "{{offset=int, timestamp=time, timestamp_type=string, key=json?, key_schema_id=int?, key_subject=string?, key_version=int?, headers={{key=string, value=string?}...}, size=int, value=json?, value_schema_id=int?, value_subject=string?, value_version=int?, error=error?}...}",
 			Summary: "Read a few records of one partition, without a consumer group (read-only).",
 			Doc: `from is an offset (an integer), "earliest" (the log start), "latest" (the last count records before the end: offsets high watermark - count up to it, as kcat -o -N does; fewer rows where transaction markers or compaction left gaps), {timestamp=ms} (the first record at or after the time; none when there is none) or {group="G"} (that group's committed offset on the partition: the next record it would read).
 Each row has offset, timestamp (ms) and timestamp_type (CreateTime or LogAppendTime), key (nil for a null key), headers ({{key=, value=}...}), size (bytes of key and value) and, with values=true, value (nil for a null value, a tombstone).
@@ -44,7 +44,7 @@ print(#last, last[1].value)
 local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 print(next_up[1].offset, next_up[1].value.status)
 local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
-print(stuck[1].value_schema_id, stuck[1].value.amount)`,
+print(stuck[1].value_schema_id, stuck[1].value_subject, stuck[1].value_version, stuck[1].value.amount)`,
 			Run: peekRun},
 	)
 }
@@ -100,10 +100,14 @@ type peekRow struct {
 	TimestampType string        `json:"timestamp_type"`
 	Key           any           `json:"key,omitempty"`
 	KeySchemaID   *int          `json:"key_schema_id,omitempty"`
+	KeySubject    *string       `json:"key_subject,omitempty"`
+	KeyVersion    *int          `json:"key_version,omitempty"`
 	Headers       []peekHeader  `json:"headers"`
 	Size          int           `json:"size"`
 	Value         any           `json:"value,omitempty"`
 	ValueSchemaID *int          `json:"value_schema_id,omitempty"`
+	ValueSubject  *string       `json:"value_subject,omitempty"`
+	ValueVersion  *int          `json:"value_version,omitempty"`
 	Err           *engine.Error `json:"error,omitempty"`
 }
 
@@ -148,6 +152,8 @@ func peekRun(c *Call) (any, error) {
 		return &s
 	}
 	rows := make([]peekRow, 0, len(p.Records))
+	decoding := newPeekDecoding(c, show)
+	keyDec.Builder, valueDec.Builder = decoding, decoding
 	for _, r := range p.Records {
 		row := peekRow{Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: r.TimestampType,
 			Headers: make([]peekHeader, len(r.Headers)), Size: r.Size, Err: r.Err}
@@ -158,14 +164,14 @@ func peekRun(c *Call) (any, error) {
 			row.Headers[i] = peekHeader{Key: TerminalText(h.Key), Value: shown(h.Value)}
 		}
 		if r.Err == nil && keyDec.Active() && r.Key != nil {
-			if v, id, ok := decodeSide(c, keyDec, r.Key, rowResource(topic, partition, r.Offset, "key"), &row, show); ok {
-				row.Key, row.KeySchemaID = v, id
+			if d, ok := decoding.side(keyDec, r.Key, rowAt{topic, partition, r.Offset, "key"}, &row); ok {
+				row.Key, row.KeySchemaID, row.KeySubject, row.KeyVersion = d.value, d.id, d.subject, d.version
 			}
 		}
 		if opts.Values && r.Err == nil && !r.NullValue {
 			if valueDec.Active() {
-				if v, id, ok := decodeSide(c, valueDec, r.Value, rowResource(topic, partition, r.Offset, "value"), &row, show); ok {
-					row.Value, row.ValueSchemaID = v, id
+				if d, ok := decoding.side(valueDec, r.Value, rowAt{topic, partition, r.Offset, "value"}, &row); ok {
+					row.Value, row.ValueSchemaID, row.ValueSubject, row.ValueVersion = d.value, d.id, d.subject, d.version
 					rows = append(rows, row)
 					continue
 				}

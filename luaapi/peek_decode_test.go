@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"encoding/json"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/schemas"
 )
 
 const testPaymentSchema = `{"type":"record","name":"Payment","fields":[
@@ -61,10 +63,13 @@ func TestPeekDecodesRegistryRecords(t *testing.T) {
 		local r = rows[1]
 		assert(r.key == "k1" and r.key_schema_id == nil, "keys are not decoded by default here: decode is for both, k1 is not framed")
 		assert(r.value_schema_id == 31, tostring(r.value_schema_id))
+		assert(r.value_subject == "payments-value" and r.value_version == 1, tostring(r.value_subject))
+		assert(r.key_subject == nil and r.key_version == nil)
 		assert(r.value.id == "p-1" and r.value.amount == "19.99", r.value.amount)
 		assert(r.value.note == "refund \\x1b[2J", "decoded text is escaped as peek's text is: " .. r.value.note)
 		assert(r.error == nil)
-		assert(rows[2].value == "plain text" and rows[2].value_schema_id == nil and rows[2].error == nil)
+		assert(rows[2].value == "plain text" and rows[2].value_schema_id == nil and rows[2].value_subject == nil and rows[2].error == nil)
+		assert(rows[3].value_subject == nil and rows[3].value_version == nil, "not decoded: no subject")
 		assert(rows[3].error.code == "SCHEMA_NOT_FOUND", rows[3].error.code)
 		assert(rows[3].error.message:find("schema id 77 is not in the registry", 1, true), rows[3].error.message)
 		assert(rows[3].error.resource == "payments[0]@2 value", rows[3].error.resource)
@@ -95,10 +100,95 @@ func TestPeekDecodesWithALocalSchemaFile(t *testing.T) {
 	e.run(`create_topics{{name = "local", partitions = 1}}`)
 	peekRecords(t, e, "local", &kgo.Record{Value: paymentAvro(t, testPayment{ID: "p-9", Amount: big.NewRat(1, 4)})})
 	got := e.run(`local r = peek("local", 0, 0, {value_schema = {file = "` + avsc + `"}})[1]
-		return r.value.id .. " " .. r.value.amount .. " " .. tostring(r.value_schema_id)`)
-	assert.Equal(t, "p-9 0.25 nil", got.String())
+		return r.value.id .. " " .. r.value.amount .. " " .. tostring(r.value_schema_id) .. " " .. tostring(r.value_subject)`)
+	assert.Equal(t, "p-9 0.25 nil nil", got.String())
 	re := e.runErr(`peek("local", 0, 0, {value_schema = {file = "` + filepath.Join(dir, "bad.avsc") + `"}})`)
 	assert.Contains(t, re.Error(), "SCHEMA_INVALID")
 	re = e.runErr(`peek("local", 0, 0, {value_schema = {file = "x.txt"}})`)
 	assert.Contains(t, re.Error(), "must end in .avsc")
+}
+
+// Avro records and maps are built straight as Lua tables (the codec's
+// Builder); they read as the codec's Go values do: nested records, maps
+// (an empty one an object), arrays of records, unions, nulls.
+func TestPeekBuildsAvroAsTheCodecDecodes(t *testing.T) {
+	const schema = `{"type":"record","name":"Basket","fields":[
+		{"name":"owner","type":{"type":"record","name":"Owner","fields":[{"name":"name","type":"string"},{"name":"vip","type":"boolean"}]}},
+		{"name":"counts","type":{"type":"map","values":"long"}},
+		{"name":"empty","type":{"type":"map","values":"string"}},
+		{"name":"items","type":{"type":"array","items":{"type":"record","name":"Item","fields":[{"name":"sku","type":"string"},{"name":"qty","type":"int"}]}}},
+		{"name":"extra","type":["null",{"type":"map","values":"Owner"}],"default":null}]}`
+	e := newRegistryEnv(t, engine.Config{})
+	e.reg.SeedSchema("baskets-value", 1, 41, sr.Schema{Schema: schema})
+	e.run(`create_topics{{name = "baskets", partitions = 1}}`)
+	value := map[string]any{
+		"owner":  map[string]any{"name": "ann \x1b", "vip": true},
+		"counts": map[string]any{"a": int64(1), "b": int64(-300)},
+		"empty":  map[string]any{},
+		"items":  []any{map[string]any{"sku": "x", "qty": 2}, map[string]any{"sku": "y", "qty": 0}},
+		"extra":  map[string]any{"map": map[string]any{"o": map[string]any{"name": "bob", "vip": false}}},
+	}
+	body, err := avro.Marshal(avro.MustParse(schema), value)
+	require.NoError(t, err)
+	value["extra"] = nil
+	nullExtra, err := avro.Marshal(avro.MustParse(schema), value)
+	require.NoError(t, err)
+	peekRecords(t, e.env, "baskets", &kgo.Record{Value: framedFor(41, body)}, &kgo.Record{Value: framedFor(41, nullExtra)})
+
+	rows := e.json(`local rows = peek("baskets", 0, 0, {decode = "auto"})
+		return {rows[1].value, rows[2].value}`)
+	assert.JSONEq(t, `[{"owner": {"name": "ann \\x1b", "vip": true}, "counts": {"a": 1, "b": -300}, "empty": {},
+		"items": [{"sku": "x", "qty": 2}, {"sku": "y", "qty": 0}], "extra": {"o": {"name": "bob", "vip": false}}},
+		{"owner": {"name": "ann \\x1b", "vip": true}, "counts": {"a": 1, "b": -300}, "empty": {},
+		"items": [{"sku": "x", "qty": 2}, {"sku": "y", "qty": 0}], "extra": null}]`, rows)
+}
+
+// Protobuf messages read from the wire are built straight as Lua tables
+// too; they read as the codec's Go values do (nested and repeated
+// messages, maps of messages, enums, a oneof, unset fields, a well-known
+// type), and a record left to dynamicpb (a message sent twice) as well.
+func TestPeekBuildsProtobufAsTheCodecDecodes(t *testing.T) {
+	const proto3 = `syntax = "proto3";
+import "google/protobuf/timestamp.proto";
+message Basket {
+  enum Kind { PLAIN = 0; GIFT = 1; }
+  message Item { string sku = 1; int32 qty = 2; repeated sint64 marks = 3; }
+  string owner = 1; Kind kind = 2; Item first = 3; repeated Item items = 4; map<string, Item> by_sku = 5;
+  map<int32, Kind> kinds = 6; oneof pick { string note = 7; Item gift = 8; } optional int64 maybe = 9;
+  google.protobuf.Timestamp at = 10; repeated string tags = 11; double ratio = 12; bool open = 13;
+}`
+	codec, err := schemas.CompileLocal(schemas.Schema{Type: schemas.TypeProtobuf, Text: proto3}, "", nil)
+	require.NoError(t, err)
+	e := newRegistryEnv(t, engine.Config{})
+	e.reg.SeedSchema("pbaskets-value", 1, 42, sr.Schema{Schema: proto3, Type: sr.TypeProtobuf})
+	e.run(`create_topics{{name = "pbaskets", partitions = 1}}`)
+	full, _, err := codec.Encode(map[string]any{"owner": "ann", "kind": "GIFT",
+		"first":  map[string]any{"sku": "a", "qty": 2.0, "marks": []any{-1.0, 300.0}},
+		"items":  []any{map[string]any{"sku": "b"}, map[string]any{}},
+		"by_sku": map[string]any{"c": map[string]any{"qty": 5.0}, "d": map[string]any{}},
+		"kinds":  map[string]any{"7": "GIFT", "-1": "PLAIN"}, "gift": map[string]any{"sku": "g"},
+		"maybe": 0.0, "at": "2026-05-28T20:26:40.123Z", "tags": []any{"x", ""}, "ratio": 0.25, "open": true})
+	require.NoError(t, err)
+	sparse, _, err := codec.Encode(map[string]any{"note": "n"})
+	require.NoError(t, err)
+	again, _, err := codec.Encode(map[string]any{"first": map[string]any{"qty": 9.0}})
+	require.NoError(t, err)
+	merged := append(append([]byte{}, full...), again...) // first twice: merged, by dynamicpb
+	bodies := [][]byte{full, sparse, merged}
+	for _, body := range bodies {
+		peekRecords(t, e.env, "pbaskets", &kgo.Record{Value: schemas.Frame(42, []int{0}, body)})
+	}
+	got := e.json(`local out = {}
+		for _, r in ipairs(peek("pbaskets", 0, 0, {decode = "auto"})) do assert(r.error == nil, r.error); out[#out + 1] = r.value end
+		return out`)
+	var want []any
+	for _, body := range bodies {
+		v, err := codec.Decode(body, nil)
+		require.NoError(t, err)
+		want = append(want, v)
+	}
+	wantJSON, err := json.Marshal(want)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(wantJSON), got)
+	assert.Contains(t, got, `"qty":9`, "the merged record: dynamicpb merged first's fields")
 }

@@ -27,7 +27,8 @@
 -- Returns a row per skipped record: topic, partition, offset, timestamp,
 -- timestamp_type, key, size, headers, committed (before), target (after) and error (why the
 -- record could not be read, when it could not; timestamp is then -1); with --decode also
--- value and value_schema_id.
+-- value and value_schema_id, and value_subject and value_version where the registry can
+-- tell which subject and version hold that schema id (peek's rules).
 -- A timestamp of -1 (a record without one: Kafka allows it) is said as "no timestamp".
 -- Exit codes: 0 skipped (or planned, or nothing to skip: the group is at the end);
 --   1 bad arguments, or the group has no commit on the partition; 3 Kafka error
@@ -73,12 +74,15 @@ local cols = {"topic", "partition", "offset", "timestamp", "timestamp_type", "ke
 if decode then
   table.insert(cols, 7, "value")
   table.insert(cols, 8, "value_schema_id")
+  table.insert(cols, 9, "value_subject")
+  table.insert(cols, 10, "value_version")
 end
 for _, r in ipairs(records) do
   if r.offset < target then
     rows[#rows + 1] = args.record(cols, {topic = topic, partition = partition, offset = r.offset, timestamp = r.timestamp,
       timestamp_type = r.timestamp_type, key = r.key, size = r.size, headers = r.headers,
       value = decode and r.value or nil, value_schema_id = r.value_schema_id,
+      value_subject = r.value_subject, value_version = r.value_version,
       committed = committed, target = target, error = r.error and (r.error.code .. ": " .. r.error.message) or nil})
   end
 end
@@ -107,8 +111,12 @@ for _, row in ipairs(rows) do
     if row.error then -- read, but its value could not be decoded: its bytes and why
       args.say("  value (not decoded: %s): %s", row.error, tostring(row.value))
     elseif decode and row.value ~= nil then
-      args.say("  value%s: %s", row.value_schema_id and string.format(" (schema id %d)", row.value_schema_id) or "",
-        type(row.value) == "table" and kafka.json.encode(row.value) or tostring(row.value))
+      local schema = ""
+      if row.value_schema_id then
+        schema = string.format(" (schema id %d%s)", row.value_schema_id, row.value_subject
+          and string.format(", %s version %d", row.value_subject, row.value_version) or "")
+      end
+      args.say("  value%s: %s", schema, type(row.value) == "table" and kafka.json.encode(row.value) or tostring(row.value))
     end
   end
 end

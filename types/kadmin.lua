@@ -1214,10 +1214,14 @@
 ---@field timestamp_type string
 ---@field key? any
 ---@field key_schema_id? integer
+---@field key_subject? string
+---@field key_version? integer
 ---@field headers kadmin.peek.result.headers[]
 ---@field size integer
 ---@field value? any
 ---@field value_schema_id? integer
+---@field value_subject? string
+---@field value_version? integer
 ---@field error? kadmin.Error
 
 ---@class kadmin.peek.result.headers
@@ -2698,7 +2702,7 @@ function Client:delete_records(deletions, options) end
 ---
 ---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
 ---
----A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id) and, where the registry can tell, the subject and version holding that id in value_subject and value_version (key_subject, key_version): the topic name strategy's subject (TOPIC-value, TOPIC-key) when it holds the id, else the one subject that does (its highest version holding the id, soft-deleted versions included); none when several subjects hold the id and none is the topic's, or the registry cannot say (asked once per id and call); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
 ---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
@@ -2711,7 +2715,7 @@ function Client:delete_records(deletions, options) end
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
 ---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
----print(stuck[1].value_schema_id, stuck[1].value.amount)
+---print(stuck[1].value_schema_id, stuck[1].value_subject, stuck[1].value_version, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition
@@ -4438,7 +4442,7 @@ function delete_records(deletions, options) end
 ---
 ---decode decodes keys and values written for a Schema Registry: "auto" reads each key and value framed for the registry (a magic byte 0, the 4-byte schema id; for Protobuf the message indexes) with its schema (fetched once per id and run) and leaves the rest as format says; "avro", "protobuf" or "json" (JSON Schema) require that format; {key=, value=} decides per side (a string decode is for both). value_schema={file=} (key_schema too) reads every record with a local schema file (.avsc, .proto, .json), no registry needed; the records are the bare encoding unless framed=true. Asking to decode values implies values=true.
 ---
----A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
+---A decoded value is a table (records and maps as tables, arrays as arrays, a null as kafka.json.null) in the row's value (or key), with the schema id in value_schema_id (key_schema_id) and, where the registry can tell, the subject and version holding that id in value_subject and value_version (key_subject, key_version): the topic name strategy's subject (TOPIC-value, TOPIC-key) when it holds the id, else the one subject that does (its highest version holding the id, soft-deleted versions included); none when several subjects hold the id and none is the topic's, or the registry cannot say (asked once per id and call); Avro unions are their branch's value, enums their symbol, decimal a string with its scale, date "YYYY-MM-DD", timestamps RFC 3339 in UTC, uuid its text; Protobuf fields are named as in the .proto file, enums by name, unset proto3 scalars their zero value, well-known types in their JSON mapping; bytes are shown as format says. A record that cannot be decoded (an unknown schema id, bytes that are not what the framing says, a truncated record, a schema that does not compile, a registry that is down) keeps its bytes as format shows them and gets an error in the row (SCHEMA_NOT_FOUND, SCHEMA_DECODE_FAILED, NOT_SCHEMA_FRAMED, SCHEMA_INVALID, ...); the other rows decode on.
 ---
 ---Read with raw Fetches to the partition's leader (compressed batches, transaction markers skipped; with read_committed, aborted records too): nothing joins a group or commits, and the call changes nothing.
 ---
@@ -4451,7 +4455,7 @@ function delete_records(deletions, options) end
 ---local next_up = peek("orders", 4, {group = "orders-processor"}, {count = 1, values = true, format = "json"})
 ---print(next_up[1].offset, next_up[1].value.status)
 ---local stuck = peek("payments", 0, {group = "billing"}, {count = 1, decode = "auto"})
----print(stuck[1].value_schema_id, stuck[1].value.amount)
+---print(stuck[1].value_schema_id, stuck[1].value_subject, stuck[1].value_version, stuck[1].value.amount)
 ---```
 ---@param topic string the topic
 ---@param partition integer|string its partition

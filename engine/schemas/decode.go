@@ -39,6 +39,13 @@ type Decoder struct {
 	// guessing: bare Avro often starts with the framing's magic byte 0.
 	Local       Codec
 	LocalFramed bool
+	// Subject is the subject SubjectOf prefers when a schema id is in
+	// several: the topic name strategy's (TOPIC-value, TOPIC-key).
+	Subject string
+	// Builder, when set, makes the objects of the records its codecs can
+	// build (Avro's records and maps); the rest are Go maps as Decode's.
+	Builder  Builder
+	subjects map[int]subjectPick // SubjectOf's answers (usage.go); a Decoder serves one goroutine
 }
 
 // Decoded is one key or value read through its schema.
@@ -55,7 +62,9 @@ func (d *Decoder) Active() bool {
 
 // Decode reads b. It returns nil and no error for bytes it leaves as they
 // are (a null, or bytes without framing under auto); an error is the
-// record's, with resource naming where it is (the caller's row).
+// record's, with resource naming where it is (the caller's row), and a
+// new value the caller may change (a caller that names its records only
+// when one fails passes "" and sets the error's Resource).
 func (d *Decoder) Decode(ctx context.Context, b []byte, resource string) (*Decoded, *vocab.Error) {
 	if !d.Active() || b == nil {
 		return nil, nil
@@ -113,7 +122,13 @@ func (d *Decoder) run(codec Codec, body []byte, id int, framed bool, resource st
 			return nil, decodeErr(resource, id, codec, err)
 		}
 	}
-	v, err := codec.Decode(body, index)
+	var v any
+	var err error
+	if bc, ok := codec.(builderCodec); ok && d.Builder != nil {
+		v, err = bc.decodeBuilt(body, index, d.Builder)
+	} else {
+		v, err = codec.Decode(body, index)
+	}
 	if err != nil {
 		return nil, decodeErr(resource, id, codec, err)
 	}

@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -128,18 +129,31 @@ func (c *protoCodec) message(index []int) (protoreflect.MessageDescriptor, error
 // (google.protobuf.Timestamp, Duration, wrappers, Struct, Any, ...) their
 // JSON mapping (a Timestamp is "2024-01-31T12:00:00Z").
 func (c *protoCodec) Decode(body []byte, index []int) (any, error) {
+	return c.decodeBuilt(body, index, nil)
+}
+
+// decodeBuilt is Decode with the messages the wire reader reads made by b
+// (Go maps when nil; what goes to dynamicpb is Go maps).
+func (c *protoCodec) decodeBuilt(body []byte, index []int, b Builder) (any, error) {
 	md, err := c.message(index)
 	if err != nil {
 		return nil, err
 	}
+	if v, err := wireMessage(md, body, 0, b); !errors.Is(err, errWireFallback) {
+		return v, err
+	}
 	msg := dynamicpb.NewMessage(md)
-	// AllowPartial: a proto2 message missing a required field is shown as
-	// it is (what a script is asked to look at), and proto3 skips the walk
-	// that checks it.
-	if err := (proto.UnmarshalOptions{RecursionLimit: maxProtoRecursion, AllowPartial: true}).Unmarshal(body, msg); err != nil {
+	if err := unmarshalProto(body, msg); err != nil {
 		return nil, fmt.Errorf("%s: %v", md.FullName(), err)
 	}
 	return protoValue(msg)
+}
+
+// unmarshalProto reads body into msg. AllowPartial: a proto2 message
+// missing a required field is shown as it is (what a script is asked to
+// look at), and proto3 skips the walk that checks it.
+func unmarshalProto(body []byte, msg *dynamicpb.Message) error {
+	return proto.UnmarshalOptions{RecursionLimit: maxProtoRecursion, AllowPartial: true}.Unmarshal(body, msg)
 }
 
 func protoValue(m protoreflect.Message) (any, error) {

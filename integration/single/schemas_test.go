@@ -89,6 +89,8 @@ func TestConfluentSerializersAgree(t *testing.T) {
 		for i, row := range ours[side] {
 			assert.Nil(t, row["error"], "%s row %d", side, i)
 			assert.NotNil(t, row["value_schema_id"], "%s row %d", side, i)
+			assert.Equal(t, topic+"-value", row["value_subject"], "%s row %d: the subject Confluent's serializer registered under", side, i)
+			assert.NotNil(t, row["value_version"], "%s row %d", side, i)
 			assert.Equal(t, theirs[topic][i]["value"], row["value"], "%s row %d: kadmin-lua decodes what Confluent's deserializer returns", side, i)
 		}
 	}

@@ -100,6 +100,21 @@ func TestNewRecordTables(t *testing.T) {
 	wide := NewRecordTables(2, smallMax+1)
 	wide[0].RawSetString("x", LTrue)
 	errorIfNotEqual(t, "x=true", pairsOrder(&wide[0]))
+	// Records of more fields than smallMax still get room for smallMax
+	// keys: filling it allocates nothing (it grew from 4 by copying).
+	keys := make([]LValue, smallMax)
+	for i := range keys {
+		keys[i] = LString(fmt.Sprintf("k%d", i))
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		row := &NewRecordTables(1, smallMax+2)[0]
+		for _, k := range keys {
+			row.RawSetH(k, LTrue)
+		}
+	})
+	if allocs > 2 { // the table and its slots at most
+		t.Errorf("filling a wide record's room took %v allocations", allocs)
+	}
 }
 
 func TestNewArrayTables(t *testing.T) {

@@ -69,11 +69,14 @@ func newLTable(acap int, hcap int) *LTable {
 // each, made with two allocations in all (the tables, and their keys and
 // values) rather than n times several: for turning a Go result of
 // thousands of records into Lua tables. Use &tables[i]. A table given more
-// keys later grows on its own.
+// keys later grows on its own. Records of more than smallMax fields get
+// room for smallMax: most leave their optional fields out, and a table
+// without room grew its keys from 4 by copying, record after record.
 func NewRecordTables(n, nkeys int) []LTable {
 	tables := make([]LTable, n)
 	var slots []tableKV
-	if nkeys > 0 && nkeys <= smallMax {
+	nkeys = min(nkeys, smallMax)
+	if nkeys > 0 {
 		slots = make([]tableKV, n*nkeys)
 	}
 	for i := range tables {
