@@ -88,18 +88,25 @@ func (c client) awaitApplied(ctx context.Context, st *clusterState, out []Applie
 	}
 }
 
+// awaitBrokers asks each of brokers whether it shows what was applied
+// (shows), again with backoff until all do or ctx ends, and returns those
+// that did not.
+func awaitBrokers(ctx context.Context, brokers []int32, shows func(b int32) bool) []int32 {
+	pending := slices.Clone(brokers)
+	for attempt := 0; ; attempt++ {
+		pending = slices.DeleteFunc(pending, shows)
+		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
+			return pending
+		}
+	}
+}
+
 // awaitTopicConfigs waits until every broker describes each topic of want
 // with its configs as want leaves them, and returns the brokers that did
 // not before ctx ended.
 func (c client) awaitTopicConfigs(ctx context.Context, brokers []int32, want map[string][]ConfigChange) []int32 {
 	topics := slices.Sorted(maps.Keys(want))
-	pending := slices.Clone(brokers)
-	for attempt := 0; ; attempt++ {
-		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasTopicConfigs(ctx, b, topics, want) })
-		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
-			return pending
-		}
-	}
+	return awaitBrokers(ctx, brokers, func(b int32) bool { return c.brokerHasTopicConfigs(ctx, b, topics, want) })
 }
 
 // brokerHasTopicConfigs reports whether broker b describes want's topics
@@ -138,13 +145,7 @@ func (c client) brokerHasTopicConfigs(ctx context.Context, b int32, topics []str
 // awaitACLs waits until every broker lists each ACL of want created and
 // none deleted, and returns the brokers that did not before ctx ended.
 func (c client) awaitACLs(ctx context.Context, brokers []int32, want map[string]bool) []int32 {
-	pending := slices.Clone(brokers)
-	for attempt := 0; ; attempt++ {
-		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasACLs(ctx, b, want) })
-		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
-			return pending
-		}
-	}
+	return awaitBrokers(ctx, brokers, func(b int32) bool { return c.brokerHasACLs(ctx, b, want) })
 }
 
 // brokerHasACLs reports whether broker b lists want's ACLs as want says
@@ -176,26 +177,20 @@ func (c client) awaitSCRAM(ctx context.Context, brokers []int32, want map[string
 		users = append(users, user)
 	}
 	users = slices.Compact(slices.Sorted(slices.Values(users)))
-	pending := slices.Clone(brokers)
-	for attempt := 0; ; attempt++ {
-		pending = slices.DeleteFunc(pending, func(b int32) bool {
-			listed, err := c.DescribeUserSCRAMCredentialsOn(ctx, b, users)
-			if err != nil {
+	return awaitBrokers(ctx, brokers, func(b int32) bool {
+		listed, err := c.DescribeUserSCRAMCredentialsOn(ctx, b, users)
+		if err != nil {
+			return false
+		}
+		seen := map[string]int32{}
+		for _, cr := range listed {
+			seen[cr.Key()] = cr.Iterations
+		}
+		for k, iters := range want {
+			if seen[k] != iters {
 				return false
 			}
-			seen := map[string]int32{}
-			for _, cr := range listed {
-				seen[cr.Key()] = cr.Iterations
-			}
-			for k, iters := range want {
-				if seen[k] != iters {
-					return false
-				}
-			}
-			return true
-		})
-		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
-			return pending
 		}
-	}
+		return true
+	})
 }

@@ -91,13 +91,7 @@ func (c client) applyQuotas(ctx context.Context, chs []AppliedChange, idx []int,
 // answered by a broker that had not seen the apply yet, and plan again the
 // changes just made (issue 27).
 func (c client) awaitQuotas(ctx context.Context, brokers []int32, want map[string]map[string]float64) []int32 {
-	pending := slices.Clone(brokers)
-	for attempt := 0; ; attempt++ {
-		pending = slices.DeleteFunc(pending, func(b int32) bool { return c.brokerHasQuotas(ctx, b, want) })
-		if len(pending) == 0 || !vocab.Backoff(ctx, attempt) {
-			return pending
-		}
-	}
+	return awaitBrokers(ctx, brokers, func(b int32) bool { return c.brokerHasQuotas(ctx, b, want) })
 }
 
 // brokerHasQuotas reports whether broker b describes want's entities as
