@@ -81,6 +81,11 @@ func errorText(t *lua.LTable) string {
 		}
 		parts = append(parts, code)
 	}
+	if op := get("op"); op != "" {
+		// An engine package that names its call itself (engine/moves'
+		// "reassign: ...") is not named twice.
+		msg = strings.TrimPrefix(msg, op+": ")
+	}
 	if msg != "" && msg != code {
 		parts = append(parts, msg)
 	}

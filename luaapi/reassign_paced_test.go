@@ -126,3 +126,10 @@ func TestReassignResumeFromLua(t *testing.T) {
 		assert.Equal(t, 1, n, "%s sent once", tp)
 	}
 }
+
+// An error the executor names itself ("reassign: ...") is not named twice.
+func TestReassignErrorIsNamedOnce(t *testing.T) {
+	e := newEnv(t)
+	re := e.runErr(`reassign(nil, {resume = true})`)
+	assert.Equal(t, "reassign: resume needs the audit log the run was written to (--audit-log)", re.Message)
+}
