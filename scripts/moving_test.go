@@ -32,6 +32,14 @@ func TestDrainBroker(t *testing.T) {
 	e.usage("drain-broker.lua", "--throttle must be bytes per second", "1", "--throttle", "fast")
 	e.usage("drain-broker.lua", "--unregister empties the brokers first", "1", "--demote-only", "--unregister")
 	e.usage("drain-broker.lua", "--max-moves-per-broker must be a positive integer", "1", "--max-moves-per-broker", "0")
+	// --resume: under --dry-run it plans from the cluster as it is; for real it
+	// needs the audit log the run was written to, and says so before anything moves.
+	r = e.ok(true, "drain-broker.lua", "2", "--demote-only", "--resume")
+	assert.Contains(t, r.stderr, "the interrupted run is not resumed under --dry-run")
+	assert.Equal(t, 0.0, r.rows[0]["leaders"])
+	r = e.run(false, "drain-broker.lua", "2", "--demote-only", "--resume")
+	require.NotNil(t, r.err)
+	assert.Contains(t, r.err.Message, "resume needs the audit log the run was written to (--audit-log)")
 	r = e.run(false, "drain-broker.lua", "0", "1", "2")
 	require.NotNil(t, r.err)
 	assert.Contains(t, r.err.Message, "draining brokers 0, 1, 2 leaves no broker for their replicas; nothing changed")

@@ -58,9 +58,12 @@ end
 -- rows (none when nothing was unfinished).
 function M.finish_interrupted(o)
   if not o.resume then return {} end
-  if not args.dry_run() then
-    args.say("--resume: finishing the run the audit log holds unfinished, if any")
+  if args.dry_run() then
+    -- A dry run opens no audit log to resume from: it plans from the cluster as it is.
+    args.say("--resume: the interrupted run is not resumed under --dry-run; the plan below starts from the cluster as it is")
+    return {}
   end
+  args.say("--resume: finishing the run the audit log holds unfinished, if any")
   return reassign(nil, o)
 end
 
