@@ -105,6 +105,9 @@ type GroupLag struct {
 	// storage; RemoteOnly sums their unread records only there.
 	ReadingRemote int   `json:"reading_remote,omitempty"`
 	RemoteOnly    int64 `json:"remote_only,omitempty"`
+	// RemoteUnknown counts the lagging partitions of which it is not known
+	// (their remote_unknown says why): ReadingRemote does not speak for them.
+	RemoteUnknown int `json:"remote_unknown,omitempty"`
 	// Partitions is nil in a summary (LagSummary, Summary).
 	Partitions []PartitionLag `json:"partitions,omitempty"`
 	Err        *Error         `json:"error,omitempty"`

@@ -104,6 +104,7 @@ type GroupLagStatus struct {
 	// ReadingRemote and RemoteOnly: as in GroupLag (with Time).
 	ReadingRemote int      `json:"reading_remote,omitempty"`
 	RemoteOnly    int64    `json:"remote_only,omitempty"`
+	RemoteUnknown int      `json:"remote_unknown,omitempty"`
 	ConsumeRate   *float64 `json:"consume_rate,omitempty"`
 	ProduceRate   *float64 `json:"produce_rate,omitempty"`
 	Trend         string   `json:"trend"`
@@ -192,7 +193,7 @@ func (a *groupJudgment) add(ps PartitionLagStatus, worst int, keepAll bool) {
 
 // judgeGroup is one group's verdict from its partitions' judgment.
 func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus {
-	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, ReadingRemote: g.ReadingRemote, RemoteOnly: g.RemoteOnly, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
+	st := GroupLagStatus{Group: g.Group, State: g.State, TotalLag: g.TotalLag, MaxLagMs: g.MaxLagMs, RecordsLost: g.RecordsLost, AtRisk: g.AtRisk, ReadingRemote: g.ReadingRemote, RemoteOnly: g.RemoteOnly, RemoteUnknown: g.RemoteUnknown, OddTimestamps: g.OddTimestamps, Trend: TrendUnknown, Worst: []PartitionLagStatus{}, Err: g.Err}
 	switch {
 	case isNotFound(g.Err):
 		st.Status, st.Reason, st.Err = verdicts.GroupStatusNotFound, "the group does not exist", nil

@@ -116,6 +116,9 @@ func (c *Client) lagTime(ctx context.Context, out []GroupLag, o LagOptions) erro
 				g.ReadingRemote++
 				g.RemoteOnly += *p.RemoteOnly
 			}
+			if p.RemoteUnknown != "" {
+				g.RemoteUnknown++
+			}
 			zero := int64(0)
 			if p.Lag == 0 {
 				p.LagMs, p.BehindHeadMs = &zero, &zero

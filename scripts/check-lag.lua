@@ -18,7 +18,8 @@
 --   --fail-on-remote fail a group reading from remote storage (tiered storage, KIP-405): its
 --                    first unread record is below the earliest local offset, so it reads
 --                    from object storage, slower and costlier, long before it loses data
---                    (reads the lag in time, as --max-seconds does)
+--                    (reads the lag in time, as --max-seconds does); a group of which it
+--                    cannot be known (the earliest local offset unreadable) fails too
 --   --min-complete F judge a lagging partition by Burrow's rules only once its window
 --                    covers this fraction of --state-window (Burrow's minimum-complete,
 --                    0 to 1; default 1: a whole window)
@@ -59,7 +60,8 @@
 --   kafka_consumergroup_at_risk_partitions{group} with --max-seconds: partitions whose lag in
 --                                                time is at 80% of their topic's retention.ms
 --   kafka_consumergroup_reading_remote_partitions{group} with --max-seconds or --fail-on-remote:
---                                                partitions read from remote storage
+--                                                partitions read from remote storage (left out when
+--                                                not known)
 --   kafka_consumergroup_status{group}            the verdict, Burrow's numbers: 0 NOTFOUND,
 --                                                1 OK, 2 WARN, 3 ERR; none while INCOMPLETE
 --   kafka_consumergroup_window_complete{group}   its least complete window, 0 to 1
@@ -152,6 +154,9 @@ for _, g in ipairs(result) do
   elseif fail_on_remote and (g.reading_remote or 0) > 0 then
     row.ok, row.problem = false, string.format("reads from remote storage on %d partition%s: %d unread records are no longer on the brokers' disks",
       g.reading_remote, g.reading_remote == 1 and "" or "s", g.remote_only or 0)
+  elseif fail_on_remote and (g.remote_unknown or 0) > 0 then
+    row.ok, row.problem = false, string.format("whether it reads from remote storage is not known on %d partition%s (lag(%q, {time = true}) says why in remote_unknown)",
+      g.remote_unknown, g.remote_unknown == 1 and "" or "s", g.group)
   elseif g.status == "ERR" then
     row.ok, row.problem = false, "ERR: " .. g.reason
   end
@@ -185,7 +190,7 @@ for _, g in ipairs(result) do
       "Records the consumer group is behind, over all its topics.")
     kafka.metric("kafka_consumergroup_records_lost", g.records_lost or 0, {group = g.group},
       "Records deleted before the consumer group read them (log start minus committed offset).")
-    if opts.time then
+    if opts.time and (g.remote_unknown or 0) == 0 then -- not 0 when it is not known
       kafka.metric("kafka_consumergroup_reading_remote_partitions", g.reading_remote or 0, {group = g.group},
         "Partitions the consumer group reads from remote storage (tiered storage): its first unread record is no longer on the brokers' disks.")
     end
