@@ -29,6 +29,16 @@ import (
 // are boxed once. Interfaces and maps, rare in results, go through
 // reflect.Value.
 
+// lazyFields are the slices made into Lua arrays on first use
+// (lazySliceEncoder): big lists a script often only counts or skips. Only
+// fields whose slices nothing writes once the engine returns them: the
+// array reads them when the script first looks, maybe much later.
+var lazyFields = map[reflect.Type]map[string]bool{
+	// A million-partition describe_topics made every partition a table and
+	// four arrays, most of its time (docs/benchmarks.md, DT).
+	reflect.TypeFor[engine.TopicDescription](): {"Partitions": true},
+}
+
 var (
 	errType  = reflect.TypeFor[*engine.Error]()
 	timeType = reflect.TypeFor[time.Time]()
@@ -271,14 +281,37 @@ func stringEncoder() func(*converter, unsafe.Pointer) lua.LValue {
 // sliceEncoder converts a slice to an array; a slice of structs gets its
 // records made together.
 func (c *converter) sliceEncoder(t reflect.Type) func(*converter, unsafe.Pointer) lua.LValue {
+	fill := c.sliceFiller(t)
+	return func(c *converter, p unsafe.Pointer) lua.LValue {
+		tb := c.L.CreateTable(len(*(*[]byte)(p)), 0)
+		fill(c, tb, p)
+		return tb
+	}
+}
+
+// lazySliceEncoder converts a slice of t to an array made on first use
+// (lua.NewLazyArray): for the fields lazyFields names, whose slices the
+// engine never touches once handed over.
+func (c *converter) lazySliceEncoder(t reflect.Type) func(*converter, unsafe.Pointer) lua.LValue {
+	fill := c.sliceFiller(t)
+	return func(c *converter, p unsafe.Pointer) lua.LValue {
+		s := *(*[]byte)(p) // the slice header, which keeps its elements alive
+		if len(s) == 0 {
+			return c.L.CreateTable(0, 0)
+		}
+		return lua.NewLazyArray(len(s), func(tb *lua.LTable) { fill(c, tb, unsafe.Pointer(&s)) })
+	}
+}
+
+// sliceFiller sets a slice's elements, at p, in an empty table.
+func (c *converter) sliceFiller(t reflect.Type) func(*converter, *lua.LTable, unsafe.Pointer) {
 	elem := c.compile(t.Elem())
 	size := t.Elem().Size()
 	records := t.Elem().Kind() == reflect.Struct && t.Elem() != timeType
-	return func(c *converter, p unsafe.Pointer) lua.LValue {
+	return func(c *converter, tb *lua.LTable, p unsafe.Pointer) {
 		data, n := unsafe.SliceData(*(*[]byte)(p)), len(*(*[]byte)(p))
-		tb := c.L.CreateTable(n, 0)
 		if n == 0 {
-			return tb
+			return
 		}
 		base := unsafe.Pointer(data)
 		if records {
@@ -289,12 +322,11 @@ func (c *converter) sliceEncoder(t reflect.Type) func(*converter, unsafe.Pointer
 				c.fill(&rows[i], rec, unsafe.Add(base, uintptr(i)*size), arrays)
 				tb.RawSetInt(i+1, &rows[i])
 			}
-			return tb
+			return
 		}
 		for i := range n {
 			tb.RawSetInt(i+1, elem.fn(c, unsafe.Add(base, uintptr(i)*size)))
 		}
-		return tb
 	}
 }
 
@@ -377,6 +409,9 @@ func (c *converter) recordType(typ reflect.Type) *recordType {
 				enc: enc, omitEmpty: omitEmpty, isZero: zeroCheck(sf.Type)}
 			if scalarSlice(sf.Type) {
 				f.elems, f.elemSize = c.compile(sf.Type.Elem()), sf.Type.Elem().Size()
+			}
+			if lazyFields[typ][sf.Name] {
+				f.enc = &encoder{fn: c.lazySliceEncoder(sf.Type)}
 			}
 			rt.fields = append(rt.fields, f)
 		}

@@ -122,3 +122,38 @@ func TestDescribeTopicsELR(t *testing.T) {
 	assert.Equal(t, []string{"elr", "other"}, []string{got[0].Name, got[1].Name})
 	assert.True(t, slices.IsSortedFunc(got[0].Partitions, func(a, b describedPartition) int { return int(a.Partition - b.Partition) }), fmt.Sprint(got[0].Partitions))
 }
+
+// A topic's partitions are made into Lua tables when the script first
+// reads them (lazyFields): kept past the loop that read them, counted
+// without being made, sorted, changed and printed, they are what a
+// separate client sees and what the call without iterate returns.
+func TestDescribeTopicsPartitionsMadeWhenRead(t *testing.T) {
+	e := newEnv(t)
+	e.run(`create_topics{{name = "lz-a", partitions = 30, replication_factor = 3}, {name = "lz-b", partitions = 5, replication_factor = 2}}`)
+	want := e.topics()
+	e.run(`kept = {} for t in describe_topics(nil, {iterate = true}) do kept[t.name] = t end`)
+	assert.Equal(t, "30 5", e.run(`return #kept["lz-a"].partitions .. " " .. #kept["lz-b"].partitions`).String())
+	for _, name := range []string{"lz-a", "lz-b"} {
+		var got []describedPartition
+		require.NoError(t, json.Unmarshal([]byte(e.json(fmt.Sprintf(`return kept[%q].partitions`, name))), &got))
+		require.Len(t, got, len(want[name].Partitions))
+		for i, p := range got {
+			w := want[name].Partitions[int32(i)]
+			assert.Equal(t, w.Partition, p.Partition)
+			assert.Equal(t, w.Leader, p.Leader)
+			assert.Equal(t, w.Replicas, p.Replicas)
+			assert.Equal(t, w.ISR, p.ISR)
+		}
+	}
+	assert.Equal(t, e.json(`return describe_topics("lz-b")[1]`), e.json(`return kept["lz-b"]`),
+		"printed the same as the call without iterate")
+	// An ordinary table to every reader: ipairs, the table library, changes.
+	assert.Equal(t, "4 3 2 1 0 ", e.run(`local ps = kept["lz-b"].partitions
+		table.sort(ps, function(a, b) return a.partition > b.partition end)
+		local s = "" for _, p in ipairs(ps) do s = s .. p.partition .. " " end return s`).String())
+	assert.Equal(t, "6 4", e.run(`local ps = kept["lz-b"].partitions
+		table.insert(ps, {partition = 99}) ps[1] = nil ps[1] = {partition = 4}
+		return #ps .. " " .. ps[1].partition`).String())
+	// Another topic's rows are not touched by reading this one's.
+	assert.Equal(t, "0 29", e.run(`local ps = kept["lz-a"].partitions return ps[1].partition .. " " .. ps[#ps].partition`).String())
+}

@@ -114,12 +114,49 @@ func NewArrayTables(lens []int) []LTable {
 	return tables
 }
 
+// A lazy array is a table whose n elements are made on first use: a
+// converter hands a script a topic's million-row partition list without
+// making it, and a script that only asks #t.partitions, or never looks,
+// never pays for it. Every method that reads or writes the table's
+// contents makes them first (materialize), so Lua code, the table library
+// and Go callers see an ordinary table; Len and MaxN answer n without
+// making them, which is what the elements will give (fill must set
+// exactly 1..n, none nil).
+type lazyFill struct {
+	n    int
+	fill func(tb *LTable)
+}
+
+// NewLazyArray returns a table standing for an array of n non-nil
+// elements, which fill sets (RawSetInt 1..n) on the table's first use.
+// fill runs once, on the goroutine that uses the table, and must not
+// fail; what it reads must not change after this call.
+func NewLazyArray(n int, fill func(tb *LTable)) *LTable {
+	tb := &LTable{Metatable: LNil}
+	if n > 0 {
+		tb.lazy = &lazyFill{n: n, fill: fill}
+	}
+	return tb
+}
+
+// materialize makes a lazy table's contents (NewLazyArray). The marker is
+// cleared first: fill writes through the ordinary methods.
+func (tb *LTable) materialize() {
+	lz := tb.lazy
+	tb.lazy = nil
+	tb.array = make([]LValue, 0, lz.n)
+	lz.fill(tb)
+}
+
 // KeyCounts returns how many non-nil values the array part holds, and how
 // many keys the table has besides (string keys, and numbers that are not
 // array indices), without iterating: ForEach and Next box every array
 // index they pass. A table whose array count equals Len() and whose other
 // count is 0 has exactly the keys 1..n.
 func (tb *LTable) KeyCounts() (array, other int) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	for _, v := range tb.array {
 		if v != LNil {
 			array++
@@ -164,6 +201,9 @@ func (tb *LTable) promote() {
 
 // Len returns length of this LTable without using __len.
 func (tb *LTable) Len() int {
+	if tb.lazy != nil {
+		return tb.lazy.n
+	}
 	if tb.array == nil {
 		return 0
 	}
@@ -180,6 +220,9 @@ func (tb *LTable) Len() int {
 
 // Append appends a given LValue to this LTable.
 func (tb *LTable) Append(value LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if value == LNil {
 		return
 	}
@@ -201,6 +244,9 @@ func (tb *LTable) Append(value LValue) {
 
 // Insert inserts a given LValue at position `i` in this table.
 func (tb *LTable) Insert(i int, value LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
@@ -220,6 +266,9 @@ func (tb *LTable) Insert(i int, value LValue) {
 
 // MaxN returns a maximum number key that nil value does not exist before it.
 func (tb *LTable) MaxN() int {
+	if tb.lazy != nil {
+		return tb.lazy.n
+	}
 	if tb.array == nil {
 		return 0
 	}
@@ -233,6 +282,9 @@ func (tb *LTable) MaxN() int {
 
 // Remove removes from this table the element at a given position.
 func (tb *LTable) Remove(pos int) LValue {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.array == nil {
 		return LNil
 	}
@@ -261,6 +313,9 @@ func (tb *LTable) Remove(pos int) LValue {
 // It is recommended to use `RawSetString` or `RawSetInt` for performance
 // if you already know the given LValue is a string or number.
 func (tb *LTable) RawSet(key LValue, value LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
@@ -292,6 +347,9 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 
 // RawSetInt sets a given LValue at a position `key` without the __newindex metamethod.
 func (tb *LTable) RawSetInt(key int, value LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if key < 1 || key >= MaxArrayIndex {
 		tb.RawSetH(LNumber(key), value)
 		return
@@ -323,6 +381,9 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 // LValue (kept as it is, so that setting a key from a Lua constant or a
 // converter's field name allocates nothing for the key).
 func (tb *LTable) setString(key string, lkey LValue, value LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.isSmall() {
 		if i := tb.smallIndex(key); i >= 0 {
 			tb.small[i].value = value
@@ -368,6 +429,9 @@ func (tb *LTable) setString(key string, lkey LValue, value LValue) {
 
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
 func (tb *LTable) RawSetH(key LValue, value LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if s, ok := key.(LString); ok {
 		tb.setString(string(s), key, value)
 		return
@@ -397,6 +461,9 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGet(key LValue) LValue {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
@@ -423,6 +490,9 @@ func (tb *LTable) RawGet(key LValue) LValue {
 
 // RawGetInt returns an LValue at position `key` without __index metamethod.
 func (tb *LTable) RawGetInt(key int) LValue {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.array == nil {
 		return LNil
 	}
@@ -435,6 +505,9 @@ func (tb *LTable) RawGetInt(key int) LValue {
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetH(key LValue) LValue {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if s, sok := key.(LString); sok {
 		return tb.RawGetString(string(s))
 	}
@@ -449,6 +522,9 @@ func (tb *LTable) RawGetH(key LValue) LValue {
 
 // RawGetString returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetString(key string) LValue {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.strdict == nil {
 		if tb.small != nil {
 			if i := tb.smallIndex(key); i >= 0 {
@@ -465,6 +541,9 @@ func (tb *LTable) RawGetString(key string) LValue {
 
 // ForEach iterates over this table of elements, yielding each in turn to a given function.
 func (tb *LTable) ForEach(cb func(LValue, LValue)) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.array != nil {
 		for i, v := range tb.array {
 			if v != LNil {
@@ -495,6 +574,9 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 
 // This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
 func (tb *LTable) Next(key LValue) (LValue, LValue) {
+	if tb.lazy != nil {
+		tb.materialize()
+	}
 	if tb.isSmall() {
 		return tb.nextSmall(key)
 	}

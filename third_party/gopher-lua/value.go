@@ -152,6 +152,10 @@ type LTable struct {
 	// while the table has at most smallMax of them and no other hash keys
 	// (dict, strdict, keys and k2i are nil then). See table.go.
 	small []tableKV
+	// lazy, when not nil, makes the table's contents on first use
+	// (NewLazyArray); every method that reads or writes them calls
+	// materialize first. See table.go.
+	lazy *lazyFill
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
