@@ -45,9 +45,11 @@ matrix:
 
 # The patched gopher-lua copy (a module of its own, outside ./...) against
 # upstream's own suite: the Lua 5.1 and glua script tests (about 10 s).
-# No -race: upstream's TestLocalVarFree races on its own counter.
+# No -race: upstream's TestLocalVarFree races on its own counter. Then the
+# patched jsonschema copy against upstream's tests (under a second).
 lua-upstream:
 	cd third_party/gopher-lua && $(GO) test -count=1 -timeout 5m ./...
+	cd third_party/jsonschema && $(GO) test -count=1 -timeout 5m ./...
 
 # What the tests need beyond Go: Debian packages (installed when root, else
 # the apt-get line is printed), Go modules, the Kafka broker jars.
