@@ -27,6 +27,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/redact"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 )
 
@@ -200,7 +201,7 @@ func (s *taker) readConfigs(ctx context.Context) error {
 		t := s.topics[d.Name]
 		for k, e := range d.Configs {
 			switch {
-			case e.Sensitive || e.Value == nil || engine.IsSecretKey(k):
+			case e.Sensitive || e.Value == nil || redact.IsSecretKey(k):
 				s.unread("topic %s: config %s is sensitive: left out", d.Name, k)
 			default:
 				if t.Configs == nil {

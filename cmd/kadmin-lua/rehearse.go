@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/snapshot"
@@ -69,9 +70,9 @@ func (a *app) rehearse(cmd *cobra.Command, args []string, sf *snapshotFlags) err
 		return exitf(ExitScript, "rehearse: %v", err)
 	}
 	defer os.RemoveAll(dir)
-	var audit *engine.AuditLog
+	var audit *auditlog.Log
 	if !a.flags.dryRun {
-		if audit, err = engine.OpenAuditLog(filepath.Join(dir, "audit.jsonl")); err != nil {
+		if audit, err = auditlog.Open(filepath.Join(dir, "audit.jsonl")); err != nil {
 			return exitf(ExitScript, "rehearse: %v", err)
 		}
 		defer audit.Close()

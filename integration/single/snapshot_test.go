@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/login"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/internal/kafkatest"
 	"github.com/kadmin-lua/kadmin-lua/snapshot"
@@ -83,7 +84,7 @@ func describe(t *testing.T, adm *kadm.Client, topics []string, group, principal 
 func takeReal(t *testing.T, prefix string) *fixture.Fixture {
 	t.Helper()
 	cl, err := engine.New(engine.Config{Brokers: cluster.Brokers(), Timeout: 20 * time.Second,
-		SASL: &engine.SASLConfig{Mechanism: kafkatest.MechScram512, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)}})
+		SASL: &login.SASLConfig{Mechanism: kafkatest.MechScram512, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)}})
 	require.NoError(t, err)
 	defer cl.Close()
 	f, err := snapshot.Take(ctxT(t, time.Minute), cl, snapshot.Options{Match: regexp.MustCompile("^" + regexp.QuoteMeta(prefix))})

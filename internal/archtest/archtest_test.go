@@ -244,20 +244,17 @@ func through(byPath map[string]pkg, p pkg, dep string) string {
 }
 
 // reExports finds, in a package under engine/ that imports the core, uses of
-// the names the core re-exports from the packages below it (engine/vocab.go,
-// engine/moved.go): the package must use them where they live.
+// the names the core re-exports from the vocabulary (engine/vocab.go): the
+// package must use them where they live.
 func reExports(t *testing.T, root, me string, p pkg) []string {
 	names := map[string]string{}
 	fset := token.NewFileSet()
-	for _, f := range []string{"vocab.go", "moved.go"} {
-		file, err := parser.ParseFile(fset, filepath.Join(root, "engine", f), nil, 0)
-		if err != nil {
-			continue
-		}
-		for _, d := range file.Decls {
-			for _, n := range declNames(d) {
-				names[n] = f
-			}
+	const reExported = "vocab.go"
+	file, err := parser.ParseFile(fset, filepath.Join(root, "engine", reExported), nil, 0)
+	require.NoError(t, err, "the core's re-exports")
+	for _, d := range file.Decls {
+		for _, n := range declNames(d) {
+			names[n] = reExported
 		}
 	}
 	var out []string

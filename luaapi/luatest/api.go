@@ -15,6 +15,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
@@ -47,7 +48,7 @@ type testEnv struct {
 	cluster   *fixture.Cluster
 	fixture   *fixture.Fixture
 	auditPath string
-	audit     *engine.AuditLog // nil under a dry run
+	audit     *auditlog.Log // nil under a dry run
 	out       io.Writer
 }
 

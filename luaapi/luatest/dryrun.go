@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/snapshot"
 )
@@ -54,7 +55,7 @@ func orNone(lines []string) string {
 }
 
 // changeLines are the applied changes, "op: key".
-func changeLines(changes []engine.AuditedChange) []string {
+func changeLines(changes []auditlog.Change) []string {
 	var out []string
 	for _, c := range changes {
 		for _, k := range appliedKeys(c) {
@@ -64,7 +65,7 @@ func changeLines(changes []engine.AuditedChange) []string {
 	return out
 }
 
-func appliedKeys(c engine.AuditedChange) []string {
+func appliedKeys(c auditlog.Change) []string {
 	var keys []string
 	if c.Outcome != nil {
 		for _, it := range c.Outcome.Items {
@@ -79,7 +80,7 @@ func appliedKeys(c engine.AuditedChange) []string {
 // compareDryRun lists where a dry run's lines ("op: what") and a real
 // run's audited changes disagree. A line saying an item "would fail" or
 // that the call "nothing changed" announces no change.
-func compareDryRun(plan []string, changes []engine.AuditedChange) []string {
+func compareDryRun(plan []string, changes []auditlog.Change) []string {
 	type line struct{ op, text string }
 	var announced []line
 	for _, p := range plan {

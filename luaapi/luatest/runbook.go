@@ -12,7 +12,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
 	"github.com/kadmin-lua/kadmin-lua/scripts"
 )
@@ -34,8 +34,8 @@ type ranRunbook struct {
 	err            string
 	values         []lua.LValue // in the runbook's state
 	stdout, stderr string
-	plan           []string               // the dry-run lines, "op: what"
-	changes        []engine.AuditedChange // what the audit log says it changed
+	plan           []string          // the dry-run lines, "op: what"
+	changes        []auditlog.Change // what the audit log says it changed
 	checks         []string
 }
 
@@ -197,11 +197,11 @@ func planLines(stderr string) []string {
 }
 
 // readAudit reads the test's audit log (nothing under a dry run).
-func (t *testEnv) readAudit() ([]engine.AuditedChange, error) {
+func (t *testEnv) readAudit() ([]auditlog.Change, error) {
 	if t.audit == nil {
 		return nil, nil
 	}
-	changes, _, err := engine.ReadAuditFile(t.auditPath, engine.AuditLogOptions{})
+	changes, _, err := auditlog.ReadFile(t.auditPath, auditlog.Options{})
 	return changes, err
 }
 
@@ -235,7 +235,7 @@ func (t *testEnv) resultTable(L *lua.LState, got *ranRunbook) *lua.LTable {
 
 // changesTable is the audit log's entries as data: {op, args, items =
 // {{key, outcome, error}}, applied = {keys}}.
-func changesTable(L *lua.LState, changes []engine.AuditedChange) *lua.LTable {
+func changesTable(L *lua.LState, changes []auditlog.Change) *lua.LTable {
 	out := L.NewTable()
 	for _, c := range changes {
 		e := L.NewTable()

@@ -27,7 +27,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/engine/auditlog"
 	"github.com/kadmin-lua/kadmin-lua/fixture"
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 	"github.com/kadmin-lua/kadmin-lua/luaapi"
@@ -317,9 +317,9 @@ func (r *runner) test(ctx context.Context, path string, col *collected, i int) (
 	}
 	defer os.RemoveAll(dir)
 	auditPath := filepath.Join(dir, "audit.jsonl")
-	var audit *engine.AuditLog
+	var audit *auditlog.Log
 	if !r.o.DryRun { // a dry run opens no audit log, as the CLI's
-		if audit, err = engine.OpenAuditLog(auditPath); err != nil {
+		if audit, err = auditlog.Open(auditPath); err != nil {
 			res.Failed, res.Message = true, err.Error()
 			return res
 		}
