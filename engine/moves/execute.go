@@ -280,6 +280,7 @@ func (e *executor) submit(rctx context.Context, batch []*moveState) error {
 	now := e.o.Clock.Now()
 	sent := func(m *moveState, uncertain bool) {
 		m.state, m.batch, m.uncertain, m.unseen, m.grewAt, m.copied = StateMoving, e.batches, uncertain, 0, now, 0
+		m.moved = true // its preferred leader is elected once it is done
 	}
 	if err != nil {
 		if !engine.UnknownOutcome(engine.AsError(err, "")) {
