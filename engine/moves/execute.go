@@ -165,7 +165,7 @@ func (e *executor) begin(ctx context.Context, layout engine.ReplicaLayout) error
 		return err
 	}
 	args := runArgs{MaxMovesPerBroker: e.o.MaxMovesPerBroker, MaxMoves: e.o.MaxMoves, MaxLeaderMoves: e.o.MaxLeaderMoves,
-		Order: e.o.Order, Throttle: e.o.Throttle}
+		Order: e.o.Order, Throttle: e.o.Throttle, Throttled: e.o.Throttle.Set() || e.o.Rethrottle != nil}
 	before := make([]engine.ReplicasBefore, 0, len(e.s.moves))
 	for _, m := range e.s.moves {
 		args.Moves = append(args.Moves, engine.PartitionTarget{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
