@@ -48,3 +48,21 @@ func TestMovedPartitionsGetTheirPreferredLeader(t *testing.T) {
 		})
 	}
 }
+
+// A run that only reorders replicas (a demote, a drain's leadership step)
+// copies nothing: it sets no replication throttle, though one is given,
+// and writes no throttle change to the audit log.
+func TestLeadershipOnlyRunSetsNoThrottle(t *testing.T) {
+	e := newEnv(t, 4, 500)
+	e.sim.Topic("t", [][]int32{{3, 0, 1}, {3, 1, 2}}, 1000)
+	plan := []Move{
+		{Topic: "t", Partition: 0, Current: []int32{3, 0, 1}, Target: []int32{0, 1, 3}},
+		{Topic: "t", Partition: 1, Current: []int32{3, 1, 2}, Target: []int32{1, 2, 3}},
+	}
+	_, err := Execute(ctxFor(t), e.cl, plan, e.opts(Options{Throttle: Rates{All: 1 << 20}}))
+	require.NoError(t, err)
+	for _, ch := range e.changes(t) {
+		assert.NotEqual(t, "alter_configs", ch.Intent.Op, "no throttle set or lifted")
+	}
+	assert.Empty(t, e.throttleRates(t))
+}

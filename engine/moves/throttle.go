@@ -36,7 +36,8 @@ func (e *executor) throttleStart(rctx context.Context) error {
 	}
 	var targets []engine.PartitionTarget
 	for _, m := range e.s.moves {
-		if m.state == StateQueued || m.state == StateMoving {
+		// A new order of the same replicas copies nothing: no throttle.
+		if (m.state == StateQueued || m.state == StateMoving) && !m.leaderOnly {
 			targets = append(targets, engine.PartitionTarget{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
 		}
 	}
