@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -112,10 +113,10 @@ func reassignPaced(c *Call) (any, error) {
 		o.Rethrottle = c.rethrottle(v)
 	}
 	if fn, ok := param[any](c, "on_progress").(*lua.LFunction); ok {
+		said := onceInARow(c)
 		o.Progress = func(st moves.Status) {
-			if _, err := c.callLua(fn, st); err != nil {
-				c.logLine("warn", "reassign: on_progress: "+err.Error())
-			}
+			_, err := c.callLua(fn, st)
+			said(err, "reassign: on_progress: %v")
 		}
 	}
 	plan := param[[]moves.Move](c, "plan")
@@ -158,10 +159,11 @@ func planLines(c *Call, res []moves.Result) {
 // rate}, or nil to keep the throttle. An error, or a value of another
 // shape, keeps it and says why.
 func (c *Call) rethrottle(fn *lua.LFunction) func(moves.Status) (moves.Rates, bool) {
+	said := onceInARow(c)
 	return func(st moves.Status) (moves.Rates, bool) {
 		v, err := c.callLua(fn, st)
+		said(err, "reassign: throttle function: %v; the throttle stays")
 		if err != nil {
-			c.logLine("warn", "reassign: throttle function: "+err.Error()+"; the throttle stays")
 			return moves.Rates{}, false
 		}
 		r, ok, why := ratesOf(v)
@@ -169,6 +171,23 @@ func (c *Call) rethrottle(fn *lua.LFunction) func(moves.Status) (moves.Rates, bo
 			c.logLine("warn", "reassign: throttle function returned "+why+"; the throttle stays")
 		}
 		return r, ok
+	}
+}
+
+// onceInARow says a callback's error in a warn line, once while it keeps
+// failing the same way: a broken on_progress in a run of hours is one
+// line, not one per poll.
+func onceInARow(c *Call) func(err error, format string) {
+	last := ""
+	return func(err error, format string) {
+		if err == nil {
+			last = ""
+			return
+		}
+		if msg := fmt.Sprintf(format, err); msg != last {
+			last = msg
+			c.logLine("warn", msg)
+		}
 	}
 }
 
@@ -209,7 +228,9 @@ func ratesOf(v lua.LValue) (r moves.Rates, ok bool, why string) {
 }
 
 // callLua calls a Lua function given to a call with a Go value (as a Lua
-// table) and returns its first result.
+// table) and returns its first result. An error it raises comes back as
+// its message, as a failed run reports it (a kadmin-lua error by its code
+// and message), without the traceback: it is said in a log line.
 func (c *Call) callLua(fn *lua.LFunction, arg any) (lua.LValue, error) {
 	L := c.L
 	top := L.GetTop()
@@ -217,7 +238,7 @@ func (c *Call) callLua(fn *lua.LFunction, arg any) (lua.LValue, error) {
 	L.Push(fn)
 	L.Push(c.rt.conv.toLua(arg))
 	if err := L.PCall(1, 1, nil); err != nil {
-		return nil, err
+		return nil, errors.New(classify(L, c.Ctx(), err).Message)
 	}
 	return L.Get(-1), nil
 }

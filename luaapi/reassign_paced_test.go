@@ -133,3 +133,25 @@ func TestReassignErrorIsNamedOnce(t *testing.T) {
 	re := e.runErr(`reassign(nil, {resume = true})`)
 	assert.Equal(t, "reassign: resume needs the audit log the run was written to (--audit-log)", re.Message)
 }
+
+// A callback that raises (on_progress, the throttle function) is said in a
+// line with its message: error("text"), or a kadmin-lua error table by its
+// code and message, never as a table's address with a traceback; once
+// while it keeps failing the same way; the run goes on.
+func TestReassignCallbackErrorsAreSaidReadably(t *testing.T) {
+	e, _, _ := movesEnv(t, false)
+	out := e.json(`
+		local rows = reassign(plan_reassignment{topics = {"orders"}, brokers = {0, 1, 2}}, {interval_ms = 1,
+			throttle = function(st) error("no rate today") end,
+			on_progress = function(st) describe_topics("no-such-topic") end})
+		return #rows`)
+	assert.Equal(t, "6", strings.TrimSpace(out))
+	stderr := e.stderr.String()
+	assert.Contains(t, stderr, "reassign: on_progress: describe_topics: no-such-topic: UNKNOWN_TOPIC_OR_PARTITION")
+	assert.Contains(t, stderr, "reassign: throttle function: ")
+	assert.Contains(t, stderr, "no rate today; the throttle stays")
+	assert.NotContains(t, stderr, "table: 0x")
+	assert.NotContains(t, stderr, "stack traceback")
+	assert.Equal(t, 1, strings.Count(stderr, "reassign: on_progress: "), "said once, not at every poll")
+	assert.Equal(t, 1, strings.Count(stderr, "no rate today"))
+}

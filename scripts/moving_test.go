@@ -1,10 +1,17 @@
 package scripts_test
 
 import (
+	"bytes"
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
+	"github.com/kadmin-lua/kadmin-lua/internal/movesim"
+	"github.com/kadmin-lua/kadmin-lua/luaapi"
 )
 
 // The runbooks that move data, on the demo cluster, which accepts
@@ -82,4 +89,30 @@ func TestSetReplicationFactor(t *testing.T) {
 			assert.Len(t, d.Replicas, 3, "%s[%d]: nothing changed", topic, p)
 		}
 	}
+}
+
+// When the run ends but a partition does not show N replicas (here the
+// sim moves the replicas while describe_topics, which it does not model,
+// still shows three), the check fails the run (exit 4) and the runbook
+// does not also say every partition has N replicas.
+func TestSetReplicationFactorSaysNoSuccessOverAFailedCheck(t *testing.T) {
+	sim := movesim.New(t, 4, 1000)
+	var replicas [][]int32
+	for p := range 3 {
+		replicas = append(replicas, []int32{int32(p % 4), int32((p + 1) % 4), int32((p + 2) % 4)})
+	}
+	sim.Topic("orders", replicas, 1000)
+	var stdout, stderr bytes.Buffer
+	rt := luaapi.New(luaapi.Options{Config: engine.Config{Brokers: sim.Addrs, Timeout: 5 * time.Second}, Stdout: &stdout, Stderr: &stderr, Output: "json"})
+	defer rt.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := rt.DoFile(ctx, "set-replication-factor.lua", []string{"orders", "2"})
+	require.NoError(t, err)
+	for p := range int32(3) {
+		assert.Len(t, sim.Replicas("orders", p), 2, "orders[%d] moved", p)
+	}
+	assert.Len(t, rt.CheckFailures(), 3, "describe_topics shows 3 replicas: exit 4")
+	assert.Contains(t, stderr.String(), "orders[0] has 3 replicas, not 2")
+	assert.NotContains(t, stderr.String(), "every partition has 2 replicas")
 }

@@ -69,10 +69,12 @@ args.say("plan: %d partition(s) to %d replicas, %d replica(s) to copy", #rows, r
 moving.run("replication factor", plan.partitions, o)
 if args.dry_run() then return rows end
 
+local short = 0
 for _, p in ipairs(describe_topics(topic)[1].partitions) do
   if #p.replicas ~= rf then
+    short = short + 1
     kafka.check(false, string.format("%s[%d] has %d replicas, not %d", topic, p.partition, #p.replicas, rf))
   end
 end
-args.say("%s: every partition has %d replicas", topic, rf)
+if short == 0 then args.say("%s: every partition has %d replicas", topic, rf) end
 return rows

@@ -165,7 +165,7 @@ func (e *executor) begin(ctx context.Context, layout engine.ReplicaLayout) error
 		return err
 	}
 	args := runArgs{MaxMovesPerBroker: e.o.MaxMovesPerBroker, MaxMoves: e.o.MaxMoves, MaxLeaderMoves: e.o.MaxLeaderMoves,
-		Order: e.o.Order, Throttle: e.o.Throttle}
+		Order: e.o.Order, Throttle: e.o.Throttle, Throttled: e.o.Throttle.Set() || e.o.Rethrottle != nil}
 	before := make([]engine.ReplicasBefore, 0, len(e.s.moves))
 	for _, m := range e.s.moves {
 		args.Moves = append(args.Moves, engine.PartitionTarget{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
@@ -280,6 +280,7 @@ func (e *executor) submit(rctx context.Context, batch []*moveState) error {
 	now := e.o.Clock.Now()
 	sent := func(m *moveState, uncertain bool) {
 		m.state, m.batch, m.uncertain, m.unseen, m.grewAt, m.copied = StateMoving, e.batches, uncertain, 0, now, 0
+		m.moved = true // its preferred leader is elected once it is done
 	}
 	if err != nil {
 		if !engine.UnknownOutcome(engine.AsError(err, "")) {

@@ -18,6 +18,9 @@ type runArgs struct {
 	MaxLeaderMoves    int                      `json:"max_leader_moves"`
 	Order             string                   `json:"order"`
 	Throttle          Rates                    `json:"throttle"`
+	// Throttled: the run throttles (a rate, or a function the log cannot
+	// hold), so whatever resumes it lifts the throttles at its end.
+	Throttled bool `json:"throttled,omitempty"`
 }
 
 // priorRun is a run read back from the audit log to resume it.
@@ -26,6 +29,8 @@ type priorRun struct {
 	moves   []Move // Current: the replicas before the run
 	batches int    // batches it sent
 	batchOf map[vocab.TopicPartition]int
+	// throttled: the run set throttles, which stay until it ends.
+	throttled bool
 }
 
 // resumeFrom finds the run Options.Resume names in the client's audit log
@@ -71,7 +76,7 @@ func resumeFrom(ctx context.Context, c *engine.Client, o *Options) (*priorRun, e
 	if err := auditlog.DecodeField(ch.Intent.Before, &before); err != nil {
 		return nil, vocab.Errorf(vocab.CodeInvalidArgument, ch.Intent.ID, "reassign: run %s: its state before: %v", ch.Intent.ID, err)
 	}
-	p := &priorRun{id: ch.Intent.ID, batchOf: map[vocab.TopicPartition]int{}}
+	p := &priorRun{id: ch.Intent.ID, batchOf: map[vocab.TopicPartition]int{}, throttled: args.Throttled || args.Throttle.Set()}
 	was := make(map[vocab.TopicPartition][]int32, len(before))
 	for _, b := range before {
 		was[vocab.TopicPartition{Topic: b.Topic, Partition: b.Partition}] = b.Original()

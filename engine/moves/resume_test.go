@@ -266,3 +266,56 @@ func splitKey(t *testing.T, k string) (string, int32) {
 	}
 	return k[:i], p
 }
+
+// A run interrupted with moves in flight leaves its throttles for them,
+// and says a resume lifts them. When those moves have all finished by the
+// time it is resumed, the resume has nothing to send, and it still lifts
+// the throttles and writes the run's outcome.
+func TestResumeOfARunWhoseMovesFinishedLiftsItsThrottles(t *testing.T) {
+	e := newEnv(t, 4, 250)
+	plan := drainPlan(e, "orders", 2, 1000)
+	o := Options{MaxMovesPerBroker: 2, Interval: time.Second, Throttle: Rates{All: 1 << 20}}
+	_, err := e.interruptAt(t, plan, 1, o)
+	require.Error(t, err)
+	require.Equal(t, 2, e.sim.Moving(), "both moves left in flight")
+	require.NotEmpty(t, e.throttleRates(t), "their throttles stay")
+	e.sim.Advance(time.Hour) // they finish while nothing watches
+
+	res, err := Execute(ctxFor(t), e.cl, nil, e.opts(Options{Resume: ResumeLatest, Interval: time.Second}))
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.Equal(t, StateDone, r.State, "%s", r.Key())
+	}
+	assert.Empty(t, e.throttleRates(t), "lifted by the resume")
+	tc, err := e.adm.DescribeTopicConfigs(context.Background(), "orders")
+	require.NoError(t, err)
+	for _, c := range tc[0].Configs {
+		if c.Value != nil && *c.Value != "" {
+			assert.NotContains(t, c.Key, "throttled", "topic orders")
+		}
+	}
+	changes := e.changes(t)
+	require.Equal(t, "reassign", changes[0].Intent.Op)
+	assert.NotNil(t, changes[0].Outcome, "the run ended")
+}
+
+// A run throttled by a function (which the audit log cannot hold) and
+// interrupted: its resume keeps the rates the function set while the
+// moves finish, and lifts them at the end.
+func TestResumeOfARunThrottledByAFunctionLiftsItsThrottles(t *testing.T) {
+	e := newEnv(t, 4, 250)
+	plan := drainPlan(e, "orders", 4, 1000)
+	o := Options{MaxMovesPerBroker: 2, Interval: time.Second,
+		Rethrottle: func(Status) (Rates, bool) { return Rates{All: 1 << 20}, true }}
+	_, err := e.interruptAt(t, plan, 2, o)
+	require.Error(t, err)
+	require.Positive(t, e.sim.Moving())
+	require.NotEmpty(t, e.throttleRates(t), "the rates the function set stay for the moves in flight")
+
+	res, err := Execute(ctxFor(t), e.cl, nil, e.opts(Options{Resume: ResumeLatest, Interval: time.Second}))
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.Equal(t, StateDone, r.State, "%s", r.Key())
+	}
+	assert.Empty(t, e.throttleRates(t), "lifted by the resume")
+}

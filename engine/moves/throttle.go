@@ -20,18 +20,29 @@ import (
 // hand (kafka-configs) is not set back. The run lifts them when nothing of
 // it moves any more.
 
-// throttleStart sets the throttles, when the run has any.
+// throttleStart sets the throttles, when the run has any. A resumed run
+// that throttled lifts its throttles at its end even when it sets none
+// itself: its moves may all have finished while nothing watched, or it
+// ran under a function the audit log cannot hold (the rates it set stay
+// until the end, unless throttle is given again).
 func (e *executor) throttleStart(rctx context.Context) error {
+	resumedThrottled := e.prior != nil && e.prior.throttled
 	if !e.o.Throttle.Set() && e.o.Rethrottle == nil {
+		if resumedThrottled {
+			e.throttled = true
+			e.o.logf("info", "reassign: the replication throttles the run set stay as they are until it ends (give throttle to change them)")
+		}
 		return nil
 	}
 	var targets []engine.PartitionTarget
 	for _, m := range e.s.moves {
-		if m.state == StateQueued || m.state == StateMoving {
+		// A new order of the same replicas copies nothing: no throttle.
+		if (m.state == StateQueued || m.state == StateMoving) && !m.leaderOnly {
 			targets = append(targets, engine.PartitionTarget{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
 		}
 	}
 	if len(targets) == 0 {
+		e.throttled = resumedThrottled
 		return nil
 	}
 	plan, err := e.c.PlanThrottles(rctx, targets, 1)

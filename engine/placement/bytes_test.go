@@ -113,6 +113,25 @@ func TestPlanByBytesUselessMoveIsNotPlanned(t *testing.T) {
 	assert.Contains(t, plan.Notes, "no move narrows the disk usage spread: nothing is planned")
 }
 
+// Disk usage even (other data fills the disks alike) but replica counts
+// not: by bytes nothing is worth copying, and the plan says the counts are
+// uneven and by count evens them, instead of passing for balanced.
+func TestPlanByBytesSaysWhenItLeavesCountsUneven(t *testing.T) {
+	cur := map[string]map[int32][]int32{"t": {0: {1}, 1: {1}, 2: {1}, 3: {1}, 4: {2}, 5: {3}}}
+	sizes := map[string]map[int32]int64{"t": {0: 1 << 20, 1: 1 << 20, 2: 1 << 20, 3: 1 << 20, 4: 1 << 20, 5: 1 << 20}}
+	disks := map[int32]Disk{1: {TotalBytes: 100 * gib, UsableBytes: 50 * gib}, 2: {TotalBytes: 100 * gib, UsableBytes: 50 * gib},
+		3: {TotalBytes: 100 * gib, UsableBytes: 50 * gib}}
+	in := Layout{Current: cur, Brokers: []int32{1, 2, 3}, Sizes: sizes, Disks: disks}
+	count, err := Rebalance(in, Options{})
+	require.NoError(t, err)
+	require.Equal(t, 2, count.Moves, "by count, broker 1 gives two replicas")
+
+	plan, err := Rebalance(in, Options{By: ByBytes})
+	require.NoError(t, err)
+	assert.Zero(t, plan.Moves)
+	assert.Contains(t, plan.Notes, `disk usage is even already (every broker within 10% of the mean): the 2 replica move(s) that would even out replica counts are not planned (by = "count" plans them)`)
+}
+
 func TestPlanByBytesNeverAboveTheCeiling(t *testing.T) {
 	// Broker 3 (new, 50 GiB disk) can take 42.5 GiB at the default 85%:
 	// neither the 40 GiB and a 30 GiB partition together.

@@ -180,13 +180,22 @@ func Rebalance(in Layout, o Options) (Plan, error) {
 	}
 	final := balanceLeaders(st, st.targets(), func(int32, int32) bool { return true })
 	plan := st.build(in, o, outcome{kind: "balance", final: final})
+	dropped := 0
 	if o.byBytes() && forced == 0 && plan.Moves > 0 && st.spread() >= spreadBefore {
 		// Moves that leave the spread as wide as it was are not worth
 		// their copying.
+		dropped = plan.Moves
 		plan = st.build(in, o, outcome{kind: "balance"})
 	}
-	if o.byBytes() && plan.Moves == 0 && !balancedBefore {
+	switch {
+	case !o.byBytes() || plan.Moves > 0:
+	case !balancedBefore:
 		plan.Notes = append(plan.Notes, "no move narrows the disk usage spread: nothing is planned")
+	case dropped > 0:
+		// Usage even, counts not: say so, or the plan passes for a
+		// balanced layout.
+		plan.Notes = append(plan.Notes, fmt.Sprintf("disk usage is even already (every broker within %d%% of the mean): the %d replica move(s) that would even out replica counts are not planned (by = %q plans them)",
+			int(bytesTolerance*100), dropped, ByCount))
 	}
 	plan.Notes = append(plan.Notes, st.notes(o, plan)...)
 	plan.Steps = balanceSteps(plan)

@@ -218,7 +218,7 @@ func (r *Registry) entry(ctx context.Context, id int, compile bool) *idEntry {
 		}
 		e.schema = fromSR(s)
 	})
-	if e.err != nil && (e.err.Retriable || e.err.Code == vocab.CodeTimeout || e.err.Code == vocab.CodeCanceled || e.err.Code == vocab.CodeNetwork) {
+	if mayPass(e.err) {
 		r.mu.Lock()
 		if r.byID[id] == e {
 			delete(r.byID, id)
@@ -226,6 +226,13 @@ func (r *Registry) entry(ctx context.Context, id int, compile bool) *idEntry {
 		r.mu.Unlock()
 	}
 	return e
+}
+
+// mayPass reports whether err may pass on its own (a timeout, a registry
+// that is down or answers 5xx, a cancelled call): such an answer is not
+// kept for the id.
+func mayPass(err *vocab.Error) bool {
+	return err != nil && (err.Retriable || err.Code == vocab.CodeTimeout || err.Code == vocab.CodeCanceled || err.Code == vocab.CodeNetwork)
 }
 
 // SubjectsOfID lists the subject versions that hold schema id.

@@ -3,7 +3,9 @@ package schemas
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"math/big"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -321,8 +323,8 @@ func TestSerializedProtobufSchemaDecodes(t *testing.T) {
 }
 
 // A registry that is down or slow is an error of the record's row,
-// bounded by the request timeout, and is not remembered: the next record
-// asks again.
+// bounded by the request timeout, and is not remembered by the registry:
+// the next call asks again.
 func TestRegistryDownIsARowError(t *testing.T) {
 	down, err := New(Config{URLs: []string{"http://127.0.0.1:1"}, Timeout: 300 * time.Millisecond})
 	require.NoError(t, err)
@@ -340,6 +342,41 @@ func TestRegistryDownIsARowError(t *testing.T) {
 	down.mu.Lock()
 	assert.Empty(t, down.byID, "a registry that is down is asked again")
 	down.mu.Unlock()
+}
+
+// A registry that fails on the first record of a call (HTTP 500, after
+// retrying to the request's deadline) is not asked again by the same call:
+// every later record, of that id or another, gets the same error at once,
+// so peek of ten records waits one timeout, not ten. The next call (a new
+// Decoder) asks again.
+func TestRegistryDownIsAskedOncePerCall(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(counted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"error_code":50001,"message":"store unavailable"}`))
+	}), &n))
+	t.Cleanup(srv.Close)
+	down, err := New(Config{URLs: []string{srv.URL}, Timeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	d := &Decoder{Mode: DecodeAuto, Registry: down}
+	var asked int64
+	for i, id := range []int{3, 3, 4, 3, 4} {
+		got, derr := d.Decode(context.Background(), Frame(id, nil, []byte{2, 'x'}), "topic[0]@5 value")
+		require.Nil(t, got)
+		require.NotNil(t, derr)
+		assert.Equal(t, CodeRegistryUnavailable, derr.Code, "record %d", i)
+		assert.Contains(t, derr.Message, fmt.Sprintf("schema id %d: HTTP 500: store unavailable", id))
+		assert.Equal(t, "topic[0]@5 value", derr.Resource)
+		if i == 0 {
+			asked = n.Load()
+			require.Positive(t, asked)
+		}
+	}
+	assert.Equal(t, asked, n.Load(), "the later records did not ask again")
+	next := &Decoder{Mode: DecodeAuto, Registry: down}
+	_, derr := next.Decode(context.Background(), Frame(3, nil, []byte{2, 'x'}), "topic[0]@6 value")
+	require.NotNil(t, derr)
+	assert.Greater(t, n.Load(), asked, "the next call asks again")
 }
 
 // Decimals read exactly at every size and sign, as Java's BigDecimal

@@ -46,6 +46,11 @@ type Decoder struct {
 	// build (Avro's records and maps); the rest are Go maps as Decode's.
 	Builder  Builder
 	subjects map[int]subjectPick // SubjectOf's answers (usage.go); a Decoder serves one goroutine
+	// down is the registry's failure that may pass (down, slow, 5xx), as
+	// the first record of the call met it after retrying to its deadline:
+	// the call's later records get it at once instead of waiting as long
+	// again each (the registry keeps no such failure: the next call asks).
+	down *vocab.Error
 }
 
 // Decoded is one key or value read through its schema.
@@ -94,9 +99,16 @@ func (d *Decoder) Decode(ctx context.Context, b []byte, resource string) (*Decod
 		}
 		return nil, vocab.Errorf(CodeNoRegistry, resource, "the bytes name schema id %d and there is no schema registry to read it from", id)
 	}
+	if d.down != nil {
+		return nil, &vocab.Error{Code: d.down.Code, Resource: resource, Retriable: d.down.Retriable,
+			Message: fmt.Sprintf("schema id %d: %s (not asked again in this call)", id, d.down.Message)}
+	}
 	codec, err := d.Registry.CodecByID(ctx, id)
 	if err != nil {
 		e := AsError(err, resource)
+		if mayPass(e) && e.Code != vocab.CodeCanceled {
+			d.down = e
+		}
 		out := *e
 		out.Resource = resource
 		if out.Code == vocab.CodeNotFound || out.Code == "SCHEMA_NOT_FOUND" {
