@@ -88,7 +88,7 @@ type StateTopic struct {
 	mu        sync.Mutex
 	clusterID string
 	txn       *kgo.Client // the transactional producer, made by Take
-	created   bool        // Take created the topic: Read finds nothing
+	created   bool        // Take created the topic: the next Read finds nothing
 	parts     int         // the parts of the version read (Write deletes those it no longer makes)
 	dryWarned bool
 }
@@ -274,12 +274,9 @@ func (st *StateTopic) Write(data []byte) error {
 		parts = append(parts, record(statePartKey(head, i), data[i*StatePartBytes:min((i+1)*StatePartBytes, len(data))], "part"))
 	}
 	if err := st.txn.BeginTransaction(); err != nil {
-		return st.explain(err, "writing the state")
+		return st.letGo(ctx, err)
 	}
-	abort := func(err error) error {
-		_ = st.txn.EndTransaction(ctx, kgo.TryAbort)
-		return st.explain(err, "writing the state")
-	}
+	abort := func(err error) error { return st.letGo(ctx, err) }
 	if err := st.txn.ProduceSync(ctx, parts...).FirstErr(); err != nil {
 		return abort(err)
 	}
@@ -299,6 +296,18 @@ func (st *StateTopic) Write(data []byte) error {
 	}
 	st.parts = len(parts)
 	return nil
+}
+
+// letGo ends a write that failed: its transaction is aborted and the
+// producer closed, since a fenced one (or one whose transaction could not
+// end) can never write again. The state is no longer this run's: the
+// store's next change takes it anew (Take: a new producer, which also
+// aborts what this one left open) and reads the newest version first.
+func (st *StateTopic) letGo(ctx context.Context, err error) error {
+	_ = st.txn.EndTransaction(ctx, kgo.TryAbort)
+	st.txn.Close()
+	st.txn = nil
+	return st.explain(err, "writing the state")
 }
 
 // Close closes the producer (a write not committed is aborted by the

@@ -63,7 +63,8 @@ func (st *StateTopic) Read(limit int64) ([]byte, error) {
 	ctx, cancel := st.ctx()
 	defer cancel()
 	if st.created {
-		return nil, nil // just made: empty
+		st.created = false // read from the topic from now on: other runs write to it
+		return nil, nil    // just made: empty
 	}
 	exists, n, err := st.partitions(ctx)
 	if err != nil || !exists {
