@@ -60,6 +60,52 @@ return n`)
 	assert.Empty(t, cli.stderr.String())
 }
 
+// A run that returns an iterator reads the cluster while its rows are
+// printed, after the chunk has ended: that reading is the run's too, in
+// --verbose and in --metrics-file (a script returning lag{iterate = true}
+// used to account only for the listing of the groups).
+func TestRunAccountsForTheIteratorItReturns(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(4, "orders"))
+	adm := c.admin(t)
+	for _, g := range []string{"billing", "audit"} {
+		os := kadm.Offsets{}
+		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
+		_, err := adm.CommitOffsets(ctx(t), g, os)
+		require.NoError(t, err)
+	}
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.OffsetFetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	const chunk = `return lag(nil, {summary = true, iterate = true})`
+	fetchLine := regexp.MustCompile(`kadmin-lua: verbose: cost: OffsetFetch: (\d+) requests`)
+
+	// -e: printed by runScript.
+	cli := newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--verbose", "-o", "json", "-e", chunk))
+	assert.Contains(t, cli.stdout.String(), `"group": "billing"`)
+	assert.Regexp(t, `cost: phases: describe_groups \S+ \(1 times\), fetch_offsets \S+ \(1 times\), list_groups`, cli.stderr.String())
+	m := fetchLine.FindStringSubmatch(cli.stderr.String())
+	require.NotNil(t, m, cli.stderr.String())
+	assert.Equal(t, strconv.FormatInt(fetches.Load(), 10), m[1])
+
+	// run --metrics-file: printed by the scheduled run.
+	fetches.Store(0)
+	script := writeFile(t, "rows.lua", chunk)
+	prom := filepath.Join(t.TempDir(), "lag.prom")
+	cli = newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--verbose", "run", "--metrics-file", prom, script))
+	m = fetchLine.FindStringSubmatch(cli.stderr.String())
+	require.NotNil(t, m, cli.stderr.String())
+	assert.Equal(t, strconv.FormatInt(fetches.Load(), 10), m[1])
+	samples, _ := parseOpenMetrics(t, prom)
+	assert.Equal(t, []string{"api=OffsetFetch,script=rows.lua " + strconv.FormatInt(fetches.Load(), 10)},
+		filter(samples["kadmin_lua_requests"], "api=OffsetFetch,"))
+	assert.Equal(t, []string{"phase=fetch_offsets,script=rows.lua 1"}, filter(samples["kadmin_lua_phase_count"], "phase=fetch_offsets,"))
+}
+
 func filter(samples []string, prefix string) []string {
 	var out []string
 	for _, s := range samples {

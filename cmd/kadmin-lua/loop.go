@@ -318,13 +318,16 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 	}
 	defer rt.Close()
 	vals, err := l.a.scriptRunner(l.args)(ctx, rt)
-	o.checks, o.metrics, o.cost = rt.CheckFailures(), rt.Metrics(), rt.Cost()
-	if l.a.flags.verbose {
-		writeCost(t.stderr, o.cost)
-	}
+	o.checks, o.metrics = rt.CheckFailures(), rt.Metrics()
 	o.notifyDeliveries, o.notifyFailures = rt.NotifyCounts()
 	if err == nil && len(vals) > 0 {
 		err = l.format(rt, vals, &o)
+	}
+	// After formatting: a returned iterator reads the cluster as its rows
+	// are made, and that is the run's cost too.
+	o.cost = rt.Cost()
+	if l.a.flags.verbose {
+		writeCost(t.stderr, o.cost)
 	}
 	o.err, o.code = err, exitCode(err)
 	if err == nil && len(o.checks) > 0 {

@@ -339,10 +339,12 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 		return err
 	}
 	defer s.close()
+	// After the output: a returned iterator reads the cluster as its rows
+	// are printed, and that is the run's cost too.
+	defer func() { writeCost(a.verbose(), s.rt.Cost()) }()
 
 	// SIGINT cancels cmd.Context() (the signal watcher's start phase).
 	vals, err := do(cmd.Context(), s.rt)
-	writeCost(a.verbose(), s.rt.Cost())
 	if sig, _ := a.sigs.result(); sig != nil {
 		return nil // run reports the signal
 	}
