@@ -161,7 +161,9 @@ func (w *strimziWorld) preparePod(t *testing.T, r *rendered, spec *corev1.PodSpe
 			}
 		case v.Secret != nil:
 			for _, it := range v.Secret.Items {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, it.Path), w.secrets[v.Secret.SecretName][it.Key], 0o600))
+				val, ok := w.secrets[v.Secret.SecretName][it.Key]
+				require.True(t, ok, "the pod would not start: Secret %s has no key %s (volume %s)", v.Secret.SecretName, it.Key, v.Name)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, it.Path), val, 0o600))
 			}
 		}
 	}
@@ -170,7 +172,12 @@ func (w *strimziWorld) preparePod(t *testing.T, r *rendered, spec *corev1.PodSpe
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
 			ref := e.ValueFrom.SecretKeyRef
-			cl.env[e.Name] = string(w.secrets[ref.Name][ref.Key])
+			val, ok := w.secrets[ref.Name][ref.Key]
+			if !ok && ref.Optional != nil && *ref.Optional {
+				continue
+			}
+			require.True(t, ok, "the pod would not start: Secret %s has no key %s (env %s)", ref.Name, ref.Key, e.Name)
+			cl.env[e.Name] = string(val)
 		default:
 			cl.env[e.Name] = moved(e.Value)
 		}
@@ -275,8 +282,8 @@ func TestKubernetesLoopWritesTheMetricsFileItsSidecarServes(t *testing.T) {
 
 // TestKubernetesStrimziTLSUserReadsTheUserSecretFiles: for a KafkaUser with
 // authentication tls, docs/kubernetes.md says to mount the user's Secret at
-// /etc/kafka/user and use the profile strimzi-mtls. The CronJob so changed
-// (and in nothing else) keeps the package's rules, and runs check-lag on a
+// /etc/kafka/user, use the profile strimzi-mtls and drop the password's
+// env. The CronJob so changed (and in nothing else) keeps the package's rules, and runs check-lag on a
 // listener that requires a client certificate with the Secret's user.crt
 // and user.key.
 func TestKubernetesStrimziTLSUserReadsTheUserSecretFiles(t *testing.T) {
@@ -291,7 +298,7 @@ func TestKubernetesStrimziTLSUserReadsTheUserSecretFiles(t *testing.T) {
 	i := slices.Index(c.Args, "--profile")
 	require.GreaterOrEqual(t, i, 0)
 	c.Args[i+1] = "strimzi-mtls"
-	c.Env = nil // no password: the certificate is the login
+	c.Env = nil // the user's Secret has no password: with the env the pod would not start
 	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "user", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 		SecretName: "kadmin-lua", Items: []corev1.KeyToPath{{Key: "user.crt", Path: "user.crt"}, {Key: "user.key", Path: "user.key"}}}}})
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "user", MountPath: "/etc/kafka/user", ReadOnly: true})
