@@ -209,7 +209,7 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus
 		st.ConsumeRate, st.ProduceRate = &consume, &produce
 		st.Trend, st.EtaSeconds = trend(consume, produce, st.TotalLag)
 	}
-	if o.Partitions {
+	if o.Partitions && !o.Summary { // a summary lists none: an empty list would read as a group with none
 		st.Partitions = a.all
 		if st.Partitions == nil {
 			st.Partitions = []PartitionLagStatus{}

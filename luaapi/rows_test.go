@@ -86,6 +86,8 @@ func TestLagSummaryAndIterationFromLua(t *testing.T) {
 
 	re = e.runErr(`lag(nil, {summary = true, observe = 1})`)
 	assert.Contains(t, re.Message, "lag: options: observe: watches every partition's commits at once: not with summary or iterate")
+	re = e.runErr(`lag_status(nil, {summary = true, partitions = true})`)
+	assert.Contains(t, re.Message, "lag_status: options: partitions: lists every partition's verdict: not with summary")
 	re = e.runErr(`lag(nil, {match = "("})`)
 	assert.Contains(t, re.Message, "lag: options: match")
 	re = e.runErr(`lag_status(nil, {states = {"Sleeping"}})`)

@@ -570,7 +570,7 @@
 ---@field max_lag_ms? integer|string a group lagging more than this in time (ms, read from the records as lag{time=true} does) is ERR (int64 >= 1)
 ---@field allowed_lag? integer|string a partition lagging at most this many records is OK (default 0) (int64 >= 0)
 ---@field worst? integer|string partitions listed per group, worst first (default 5) (integer >= 1)
----@field partitions? boolean also list every partition's verdict in partitions, by topic and partition (boolean)
+---@field partitions? boolean also list every partition's verdict in partitions, by topic and partition (not with summary) (boolean)
 ---@field time? boolean add the lag in time (max_lag_ms, and lag_ms per partition); implied by max_lag_ms (boolean)
 ---@field read_committed? boolean with time: read as a read_committed consumer does (boolean)
 ---@field no_commit? "start"|"skip" a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag (one of "start", "skip")
