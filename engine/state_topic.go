@@ -199,13 +199,19 @@ func (st *StateTopic) Take() error {
 	return nil
 }
 
-// ensureTopic creates the topic when it does not exist, and warns when
-// one that exists is not compacted (its versions would be deleted by
+// ensureTopic creates the topic when it does not exist; one that exists
+// is refused when it is not a state topic (refuseOtherTopic), and warned
+// of when it is not compacted (its versions would be deleted by
 // retention).
 func (st *StateTopic) ensureTopic(ctx context.Context) error {
-	exists, _, err := st.partitions(ctx)
+	exists, n, internal, err := st.topicMeta(ctx)
 	if err != nil {
 		return err
+	}
+	if exists {
+		if err := st.refuseOtherTopic(ctx, n, internal); err != nil {
+			return err
+		}
 	}
 	if !exists {
 		res, err := st.c.CreateTopics(ctx, []TopicSpec{{Name: st.topic, Partitions: 1, Configs: StateTopicConfigs}}, CreateTopicsOptions{IfNotExists: true})
