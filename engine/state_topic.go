@@ -115,6 +115,11 @@ func NewStateTopic(cfg Config, topic, key string, warn func(string)) (*StateTopi
 
 func (st *StateTopic) String() string { return "kafka:" + st.topic + "/" + st.key }
 
+// Cost is what the state's own client has cost since it was made, its
+// phases (PhaseStateTake, PhaseStateRead, PhaseStateWrite) included: the
+// requests of the runs that keep their state here.
+func (st *StateTopic) Cost() Cost { return st.c.Cost() }
+
 // TransactionalID is the state's writer: fixed per topic and key.
 func (st *StateTopic) TransactionalID() string { return "kadmin-lua-state/" + st.topic + "/" + st.key }
 
@@ -179,6 +184,7 @@ func (st *StateTopic) Take() error {
 	if st.c.cfg.DryRun || st.txn != nil {
 		return nil
 	}
+	defer st.c.phase(PhaseStateTake)()
 	ctx, cancel := st.ctx()
 	defer cancel()
 	if err := st.ensureTopic(ctx); err != nil {
@@ -255,6 +261,7 @@ func (st *StateTopic) Write(data []byte) error {
 	if st.txn == nil {
 		return Errorf(CodeInternal, "", "writing %s before taking it", st)
 	}
+	defer st.c.phase(PhaseStateWrite)()
 	ctx, cancel := st.ctx()
 	defer cancel()
 	id, err := st.id(ctx)

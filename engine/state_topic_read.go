@@ -110,6 +110,7 @@ func (st *StateTopic) refuseOtherTopic(ctx context.Context, partitions int, inte
 func (st *StateTopic) Read(limit int64) ([]byte, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	defer st.c.phase(PhaseStateRead)()
 	ctx, cancel := st.ctx()
 	defer cancel()
 	if st.created {

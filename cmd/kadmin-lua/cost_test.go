@@ -106,6 +106,41 @@ func TestRunAccountsForTheIteratorItReturns(t *testing.T) {
 	assert.Equal(t, []string{"phase=fetch_offsets,script=rows.lua 1"}, filter(samples["kadmin_lua_phase_count"], "phase=fetch_offsets,"))
 }
 
+// With --state kafka:TOPIC the state's own requests (taking the writer,
+// reading the version, writing the new one in a transaction) are the
+// run's: in --verbose and in --metrics-file, under the phases state_take,
+// state_read and state_write (loop mode: each run's own).
+func TestRunAccountsForItsStateInATopic(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(4, "orders"))
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
+	_, err := c.admin(t).CommitOffsets(ctx(t), "billing", os)
+	require.NoError(t, err)
+	var ends atomic.Int64
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		ends.Add(1)
+		return nil, nil, false
+	})
+	script := writeFile(t, "judge.lua", `return #lag_status({"billing"})`)
+
+	cli := newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--verbose", "--state", "kafka:kadmin-state/job", "run", script))
+	stderr := cli.stderr.String()
+	assert.Regexp(t, `cost: phases: .*state_read \S+ \(1 times\), state_take \S+ \(1 times\), state_write \S+ \(1 times\)`, stderr)
+	assert.Regexp(t, `kadmin-lua: verbose: cost: EndTxn: 1 requests`, stderr)
+	assert.Regexp(t, `kadmin-lua: verbose: cost: InitProducerId: 1 requests`, stderr)
+	assert.Equal(t, int64(1), ends.Load())
+
+	prom := filepath.Join(t.TempDir(), "lag.prom")
+	cli = newCLI(t)
+	require.Equal(t, ExitOK, cli.run("-b", c.addrs, "--state", "kafka:kadmin-state/job", "run", "--every", "1ms", "--max-runs", "2", "--metrics-file", prom, script))
+	samples, _ := parseOpenMetrics(t, prom)
+	assert.Equal(t, []string{"api=EndTxn,script=judge.lua 1"}, filter(samples["kadmin_lua_requests"], "api=EndTxn,"), "the last run's write, and only it")
+	assert.Equal(t, []string{"phase=state_write,script=judge.lua 1"}, filter(samples["kadmin_lua_phase_count"], "phase=state_write,"))
+	assert.Equal(t, int64(3), ends.Load())
+}
+
 func filter(samples []string, prefix string) []string {
 	var out []string
 	for _, s := range samples {

@@ -317,6 +317,7 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 		return o
 	}
 	defer rt.Close()
+	stateBase := l.a.stateTopicCost(t.cfg, false)
 	vals, err := l.a.scriptRunner(l.args)(ctx, rt)
 	o.checks, o.metrics = rt.CheckFailures(), rt.Metrics()
 	o.notifyDeliveries, o.notifyFailures = rt.NotifyCounts()
@@ -324,8 +325,13 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 		err = l.format(rt, vals, &o)
 	}
 	// After formatting: a returned iterator reads the cluster as its rows
-	// are made, and that is the run's cost too.
-	o.cost = rt.Cost()
+	// are made, and that is the run's cost too; so is writing the state of
+	// its cluster kept in a topic (on a client of its own), done here for
+	// that (a file is written after the run).
+	if ctx.Err() == nil {
+		l.a.saveStateTopics(t.cfg, false)
+	}
+	o.cost = rt.Cost().Add(l.a.stateTopicCost(t.cfg, false).Sub(stateBase))
 	if l.a.flags.verbose {
 		writeCost(t.stderr, o.cost)
 	}
