@@ -260,3 +260,30 @@ func TestLagCoordinatorsMovingBetweenPages(t *testing.T) {
 		assert.Equal(t, int64(4*max(3-g, 0)), gl.TotalLag, gl.Group)
 	}
 }
+
+// A listing that fails fails the whole read (the groups it would have
+// chosen from are not known), and says so: the phase and the broker that
+// did not answer, not a bare TIMEOUT.
+func TestLagListingThatFailsSaysWhereItFailed(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	t.Cleanup(kc.Close)
+	seedLag(t, c, kadm.NewClient(kc), 3)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListGroups}, Nodes: []int32{1}, Err: kerr.RequestTimedOut, Count: -1})
+	for _, read := range []func() error{
+		func() error { _, err := cl.LagWith(context.Background(), nil, LagOptions{}); return err },
+		func() error { _, err := cl.LagStatus(context.Background(), nil, LagStatusOptions{}); return err },
+	} {
+		err := read()
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, CodeTimeout, e.Code)
+		assert.Contains(t, e.Message, "list_groups: broker 1 did not list its groups: deadline exceeded")
+	}
+}
