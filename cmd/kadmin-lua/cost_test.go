@@ -18,20 +18,7 @@ import (
 // API after the run, and in --metrics-file the same figures by phase and
 // api, which match the requests the cluster received.
 func TestRunAccountsForItself(t *testing.T) {
-	c := newCluster(t, kfake.SeedTopics(4, "orders"))
-	adm := c.admin(t)
-	for _, g := range []string{"billing", "audit", "search"} {
-		os := kadm.Offsets{}
-		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
-		_, err := adm.CommitOffsets(ctx(t), g, os)
-		require.NoError(t, err)
-	}
-	var fetches atomic.Int64
-	c.ControlKey(int16(kmsg.OffsetFetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		fetches.Add(1)
-		return nil, nil, false
-	})
+	c, fetches := groupsCountingFetches(t, "billing", "audit", "search")
 	script := writeFile(t, "sum.lua", `
 local n = 0
 for g in lag(nil, {summary = true, iterate = true}) do n = n + 1 end
@@ -65,20 +52,7 @@ return n`)
 // --verbose and in --metrics-file (a script returning lag{iterate = true}
 // used to account only for the listing of the groups).
 func TestRunAccountsForTheIteratorItReturns(t *testing.T) {
-	c := newCluster(t, kfake.SeedTopics(4, "orders"))
-	adm := c.admin(t)
-	for _, g := range []string{"billing", "audit"} {
-		os := kadm.Offsets{}
-		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
-		_, err := adm.CommitOffsets(ctx(t), g, os)
-		require.NoError(t, err)
-	}
-	var fetches atomic.Int64
-	c.ControlKey(int16(kmsg.OffsetFetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		fetches.Add(1)
-		return nil, nil, false
-	})
+	c, fetches := groupsCountingFetches(t, "billing", "audit")
 	const chunk = `return lag(nil, {summary = true, iterate = true})`
 	fetchLine := regexp.MustCompile(`kadmin-lua: verbose: cost: OffsetFetch: (\d+) requests`)
 
@@ -139,6 +113,26 @@ func TestRunAccountsForItsStateInATopic(t *testing.T) {
 	assert.Equal(t, []string{"api=EndTxn,script=judge.lua 1"}, filter(samples["kadmin_lua_requests"], "api=EndTxn,"), "the last run's write, and only it")
 	assert.Equal(t, []string{"phase=state_write,script=judge.lua 1"}, filter(samples["kadmin_lua_phase_count"], "phase=state_write,"))
 	assert.Equal(t, int64(3), ends.Load())
+}
+
+// groupsCountingFetches is a cluster whose groups are committed on
+// orders[0], and the count of the OffsetFetch requests it receives.
+func groupsCountingFetches(t *testing.T, groups ...string) (*cluster, *atomic.Int64) {
+	c := newCluster(t, kfake.SeedTopics(4, "orders"))
+	adm := c.admin(t)
+	for _, g := range groups {
+		os := kadm.Offsets{}
+		os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
+		_, err := adm.CommitOffsets(ctx(t), g, os)
+		require.NoError(t, err)
+	}
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.OffsetFetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	return c, &fetches
 }
 
 func filter(samples []string, prefix string) []string {
