@@ -23,11 +23,7 @@ import (
 // a run with cfg's settings keeps it, and the warnings it gave.
 func stateTopicOn(t *testing.T, cfg Config, key string) (*StateTopic, *[]string) {
 	t.Helper()
-	var warned []string
-	st, err := NewStateTopic(cfg, "kadmin-state", key, func(m string) { warned = append(warned, m) })
-	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	return st, &warned
+	return stateTopicNamed(t, cfg, "kadmin-state", key)
 }
 
 // stateRecords reads every committed record of the state topic: until a
