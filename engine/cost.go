@@ -51,6 +51,12 @@ const (
 	PhaseRetention      = "retention"       // lag in time: the topics' retention configs and sizes
 	PhaseJudge          = "judge"           // lag_status: recording samples and judging them
 	PhaseDescribeTopics = "describe_topics" // a page of the topics' partitions (DescribeTopicPartitions)
+	// --state kafka:TOPIC (StateTopic, on its own client): taking the
+	// state's writer (making the topic on first use), reading the newest
+	// version, writing the run's.
+	PhaseStateTake  = "state_take"
+	PhaseStateRead  = "state_read"
+	PhaseStateWrite = "state_write"
 )
 
 // costs counts one client's costs; its methods are safe for concurrent

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -69,11 +71,24 @@ func matchesFold(filter []string, v string) bool {
 // listGroups asks every broker for its groups, retrying until all answer.
 func (c *Client) listGroups(ctx context.Context) ([]GroupSummary, *Error) {
 	var listed kadm.ListedGroups
+	var failing []string // the brokers whose share failed, at the last try
 	if err := retryCall(ctx, "", func(ctx context.Context) error {
 		var err error
 		listed, err = c.adm.ListGroups(ctx)
+		failing = failing[:0]
+		var se *kadm.ShardErrors
+		if errors.As(err, &se) {
+			for _, s := range se.Errs {
+				failing = append(failing, strconv.Itoa(int(s.Broker.NodeID)))
+			}
+		}
 		return err
 	}); err != nil {
+		if len(failing) > 0 { // each broker lists its own groups: say whose are missing
+			e := *err
+			e.Message = fmt.Sprintf("broker %s did not list its groups: %s", strings.Join(slices.Compact(slices.Sorted(slices.Values(failing))), ", "), e.Message)
+			return nil, &e
+		}
 		return nil, err
 	}
 	out := make([]GroupSummary, 0, len(listed))

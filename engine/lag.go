@@ -125,6 +125,9 @@ func (g GroupLag) Key() string { return g.Group }
 
 func (g GroupLag) Failure() *Error { return g.Err }
 
+// FailurePhase is the phase the group's error came from (FailedIn).
+func (g GroupLag) FailurePhase() string { return g.FailedIn }
+
 // Lag computes groups' lag (all consumer groups, classic and KIP-848, and
 // streams groups when groups is empty), sorted by group then topic and
 // partition. A group's partitions are those assigned to its members, those

@@ -144,7 +144,11 @@ func (cur *LagCursor) plan(ctx context.Context, groups []string) error {
 		listed, err := c.listGroups(ctx)
 		done()
 		if err != nil {
-			return err
+			// Without the whole listing no group is read: the error says
+			// the phase, as a group's failed_in would.
+			e := *err
+			e.Message = PhaseListGroups + ": " + e.Message
+			return &e
 		}
 		cur.listed = listed
 	}

@@ -185,16 +185,7 @@ func TestLagGroupListChangingWhileRead(t *testing.T) {
 // from the other phases), the other groups are read whole, and later
 // pages do not ask that coordinator again.
 func TestLagOneCoordinatorTimingOutIsPartial(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: 400 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
-	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	require.NoError(t, err)
-	t.Cleanup(kc.Close)
-	seedLag(t, c, kadm.NewClient(kc), 12)
+	cl, c := seededWithTimeout(t, 400*time.Millisecond, 12)
 	slow := c.CoordinatorFor("g0")
 	// The broker answers its share of every OffsetFetch with
 	// REQUEST_TIMED_OUT (retriable: asked again until the deadline).
@@ -259,4 +250,39 @@ func TestLagCoordinatorsMovingBetweenPages(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("g%d", g), gl.Group)
 		assert.Equal(t, int64(4*max(3-g, 0)), gl.TotalLag, gl.Group)
 	}
+}
+
+// A listing that fails fails the whole read (the groups it would have
+// chosen from are not known), and says so: the phase and the broker that
+// did not answer, not a bare TIMEOUT.
+func TestLagListingThatFailsSaysWhereItFailed(t *testing.T) {
+	cl, c := seededWithTimeout(t, 300*time.Millisecond, 3)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListGroups}, Nodes: []int32{1}, Err: kerr.RequestTimedOut, Count: -1})
+	for _, read := range []func() error{
+		func() error { _, err := cl.LagWith(context.Background(), nil, LagOptions{}); return err },
+		func() error { _, err := cl.LagStatus(context.Background(), nil, LagStatusOptions{}); return err },
+	} {
+		err := read()
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, CodeTimeout, e.Code)
+		assert.Contains(t, e.Message, "list_groups: broker 1 did not list its groups: deadline exceeded")
+	}
+}
+
+// seededWithTimeout is a 3-broker cluster seeded with groups (seedLag) and
+// a client whose calls time out after timeout, for faults that make them.
+func seededWithTimeout(t *testing.T, timeout time.Duration, groups int) (*Client, *kfake.Cluster) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cl, err := New(Config{Brokers: c.ListenAddrs(), Timeout: timeout})
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	t.Cleanup(kc.Close)
+	seedLag(t, c, kadm.NewClient(kc), groups)
+	return cl, c
 }

@@ -145,6 +145,9 @@ type GroupLagStatus struct {
 func (g GroupLagStatus) Key() string     { return g.Group }
 func (g GroupLagStatus) Failure() *Error { return g.Err }
 
+// FailurePhase is the phase the group's error came from (FailedIn).
+func (g GroupLagStatus) FailurePhase() string { return g.FailedIn }
+
 // State is the store the client keeps its samples in: the configuration's,
 // or one in memory made for the client.
 func (c *Client) State() *state.Store {
@@ -209,7 +212,7 @@ func judgeGroup(g GroupLag, a *groupJudgment, o LagStatusOptions) GroupLagStatus
 		st.ConsumeRate, st.ProduceRate = &consume, &produce
 		st.Trend, st.EtaSeconds = trend(consume, produce, st.TotalLag)
 	}
-	if o.Partitions {
+	if o.Partitions && !o.Summary { // a summary lists none: an empty list would read as a group with none
 		st.Partitions = a.all
 		if st.Partitions == nil {
 			st.Partitions = []PartitionLagStatus{}

@@ -217,3 +217,18 @@ func TestInsertWorstIsAStableSortsHead(t *testing.T) {
 		}
 	}
 }
+
+// A summary lists no partitions, even asked for them: an empty list would
+// read as a group with none.
+func TestLagStatusSummaryListsNoPartitions(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	seedLag(t, c, adm, 1)
+	st, err := cl.LagStatus(context.Background(), nil, LagStatusOptions{Summary: true, Partitions: true})
+	require.NoError(t, err)
+	require.Len(t, st, 1)
+	assert.Nil(t, st[0].Partitions)
+	assert.Nil(t, st[0].Worst)
+	require.NotNil(t, st[0].WorstTopic)
+	assert.Equal(t, "t", *st[0].WorstTopic)
+	assert.Equal(t, int64(12), st[0].TotalLag)
+}

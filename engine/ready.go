@@ -61,6 +61,7 @@ func (c *Client) WaitReady(ctx context.Context, o ReadyOptions) (*Readiness, err
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	end, _ := ctx.Deadline()
 	var last *Readiness
 	var lastErr error
 	for {
@@ -75,7 +76,10 @@ func (c *Client) WaitReady(ctx context.Context, o ReadyOptions) (*Readiness, err
 			}
 			progressf(ctx, "waiting for the cluster: %s", r.missing(o))
 		} else {
-			if ctx.Err() != nil { // the wait's own end cut the look short
+			// The wait's own end cut the look short. The look's deadline
+			// is the wait's, on a timer of its own that may fire first:
+			// its time, not ctx.Err(), says so.
+			if ctx.Err() != nil || !time.Now().Before(end) {
 				return nil, readyTimeout(ctx, o, last, lastErr)
 			}
 			lastErr = err
@@ -143,8 +147,8 @@ func (r *Readiness) missing(o ReadyOptions) string {
 }
 
 func readyTimeout(ctx context.Context, o ReadyOptions, last *Readiness, lastErr error) *Error {
-	if cause := context.Cause(ctx); cause != context.DeadlineExceeded && ctx.Err() != context.DeadlineExceeded {
-		return AsError(ctx.Err(), "") // canceled (Ctrl-C, SIGTERM)
+	if err := ctx.Err(); err != nil && err != context.DeadlineExceeded {
+		return AsError(err, "") // canceled (Ctrl-C, SIGTERM)
 	}
 	e := &Error{Code: CodeTimeout, Retriable: true}
 	switch {

@@ -84,3 +84,31 @@ func TestWaitReadyWaitsForAClusterStillStarting(t *testing.T) {
 	assert.Contains(t, e.Message, "the cluster was not ready after 300ms: it could not be asked (")
 	assert.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
 }
+
+// A look still in flight when the wait's time is up (a broker slow to
+// answer Metadata) ends with the wait: the error says what the last answer
+// saw, not that the cluster could not be asked. The look's own deadline is
+// the wait's, and its timer and the wait's fire at the same instant, in
+// either order: several waits, so that both orders come.
+func TestWaitReadyEndingDuringALookSaysTheLastAnswer(t *testing.T) {
+	for range 10 {
+		cl, c, _ := newTestClient(t)
+		_, err := cl.ClusterID(context.Background()) // connected: the first look is the wait's
+		require.NoError(t, err)
+		release := make(chan struct{})
+		var looks atomic.Int32
+		c.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			if looks.Add(1) > 1 {
+				c.SleepControl(func() { <-release }) // every look after the first hangs
+			}
+			return nil, nil, false
+		})
+		_, err = cl.WaitReady(context.Background(), ReadyOptions{Brokers: 4, Timeout: 50 * time.Millisecond, Interval: time.Millisecond})
+		close(release)
+		var e *Error
+		require.True(t, errors.As(err, &e), "%v", err)
+		assert.Equal(t, CodeTimeout, e.Code)
+		require.Equal(t, "the cluster was not ready after 50ms: 3 of 4 brokers live", e.Message)
+	}
+}

@@ -88,7 +88,7 @@ type StateTopic struct {
 	mu        sync.Mutex
 	clusterID string
 	txn       *kgo.Client // the transactional producer, made by Take
-	created   bool        // Take created the topic: Read finds nothing
+	created   bool        // Take created the topic: the next Read finds nothing
 	parts     int         // the parts of the version read (Write deletes those it no longer makes)
 	dryWarned bool
 }
@@ -114,6 +114,11 @@ func NewStateTopic(cfg Config, topic, key string, warn func(string)) (*StateTopi
 }
 
 func (st *StateTopic) String() string { return "kafka:" + st.topic + "/" + st.key }
+
+// Cost is what the state's own client has cost since it was made, its
+// phases (PhaseStateTake, PhaseStateRead, PhaseStateWrite) included: the
+// requests of the runs that keep their state here.
+func (st *StateTopic) Cost() Cost { return st.c.Cost() }
 
 // TransactionalID is the state's writer: fixed per topic and key.
 func (st *StateTopic) TransactionalID() string { return "kadmin-lua-state/" + st.topic + "/" + st.key }
@@ -179,6 +184,7 @@ func (st *StateTopic) Take() error {
 	if st.c.cfg.DryRun || st.txn != nil {
 		return nil
 	}
+	defer st.c.phase(PhaseStateTake)()
 	ctx, cancel := st.ctx()
 	defer cancel()
 	if err := st.ensureTopic(ctx); err != nil {
@@ -199,13 +205,19 @@ func (st *StateTopic) Take() error {
 	return nil
 }
 
-// ensureTopic creates the topic when it does not exist, and warns when
-// one that exists is not compacted (its versions would be deleted by
+// ensureTopic creates the topic when it does not exist; one that exists
+// is refused when it is not a state topic (refuseOtherTopic), and warned
+// of when it is not compacted (its versions would be deleted by
 // retention).
 func (st *StateTopic) ensureTopic(ctx context.Context) error {
-	exists, _, err := st.partitions(ctx)
+	exists, n, internal, err := st.topicMeta(ctx)
 	if err != nil {
 		return err
+	}
+	if exists {
+		if err := st.refuseOtherTopic(ctx, n, internal); err != nil {
+			return err
+		}
 	}
 	if !exists {
 		res, err := st.c.CreateTopics(ctx, []TopicSpec{{Name: st.topic, Partitions: 1, Configs: StateTopicConfigs}}, CreateTopicsOptions{IfNotExists: true})
@@ -249,6 +261,7 @@ func (st *StateTopic) Write(data []byte) error {
 	if st.txn == nil {
 		return Errorf(CodeInternal, "", "writing %s before taking it", st)
 	}
+	defer st.c.phase(PhaseStateWrite)()
 	ctx, cancel := st.ctx()
 	defer cancel()
 	id, err := st.id(ctx)
@@ -274,12 +287,9 @@ func (st *StateTopic) Write(data []byte) error {
 		parts = append(parts, record(statePartKey(head, i), data[i*StatePartBytes:min((i+1)*StatePartBytes, len(data))], "part"))
 	}
 	if err := st.txn.BeginTransaction(); err != nil {
-		return st.explain(err, "writing the state")
+		return st.letGo(ctx, err)
 	}
-	abort := func(err error) error {
-		_ = st.txn.EndTransaction(ctx, kgo.TryAbort)
-		return st.explain(err, "writing the state")
-	}
+	abort := func(err error) error { return st.letGo(ctx, err) }
 	if err := st.txn.ProduceSync(ctx, parts...).FirstErr(); err != nil {
 		return abort(err)
 	}
@@ -299,6 +309,18 @@ func (st *StateTopic) Write(data []byte) error {
 	}
 	st.parts = len(parts)
 	return nil
+}
+
+// letGo ends a write that failed: its transaction is aborted and the
+// producer closed, since a fenced one (or one whose transaction could not
+// end) can never write again. The state is no longer this run's: the
+// store's next change takes it anew (Take: a new producer, which also
+// aborts what this one left open) and reads the newest version first.
+func (st *StateTopic) letGo(ctx context.Context, err error) error {
+	_ = st.txn.EndTransaction(ctx, kgo.TryAbort)
+	st.txn.Close()
+	st.txn = nil
+	return st.explain(err, "writing the state")
 }
 
 // Close closes the producer (a write not committed is aborted by the

@@ -33,9 +33,16 @@ const stateScanFirst = 64
 
 // partitions says whether the topic exists and how many partitions it has.
 func (st *StateTopic) partitions(ctx context.Context) (bool, int, error) {
+	exists, n, _, err := st.topicMeta(ctx)
+	return exists, n, err
+}
+
+// topicMeta says whether the topic exists, how many partitions it has and
+// whether Kafka keeps it for itself (__consumer_offsets, ...).
+func (st *StateTopic) topicMeta(ctx context.Context) (exists bool, partitions int, internal bool, err error) {
 	meta, err := st.c.rawMetadata(ctx, st.topic)
 	if err != nil {
-		return false, 0, st.explain(err, "reading the state topic's metadata")
+		return false, 0, false, st.explain(err, "reading the state topic's metadata")
 	}
 	for _, t := range meta.Topics {
 		if t.Topic == nil || *t.Topic != st.topic {
@@ -43,14 +50,57 @@ func (st *StateTopic) partitions(ctx context.Context) (bool, int, error) {
 		}
 		switch e := kafkaErr(t.ErrorCode, nil, st.topic); {
 		case e == nil:
-			return true, len(t.Partitions), nil
+			return true, len(t.Partitions), t.IsInternal, nil
 		case e.Code == kerr.UnknownTopicOrPartition.Message:
-			return false, 0, nil
+			return false, 0, false, nil
 		default:
-			return false, 0, st.explain(e, "reading the state topic's metadata")
+			return false, 0, false, st.explain(e, "reading the state topic's metadata")
 		}
 	}
-	return false, 0, nil
+	return false, 0, false, nil
+}
+
+// stateRecordPrefix starts the key of every kadmin-lua state record, of
+// any cluster.
+const stateRecordPrefix = "kadmin-lua-state/"
+
+// refuseOtherTopic refuses, before anything is written, a topic that is
+// not a state topic: one Kafka keeps for itself, or one whose newest
+// records (the last stateScanFirst offsets of the state's partition) are
+// there and none of them kadmin-lua state: --state kafka:orders, a typo
+// for kafka:orders-state, would write the state's parts where consumers
+// read orders. A topic mirrored from another cluster's state, one made
+// empty beforehand, and one where other jobs keep their state are state
+// topics.
+func (st *StateTopic) refuseOtherTopic(ctx context.Context, partitions int, internal bool) error {
+	notState := func(why string) error {
+		return Errorf(CodeInvalidArgument, "", "state %s: topic %s %s: not a state topic (a typo? name a topic of its own, made on first use)", st, st.topic, why)
+	}
+	if internal {
+		return notState("is one Kafka keeps for itself")
+	}
+	id, err := st.id(ctx)
+	if err != nil {
+		return err
+	}
+	tp := TopicPartition{Topic: st.topic, Partition: statePartition(StateHeadKey(id, st.key), partitions)}
+	low, err := st.c.listedOffset(ctx, tp, OffsetQuery{Kind: OffsetAtEarliest})
+	if err != nil {
+		return st.explain(err, "reading the state topic's offsets")
+	}
+	end, err := st.c.listedOffset(ctx, tp, OffsetQuery{Kind: OffsetAtCommitted})
+	if err != nil {
+		return st.explain(err, "reading the state topic's offsets")
+	}
+	sc := &stateScan{st: st, tp: tp, prefix: stateRecordPrefix}
+	states := 0
+	if err := sc.scan(ctx, max(low, end-stateScanFirst), end, func(*kgo.Record) { states++ }); err != nil {
+		return err
+	}
+	if states == 0 && sc.foreign > 0 {
+		return notState(fmt.Sprintf("holds records that are not kadmin-lua state (the newest %d of %s)", sc.foreign, tp))
+	}
+	return nil
 }
 
 // Read returns the newest version of the state committed whole: nil when
@@ -60,10 +110,12 @@ func (st *StateTopic) partitions(ctx context.Context) (bool, int, error) {
 func (st *StateTopic) Read(limit int64) ([]byte, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	defer st.c.phase(PhaseStateRead)()
 	ctx, cancel := st.ctx()
 	defer cancel()
 	if st.created {
-		return nil, nil // just made: empty
+		st.created = false // read from the topic from now on: other runs write to it
+		return nil, nil    // just made: empty
 	}
 	exists, n, err := st.partitions(ctx)
 	if err != nil || !exists {

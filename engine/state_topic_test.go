@@ -23,11 +23,7 @@ import (
 // a run with cfg's settings keeps it, and the warnings it gave.
 func stateTopicOn(t *testing.T, cfg Config, key string) (*StateTopic, *[]string) {
 	t.Helper()
-	var warned []string
-	st, err := NewStateTopic(cfg, "kadmin-state", key, func(m string) { warned = append(warned, m) })
-	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	return st, &warned
+	return stateTopicNamed(t, cfg, "kadmin-state", key)
 }
 
 // stateRecords reads every committed record of the state topic: until a
@@ -412,4 +408,52 @@ func TestStateTopicKeepsAStoreAcrossPods(t *testing.T) {
 	assert.Equal(t, 2, inTopic[1].Samples, "the first pod's sample is in the second's window")
 	assert.Equal(t, "ERR", inTopic[2].Status, "a consumer that stopped, over three runs")
 	assert.Equal(t, inFile, inTopic, "the same verdicts as with a state file")
+}
+
+// TestStateTopicLoopFencedTakesTheStateAgain: a loop keeps one store for
+// its life; a run beside it that takes the state fences it, and the loop's
+// next write fails (that run's samples are lost). Its run after that takes
+// the state again, starts from the newest version (the other run's) and
+// writes: it is not fenced for the rest of its life.
+func TestStateTopicLoopFencedTakesTheStateAgain(t *testing.T) {
+	cl, c, adm := newTestClient(t)
+	ctx := context.Background()
+	kc := oneTopic(t, c, adm, "orders")
+	commitAt(t, adm, "billing", "orders", map[int32]int64{0: 4})
+	open := func() (*state.Store, *Client) {
+		st, err := NewStateTopic(cl.Config(), "kadmin-state", "lag", nil)
+		require.NoError(t, err)
+		store := state.OpenRemote(st, state.Options{Window: 10 * time.Minute})
+		cfg := cl.Config()
+		cfg.State = store
+		pod, err := New(cfg)
+		require.NoError(t, err)
+		t.Cleanup(func() { store.Close(); pod.Close() })
+		return store, pod
+	}
+	run := func(store *state.Store, pod *Client, minute int64) (int, error) {
+		produceN(t, kc, "orders", 10)
+		now := time.UnixMilli(1_700_000_000_000 + minute*60_000)
+		res, err := pod.LagStatus(ctx, []string{"billing"}, LagStatusOptions{Lag: LagOptions{Now: func() time.Time { return now }}})
+		require.NoError(t, err)
+		return res[0].Samples, store.Save()
+	}
+	loopStore, loop := open()
+	_, err := run(loopStore, loop, 0)
+	require.NoError(t, err)
+	oneOff, pod := open()
+	samples, err := run(oneOff, pod, 1)
+	require.NoError(t, err)
+	assert.Equal(t, 2, samples, "the one-off run starts from the loop's version")
+	_, err = run(loopStore, loop, 2)
+	require.Error(t, err, "fenced: the loop's write of this run is lost")
+	assert.Contains(t, err.Error(), "another run took the state")
+
+	samples, err = run(loopStore, loop, 3)
+	require.NoError(t, err, "the loop's next run takes the state again")
+	assert.Equal(t, 3, samples, "from the one-off run's version: minutes 0, 1 and 3")
+	reader, rpod := open()
+	samples, err = run(reader, rpod, 4)
+	require.NoError(t, err)
+	assert.Equal(t, 4, samples, "the loop's write after the fence is the one kept")
 }

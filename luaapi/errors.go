@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -118,12 +119,14 @@ func batchError(items []engine.Item, mutating, dryRun bool) *engine.Error {
 	}
 	var first *engine.Error
 	var ok, failed []string
+	var phases phaseCounts
 	for _, it := range items {
 		if f := it.Failure(); f != nil {
 			if first == nil {
 				first = f
 			}
 			failed = append(failed, it.Key())
+			phases.add(it)
 		} else {
 			ok = append(ok, it.Key())
 		}
@@ -148,10 +151,44 @@ func batchError(items []engine.Item, mutating, dryRun bool) *engine.Error {
 		if !mutating {
 			done = "succeeded" // a read changed nothing
 		}
-		e.Message = fmt.Sprintf("%s (%d of %d failed: %s; %s: %s)", e.Message, len(failed), len(items),
-			nameList(failed), done, applied)
+		e.Message = fmt.Sprintf("%s (%d of %d failed%s: %s; %s: %s)", e.Message, len(failed), len(items),
+			phases, nameList(failed), done, applied)
 	}
 	return &e
+}
+
+// phaseCounts counts failed items by the phase of a paged read they
+// failed in (lag's failed_in), so that the error a read raises says it:
+// the rows that do are not in a CronJob's log.
+type phaseCounts map[string]int
+
+func (pc *phaseCounts) add(it engine.Item) {
+	p, ok := it.(interface{ FailurePhase() string })
+	if !ok || p.FailurePhase() == "" {
+		return
+	}
+	if *pc == nil {
+		*pc = phaseCounts{}
+	}
+	(*pc)[p.FailurePhase()]++
+}
+
+// String is " in fetch_offsets" when every failure says the same phase,
+// " (fetch_offsets 3, list_offsets 1)" when they say several, "" when
+// none says one.
+func (pc phaseCounts) String() string {
+	switch names := slices.Sorted(maps.Keys(pc)); len(names) {
+	case 0:
+		return ""
+	case 1:
+		return " in " + names[0]
+	default:
+		parts := make([]string, len(names))
+		for i, n := range names {
+			parts[i] = fmt.Sprintf("%s %d", n, pc[n])
+		}
+		return " (" + strings.Join(parts, ", ") + ")"
+	}
 }
 
 // maxNamesListed bounds the items an error names in a list: a read of

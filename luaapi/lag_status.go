@@ -13,7 +13,7 @@ func init() {
 				{Name: "max_lag_ms", Type: Int64(1), Doc: "a group lagging more than this in time (ms, read from the records as lag{time=true} does) is ERR"},
 				{Name: "allowed_lag", Type: Int64(0), Doc: "a partition lagging at most this many records is OK (default 0)"},
 				{Name: "worst", Type: Count(1), Doc: "partitions listed per group, worst first (default 5)"},
-				{Name: "partitions", Type: Bool(), Doc: "also list every partition's verdict in partitions, by topic and partition"},
+				{Name: "partitions", Type: Bool(), Doc: "also list every partition's verdict in partitions, by topic and partition (not with summary)"},
 				{Name: "time", Type: Bool(), Doc: "add the lag in time (max_lag_ms, and lag_ms per partition); implied by max_lag_ms"},
 				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does"},
 				{Name: "no_commit", Type: Enum(engine.NoCommitStart, engine.NoCommitSkip), Doc: `a partition without a commit: "start" (default) lags from its log start, "skip" is left out of total_lag`},
@@ -45,6 +45,9 @@ end`,
 const partitionVerdicts = "{{topic=string, partition=int, status=string, rule=string, lag=int, committed=int, end_offset=int, lag_ms=duration?, stuck_ms=duration?, consume_rate=rate?, produce_rate=rate?, samples=int, window_ms=duration, complete=number, reset=string?}...}"
 
 func lagStatusRun(c *Call) (any, error) {
+	if param[bool](c, "partitions") && param[bool](c, "summary") {
+		return nil, argErr("options: partitions", "lists every partition's verdict: not with summary")
+	}
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err

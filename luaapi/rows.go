@@ -78,6 +78,7 @@ func rowIterator[T any, PT interface {
 		first       *engine.Error
 		failed      []string
 		failedCount int
+		phases      phaseCounts
 	)
 	finish := func() {
 		if !done {
@@ -104,7 +105,7 @@ func rowIterator[T any, PT interface {
 			if p == nil {
 				finish()
 				if first != nil && !partial {
-					raise(L, name, iterationError(first, failed, failedCount, n, noun), nil)
+					raise(L, name, iterationError(first, failed, failedCount, n, noun, phases), nil)
 				}
 				L.Push(lua.LNil)
 				return 1
@@ -119,6 +120,7 @@ func rowIterator[T any, PT interface {
 				first = f
 			}
 			failedCount++
+			phases.add(row)
 			if len(failed) < maxNamesListed {
 				failed = append(failed, row.Key())
 			}
@@ -130,7 +132,7 @@ func rowIterator[T any, PT interface {
 
 // iterationError is what an iteration raises at its end when rows failed:
 // the first failure, with how many of how many failed and which.
-func iterationError(first *engine.Error, failed []string, count, total int, noun string) *engine.Error {
+func iterationError(first *engine.Error, failed []string, count, total int, noun string, phases phaseCounts) *engine.Error {
 	e := *first
 	if e.Resource == "" && len(failed) > 0 {
 		e.Resource = failed[0]
@@ -139,7 +141,7 @@ func iterationError(first *engine.Error, failed []string, count, total int, noun
 	if count > len(failed) {
 		names = fmt.Sprintf("%s and %d more", names, count-len(failed))
 	}
-	e.Message = fmt.Sprintf("%s (%d of %d %s failed: %s; the loop had every row, each with its error)", e.Message, count, total, noun, names)
+	e.Message = fmt.Sprintf("%s (%d of %d %s failed%s: %s; the loop had every row, each with its error)", e.Message, count, total, noun, phases, names)
 	return &e
 }
 

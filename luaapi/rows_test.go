@@ -3,11 +3,17 @@ package luaapi
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kadmin-lua/kadmin-lua/engine"
 )
 
 // lag and lag_status: one row per group with summary, rows one at a time
@@ -77,7 +83,7 @@ func TestLagSummaryAndIterationFromLua(t *testing.T) {
 		error("not raised: " .. table.concat(seen, ","))`)
 	assert.Equal(t, "GROUP_ID_NOT_FOUND", re.Code)
 	assert.Contains(t, re.Message, "lag: ghost: GROUP_ID_NOT_FOUND")
-	assert.Contains(t, re.Message, "1 of 3 groups failed: ghost")
+	assert.Contains(t, re.Message, "1 of 3 groups failed in describe_groups: ghost")
 	e.run(`
 		local seen = {}
 		for g in lag({"idle", "ghost"}, {iterate = true, summary = true, partial = true}) do seen[#seen + 1] = g end
@@ -86,6 +92,8 @@ func TestLagSummaryAndIterationFromLua(t *testing.T) {
 
 	re = e.runErr(`lag(nil, {summary = true, observe = 1})`)
 	assert.Contains(t, re.Message, "lag: options: observe: watches every partition's commits at once: not with summary or iterate")
+	re = e.runErr(`lag_status(nil, {summary = true, partitions = true})`)
+	assert.Contains(t, re.Message, "lag_status: options: partitions: lists every partition's verdict: not with summary")
 	re = e.runErr(`lag(nil, {match = "("})`)
 	assert.Contains(t, re.Message, "lag: options: match")
 	re = e.runErr(`lag_status(nil, {states = {"Sleeping"}})`)
@@ -160,4 +168,29 @@ func TestListOffsetsIterated(t *testing.T) {
 	assert.Contains(t, re.Message, "1 of 4 partitions failed: nope")
 	re = e.runErr(`list_offsets({o = {[0] = 1}}, nil, {iterate = true})`)
 	assert.Contains(t, re.Message, "list_offsets: topics: is a topic or topics with iterate")
+}
+
+// A read that failed for some groups says, in the error it raises, in
+// which phase they failed (the CronJob's log has no rows to look at):
+// one coordinator timing out on its share of OffsetFetch, in the table
+// form and in an iteration, for lag and lag_status.
+func TestLagRaisedErrorNamesThePhase(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	e := newEnvOn(t, c, Options{Config: engine.Config{Timeout: 300 * time.Millisecond}})
+	groupTopic(t, e, "events", 1, 10)
+	for i := range 6 {
+		groupCommit(t, e, fmt.Sprintf("g%d", i), map[string]map[int32]int64{"events": {0: 1}})
+	}
+	slow := c.CoordinatorFor("g0")
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetFetch}, Nodes: []int32{slow}, Err: kerr.RequestTimedOut, Count: -1})
+	for _, src := range []string{
+		`lag()`, `lag_status()`,
+		`for _ in lag(nil, {iterate = true}) do end`, `for _ in lag_status(nil, {summary = true, iterate = true}) do end`,
+	} {
+		re := e.runErr(src)
+		assert.Equal(t, "TIMEOUT", re.Code, src)
+		assert.Regexp(t, `\(\d of 6 (groups )?failed in fetch_offsets: g0`, re.Message, src)
+	}
 }

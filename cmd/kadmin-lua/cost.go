@@ -27,7 +27,7 @@ const (
 )
 
 var costHelp = map[string]string{
-	metricPhaseSeconds: "Time the last run spent in each phase of its whole-cluster reads (list_groups, describe_groups, fetch_offsets, list_offsets, first_records, retention, judge, describe_topics), in seconds; phases that run at once overlap.",
+	metricPhaseSeconds: "Time the last run spent in each phase of its whole-cluster reads (list_groups, describe_groups, fetch_offsets, list_offsets, first_records, retention, judge, describe_topics) and of its state kept in a topic (state_take, state_read, state_write), in seconds; phases that run at once overlap.",
 	metricPhaseCount:   "How often the last run went through each phase (once a page of groups).",
 	metricRequests:     "Requests the last run sent, by Kafka API.",
 	metricReqWritten:   "Bytes of requests the last run sent, by Kafka API.",

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 	corev1 "k8s.io/api/core/v1"
 
@@ -38,11 +39,19 @@ type strimziWorld struct {
 
 // newStrimziWorld is a cluster whose KafkaUser has authentication
 // scram-sha-512: its Secret holds password and sasl.jaas.config.
-func newStrimziWorld(t *testing.T) *strimziWorld {
+func newStrimziWorld(t *testing.T) *strimziWorld { return newStrimziWorldGranting(t) }
+
+// newStrimziWorldGranting is newStrimziWorld with ACLs enforced when acls
+// are given: the KafkaUser may do what they allow and nothing else.
+func newStrimziWorldGranting(t *testing.T, acls ...kfake.ACL) *strimziWorld {
 	p := testpki.New(t)
 	const userPass = "generated-by-strimzi"
-	c := newCluster(t, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{p.Server}, MinVersion: tls.VersionTLS12}),
-		kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", "admin", "admin-pass"), kfake.User("SCRAM-SHA-512", "kadmin-lua", userPass))
+	opts := []kfake.Opt{kfake.TLS(&tls.Config{Certificates: []tls.Certificate{p.Server}, MinVersion: tls.VersionTLS12}),
+		kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", "admin", "admin-pass"), kfake.User("SCRAM-SHA-512", "kadmin-lua", userPass, acls...)}
+	if len(acls) > 0 {
+		opts = append(opts, kfake.EnableACLs())
+	}
+	c := newCluster(t, opts...)
 	login := []kgo.Opt{kgo.DialTLSConfig(&tls.Config{RootCAs: p.Pool}), kgo.SASL(scram.Auth{User: "admin", Pass: "admin-pass"}.AsSha512Mechanism())}
 	return &strimziWorld{c: c, pki: p, admin: c.admin(t, login...), login: login, bootstrap: "my-cluster-kafka-bootstrap:9093",
 		secrets: map[string]map[string][]byte{
@@ -161,7 +170,9 @@ func (w *strimziWorld) preparePod(t *testing.T, r *rendered, spec *corev1.PodSpe
 			}
 		case v.Secret != nil:
 			for _, it := range v.Secret.Items {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, it.Path), w.secrets[v.Secret.SecretName][it.Key], 0o600))
+				val, ok := w.secrets[v.Secret.SecretName][it.Key]
+				require.True(t, ok, "the pod would not start: Secret %s has no key %s (volume %s)", v.Secret.SecretName, it.Key, v.Name)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, it.Path), val, 0o600))
 			}
 		}
 	}
@@ -170,7 +181,12 @@ func (w *strimziWorld) preparePod(t *testing.T, r *rendered, spec *corev1.PodSpe
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
 			ref := e.ValueFrom.SecretKeyRef
-			cl.env[e.Name] = string(w.secrets[ref.Name][ref.Key])
+			val, ok := w.secrets[ref.Name][ref.Key]
+			if !ok && ref.Optional != nil && *ref.Optional {
+				continue
+			}
+			require.True(t, ok, "the pod would not start: Secret %s has no key %s (env %s)", ref.Name, ref.Key, e.Name)
+			cl.env[e.Name] = string(val)
 		default:
 			cl.env[e.Name] = moved(e.Value)
 		}
@@ -275,8 +291,8 @@ func TestKubernetesLoopWritesTheMetricsFileItsSidecarServes(t *testing.T) {
 
 // TestKubernetesStrimziTLSUserReadsTheUserSecretFiles: for a KafkaUser with
 // authentication tls, docs/kubernetes.md says to mount the user's Secret at
-// /etc/kafka/user and use the profile strimzi-mtls. The CronJob so changed
-// (and in nothing else) keeps the package's rules, and runs check-lag on a
+// /etc/kafka/user, use the profile strimzi-mtls and drop the password's
+// env. The CronJob so changed (and in nothing else) keeps the package's rules, and runs check-lag on a
 // listener that requires a client certificate with the Secret's user.crt
 // and user.key.
 func TestKubernetesStrimziTLSUserReadsTheUserSecretFiles(t *testing.T) {
@@ -291,7 +307,7 @@ func TestKubernetesStrimziTLSUserReadsTheUserSecretFiles(t *testing.T) {
 	i := slices.Index(c.Args, "--profile")
 	require.GreaterOrEqual(t, i, 0)
 	c.Args[i+1] = "strimzi-mtls"
-	c.Env = nil // no password: the certificate is the login
+	c.Env = nil // the user's Secret has no password: with the env the pod would not start
 	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "user", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 		SecretName: "kadmin-lua", Items: []corev1.KeyToPath{{Key: "user.crt", Path: "user.crt"}, {Key: "user.key", Path: "user.key"}}}}})
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "user", MountPath: "/etc/kafka/user", ReadOnly: true})
@@ -302,4 +318,40 @@ func TestKubernetesStrimziTLSUserReadsTheUserSecretFiles(t *testing.T) {
 	assert.Zero(t, billingComplete(t, run), "one sample: no window yet")
 	w.hasStateTopic(t, "the state is kept in the cluster")
 	assert.NotContains(t, run.stdout.String()+run.stderr.String(), "PRIVATE KEY")
+}
+
+// TestKubernetesCronJobNeedsOnlyTheDocumentedACLs: the KafkaUser granted
+// exactly what docs/kubernetes.md lists for check-lag and its state, and
+// nothing else, runs the CronJob as written (check-lag with --max-seconds
+// reads the first unread records and the topics' retention) twice, the
+// second pod judging from the first's state.
+func TestKubernetesCronJobNeedsOnlyTheDocumentedACLs(t *testing.T) {
+	r := renderDeploy(t)
+	allow := func(res kmsg.ACLResourceType, name string, pattern kmsg.ACLResourcePatternType, ops ...kmsg.ACLOperation) []kfake.ACL {
+		var out []kfake.ACL
+		for _, op := range ops {
+			out = append(out, kfake.ACL{Resource: res, Name: name, Pattern: pattern, Operation: op, Allow: true})
+		}
+		return out
+	}
+	lit, pre := kmsg.ACLResourcePatternTypeLiteral, kmsg.ACLResourcePatternTypePrefixed
+	w := newStrimziWorldGranting(t, slices.Concat(
+		allow(kmsg.ACLResourceTypeGroup, "*", lit, kmsg.ACLOperationDescribe),
+		allow(kmsg.ACLResourceTypeTopic, "*", lit, kmsg.ACLOperationDescribe, kmsg.ACLOperationRead, kmsg.ACLOperationDescribeConfigs),
+		allow(kmsg.ACLResourceTypeCluster, "kafka-cluster", lit, kmsg.ACLOperationDescribe),
+		allow(kmsg.ACLResourceTypeTopic, "kadmin-lua-state", lit, kmsg.ACLOperationDescribe, kmsg.ACLOperationRead, kmsg.ACLOperationWrite, kmsg.ACLOperationCreate),
+		allow(kmsg.ACLResourceTypeTransactionalId, "kadmin-lua-state/kadmin-lua-state/", pre, kmsg.ACLOperationDescribe, kmsg.ACLOperationWrite),
+	)...)
+	w.ordersTopic(t)
+	w.laggingGroup(t)
+
+	cj := r.cronJobs["kadmin-lua-check-lag"]
+	pod := &cj.Spec.JobTemplate.Spec.Template.Spec
+	first, code := w.runPod(t, r, pod)
+	require.Equal(t, ExitOK, code, first.stderr.String())
+	w.hasStateTopic(t, "the state is kept in the cluster")
+	time.Sleep(1100 * time.Millisecond) // past the samples' min-distance (the CLI has no driven clock)
+	second, code := w.runPod(t, r, pod)
+	require.Equal(t, ExitOK, code, second.stderr.String())
+	assert.Positive(t, billingComplete(t, second), "the second pod's window holds the first pod's sample")
 }

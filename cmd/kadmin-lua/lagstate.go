@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kadmin-lua/kadmin-lua/engine"
@@ -29,6 +30,9 @@ type stateFlags struct {
 }
 
 type stateHolder struct {
+	// mu guards the rest: a fleet's runs make their kafka.connect clients'
+	// configurations (engineConfig) at once.
+	mu     sync.Mutex
 	opened bool
 	store  *state.Store
 	err    error
@@ -39,6 +43,7 @@ type stateHolder struct {
 	// as each cluster's configuration is (engineConfig).
 	topic, key string
 	inTopic    map[string]*state.Store
+	topics     map[string]*engine.StateTopic // inTopic's, for what they cost
 }
 
 // stateTopicPrefix starts a --state that is a topic, not a file.
@@ -86,6 +91,13 @@ func (a *app) stateWarn(msg string) { fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN
 // cluster's is stateStoreFor's.
 func (a *app) stateStore() (*state.Store, error) {
 	s := &a.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return a.stateStoreLocked()
+}
+
+func (a *app) stateStoreLocked() (*state.Store, error) {
+	s := &a.state
 	if s.opened {
 		return s.store, s.err
 	}
@@ -119,8 +131,10 @@ func (a *app) stateStore() (*state.Store, error) {
 // or with --state kafka:TOPIC that cluster's own, kept in its topic and
 // reached with cfg itself (its credentials, --dry-run and audit log).
 func (a *app) stateStoreFor(cfg engine.Config) (*state.Store, error) {
-	store, err := a.stateStore()
 	s := &a.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	store, err := a.stateStoreLocked()
 	if err != nil || s.topic == "" {
 		return store, err
 	}
@@ -135,14 +149,52 @@ func (a *app) stateStoreFor(cfg engine.Config) (*state.Store, error) {
 	}
 	store = state.OpenRemote(st, a.stateOptions())
 	if s.inTopic == nil {
-		s.inTopic = map[string]*state.Store{}
+		s.inTopic, s.topics = map[string]*state.Store{}, map[string]*engine.StateTopic{}
 	}
-	s.inTopic[name] = store
+	s.inTopic[name], s.topics[name] = store, st
 	return store, nil
+}
+
+// stateTopicCost is what the state topics cost since they were made: the
+// state of cfg's cluster, or with all every cluster's. Their requests are
+// made on clients of their own (engine.StateTopic), not the run's.
+func (a *app) stateTopicCost(cfg engine.Config, all bool) engine.Cost {
+	s := &a.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := engine.Cost{}
+	for name, st := range s.topics {
+		if all || name == state.Name(cfg.Profile, cfg.Brokers) {
+			total = total.Add(st.Cost())
+		}
+	}
+	return total
+}
+
+// saveStateTopics writes the states kept in topics (of cfg's cluster, or
+// with all every one) now, so that their writes are the run's to account
+// for; the store is not written again at the end (it did not change).
+func (a *app) saveStateTopics(cfg engine.Config, all bool) {
+	s := &a.state
+	s.mu.Lock()
+	var stores []*state.Store
+	for _, name := range slices.Sorted(maps.Keys(s.inTopic)) {
+		if all || name == state.Name(cfg.Profile, cfg.Brokers) {
+			stores = append(stores, s.inTopic[name])
+		}
+	}
+	s.mu.Unlock()
+	for _, store := range stores {
+		if err := store.Save(); err != nil {
+			fmt.Fprintf(a.st.Stderr, "kadmin-lua: WARN state: %v\n", err)
+		}
+	}
 }
 
 // stores is every store the run opened.
 func (s *stateHolder) stores() []*state.Store {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := make([]*state.Store, 0, 1+len(s.inTopic))
 	if s.store != nil {
 		out = append(out, s.store)
@@ -158,6 +210,8 @@ func (s *stateHolder) stores() []*state.Store {
 // operator's undo never waits for, or fails on, the lock a loop holds on
 // the --state file.
 func (a *app) noStateFile() {
+	a.state.mu.Lock()
+	defer a.state.mu.Unlock()
 	if !a.state.opened {
 		a.state.opened = true
 		a.state.store = state.New(state.Options{})

@@ -317,14 +317,23 @@ func (l *loop) runOne(ctx context.Context, t *target, n int, stdout io.Writer) (
 		return o
 	}
 	defer rt.Close()
+	stateBase := l.a.stateTopicCost(t.cfg, false)
 	vals, err := l.a.scriptRunner(l.args)(ctx, rt)
-	o.checks, o.metrics, o.cost = rt.CheckFailures(), rt.Metrics(), rt.Cost()
-	if l.a.flags.verbose {
-		writeCost(t.stderr, o.cost)
-	}
+	o.checks, o.metrics = rt.CheckFailures(), rt.Metrics()
 	o.notifyDeliveries, o.notifyFailures = rt.NotifyCounts()
 	if err == nil && len(vals) > 0 {
 		err = l.format(rt, vals, &o)
+	}
+	// After formatting: a returned iterator reads the cluster as its rows
+	// are made, and that is the run's cost too; so is writing the state of
+	// its cluster kept in a topic (on a client of its own), done here for
+	// that (a file is written after the run).
+	if ctx.Err() == nil {
+		l.a.saveStateTopics(t.cfg, false)
+	}
+	o.cost = rt.Cost().Add(l.a.stateTopicCost(t.cfg, false).Sub(stateBase))
+	if l.a.flags.verbose {
+		writeCost(t.stderr, o.cost)
 	}
 	o.err, o.code = err, exitCode(err)
 	if err == nil && len(o.checks) > 0 {

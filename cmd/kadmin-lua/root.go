@@ -339,10 +339,16 @@ func (a *app) runScript(cmd *cobra.Command, do func(context.Context, *luaapi.Run
 		return err
 	}
 	defer s.close()
+	// After the output: a returned iterator reads the cluster as its rows
+	// are printed, and that is the run's cost too; so is writing the state
+	// kept in a topic (on a client of its own), done here for that.
+	defer func() {
+		a.saveStateTopics(s.cfg, true)
+		writeCost(a.verbose(), s.rt.Cost().Add(a.stateTopicCost(s.cfg, true)))
+	}()
 
 	// SIGINT cancels cmd.Context() (the signal watcher's start phase).
 	vals, err := do(cmd.Context(), s.rt)
-	writeCost(a.verbose(), s.rt.Cost())
 	if sig, _ := a.sigs.result(); sig != nil {
 		return nil // run reports the signal
 	}

@@ -48,5 +48,5 @@ end`)
 			assert.Equal(t, g+"\tOK\t-\t1", rows[i])
 		}
 	}
-	assert.Contains(t, cli.stderr.String(), fmt.Sprintf("%d of %d groups failed: %s", len(slowGroups), len(groups), strings.Join(slowGroups, ", ")))
+	assert.Contains(t, cli.stderr.String(), fmt.Sprintf("%d of %d groups failed in fetch_offsets: %s", len(slowGroups), len(groups), strings.Join(slowGroups, ", ")))
 }

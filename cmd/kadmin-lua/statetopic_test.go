@@ -150,3 +150,16 @@ func TestStateInKafkaGoneIsSaidAndNotJudged(t *testing.T) {
 	assert.Contains(t, judged.stderr.String(), "orders-app: ERR: orders[0] is STOP (stopped)")
 	assert.NotContains(t, judged.stderr.String(), "are gone")
 }
+
+// A fleet's runs make their kafka.connect clients at once, each client's
+// configuration with its cluster's state (engineConfig): the stores by
+// cluster are made and found under a lock (a race -race finds, and a
+// concurrent map write that ended the process).
+func TestStateInKafkaFleetConnectsAtOnce(t *testing.T) {
+	w := newFleetWorld(t)
+	script := writeFile(t, "connect.lua", `
+local dr = kafka.connect{profile = "dr"}
+dr:close()
+return #lag_status()`)
+	require.Equal(t, ExitOK, w.c.run("--state", "kafka:kadmin-state/fleet", "run", "--profiles", "eu,us", script), w.c.stderr.String())
+}

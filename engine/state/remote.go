@@ -171,6 +171,11 @@ func (s *Store) saveRemote() error {
 	version := s.version
 	s.mu.Unlock()
 	if err := rs.r.Write(data); err != nil {
+		// Fenced by a newer run, or the write could not end: the state
+		// is taken again, and read again, at the next change (a loop's
+		// next run), rather than this store writing over a version it
+		// has not read, or never writing again.
+		rs.taken, rs.fresh = false, false
 		return fmt.Errorf("writing the state to %s: %w (it keeps the version before)", rs.r, err)
 	}
 	rs.written = version

@@ -152,3 +152,62 @@ func clusterID(t *testing.T) string {
 	require.NoError(t, err)
 	return m.Cluster
 }
+
+// TestStateTopicFencedLoopAndForeignTopicsOnARealBroker: on a real Kafka, a
+// loop's store fenced by a one-off run loses that write only and writes at
+// its next run (its fenced producer let go, a new one taken); and a topic
+// that is not a state topic is refused before anything is written to it:
+// Kafka's own __consumer_offsets, and a topic of other records.
+func TestStateTopicFencedLoopAndForeignTopicsOnARealBroker(t *testing.T) {
+	need(t)
+	topic, stateTopic, group := unique("statefence"), unique("kadmin-state"), unique("state-fence")
+	r := adminRT(t, kafkatest.MechScram512)
+	r.Run(fmt.Sprintf(`create_topics{{name = %q, partitions = 1}}`, topic))
+	produce(t, topic, 1, 20)
+	offs := kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 5, LeaderEpoch: -1})
+	_, err := admin(t).CommitOffsets(ctxT(t, 20*time.Second), group, offs)
+	require.NoError(t, err)
+	cfg := engine.Config{Brokers: cluster.Brokers(), Timeout: 20 * time.Second,
+		SASL: &login.SASLConfig{Mechanism: kafkatest.MechScram512, Username: kafkatest.AdminUser, Password: engine.Secret(kafkatest.AdminPassword)}}
+	open := func(topic string) (*state.Store, *engine.Client) {
+		st, err := engine.NewStateTopic(cfg, topic, "lag", func(m string) { t.Log(m) })
+		require.NoError(t, err)
+		store := state.OpenRemote(st, state.Options{Window: 10 * time.Minute})
+		c := cfg
+		c.State = store
+		cl, err := engine.New(c)
+		require.NoError(t, err)
+		t.Cleanup(func() { store.Close(); cl.Close() })
+		return store, cl
+	}
+	run := func(store *state.Store, cl *engine.Client, minute int64) (int, error) {
+		now := time.UnixMilli(1_700_000_000_000 + minute*60_000)
+		res, err := cl.LagStatus(ctxT(t, 30*time.Second), []string{group}, engine.LagStatusOptions{Lag: engine.LagOptions{Now: func() time.Time { return now }}})
+		if err != nil {
+			return 0, err
+		}
+		return res[0].Samples, store.Save()
+	}
+	loopStore, loop := open(stateTopic)
+	_, err = run(loopStore, loop, 0)
+	require.NoError(t, err)
+	oneOff, pod := open(stateTopic)
+	_, err = run(oneOff, pod, 1)
+	require.NoError(t, err)
+	_, err = run(loopStore, loop, 2)
+	require.ErrorContains(t, err, "another run took the state")
+	samples, err := run(loopStore, loop, 3)
+	require.NoError(t, err, "the loop's next run takes the state again")
+	assert.Equal(t, 3, samples, "from the one-off run's version: minutes 0, 1 and 3")
+
+	for _, other := range []string{"__consumer_offsets", topic} {
+		store, cl := open(other)
+		_, err := run(store, cl, 4)
+		require.ErrorContains(t, err, "not a state topic", other)
+	}
+	end, err := admin(t).ListEndOffsets(ctxT(t, 20*time.Second), topic)
+	require.NoError(t, err)
+	o, _ := end.Lookup(topic, 0)
+	assert.Equal(t, int64(20), o.Offset, "nothing written to the topic of other records")
+}
