@@ -69,8 +69,10 @@
 --   kafka_consumergroup_produce_rate{group}      records/s produced over the window (--state)
 --   kafka_consumergroup_lag_ok{group}            1 when the group passes the check, else 0
 -- Exit codes: 0 every group passes; 1 bad arguments (or the --state file is held by
---   another run); 3 Kafka unreachable or another Kafka error; 4 at least one group
---   failed: over a limit, ERR, missing or unreadable.
+--   another run); 3 Kafka unreachable or another Kafka error, or a named group could
+--   not be read (its coordinator timed out: retry, as for the whole cluster); 4 at
+--   least one group failed: over a limit, ERR or missing (groups that could not be
+--   read beside it are named in a WARN line).
 -- Example:
 --   kadmin-lua -o json run scripts/check-lag.lua orders-processor billing --max 1000
 --   kadmin-lua run scripts/check-lag.lua orders-processor --max-seconds 300 --fail-on-loss
@@ -118,7 +120,7 @@ local status_code = {NOTFOUND = 0, OK = 1, WARN = 2, ERR = 3}
 
 local alerts = {}
 local cols = {"group", "state", "status", "total_lag", "max", "max_lag_seconds", "records_lost", "reading_remote", "odd_timestamps", "trend", "complete", "ok", "problem"}
-local rows, over = {}, {}
+local rows, over, unreadable = {}, {}, {}
 local incomplete, least, kept = 0, 1, false -- groups not judged yet, their least complete window, samples kept?
 for _, g in ipairs(result) do
   local lag_s = g.max_lag_ms and math.floor(g.max_lag_ms / 1000)
@@ -160,7 +162,11 @@ for _, g in ipairs(result) do
   elseif g.status == "ERR" then
     row.ok, row.problem = false, "ERR: " .. g.reason
   end
-  if not row.ok then
+  if g.error then
+    -- Not read (a coordinator timing out, an ACL): a Kafka error, not a
+    -- failed check, as the same fault over the whole cluster is.
+    unreadable[#unreadable + 1] = g
+  elseif not row.ok then
     over[#over + 1] = g.group
     kafka.check(false, g.group .. ": " .. row.problem)
   end
@@ -248,9 +254,22 @@ if incomplete > 0 then
 end
 local limit = #limits > 0 and table.concat(limits, ", ") or "Burrow's rules"
 local pending = incomplete > 0 and string.format(" (%d not judged yet)", incomplete) or ""
-if #over == 0 then
+if #over == 0 and #unreadable == 0 then
   args.say("%d group%s within %s%s", #rows, #rows == 1 and "" or "s", limit, pending)
-else
+elseif #over > 0 then
   args.say("%d of %d groups over %s, ERR, missing or unreadable: %s", #over, #rows, limit, table.concat(over, ", "))
+end
+if #unreadable > 0 then
+  local names = {}
+  for i, g in ipairs(unreadable) do names[i] = g.group end
+  local first = unreadable[1].error
+  local msg = string.format("%d of %d groups could not be read: %s (first: %s: %s)", #unreadable, #rows,
+    table.concat(names, ", "), tostring(first.code), tostring(first.message))
+  if #over == 0 then
+    -- Only Kafka failed: its exit code (3), which a CronJob retries;
+    -- with a failed check beside it the run fails the check (4).
+    error(setmetatable({code = first.code, message = msg, retriable = first.retriable}, getmetatable(first)), 0)
+  end
+  kafka.log.warn(msg)
 end
 return rows

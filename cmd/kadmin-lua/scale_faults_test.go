@@ -50,3 +50,32 @@ end`)
 	}
 	assert.Contains(t, cli.stderr.String(), fmt.Sprintf("%d of %d groups failed in fetch_offsets: %s", len(slowGroups), len(groups), strings.Join(slowGroups, ", ")))
 }
+
+// check-lag of named groups whose coordinator times out: the groups it
+// could not read are a Kafka outage, exit 3 (a CronJob's podFailurePolicy
+// retries it), as the same fault over the whole cluster is, not a failed
+// check (exit 4: FailJob); a missing group beside them is a failed check.
+func TestCheckLagOfNamedGroupsWithTheirCoordinatorTimingOut(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(2, "orders"))
+	adm := c.admin(t)
+	groups := commitGroups(t, adm, 9)
+	slow := c.CoordinatorFor("g0")
+	var fine string
+	for _, g := range groups {
+		if c.CoordinatorFor(g) != slow {
+			fine = g
+			break
+		}
+	}
+	require.NotEmpty(t, fine, "another coordinator has groups")
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetFetch}, Nodes: []int32{slow}, Err: kerr.RequestTimedOut, Count: -1})
+
+	cli := newCLI(t)
+	require.Equal(t, ExitKafka, cli.run("-b", c.addrs, "--timeout", "500ms", "run", "check-lag", "g0", fine), cli.stderr.String())
+	assert.Contains(t, cli.stderr.String(), "g0")
+	assert.Contains(t, cli.stderr.String(), "could not be read")
+
+	cli = newCLI(t)
+	require.Equal(t, ExitCheck, cli.run("-b", c.addrs, "--timeout", "500ms", "run", "check-lag", "g0", fine, "no-such-group"), cli.stderr.String())
+	assert.Contains(t, cli.stderr.String(), "no-such-group: NOTFOUND")
+}
