@@ -39,7 +39,7 @@ type state struct {
 	// cross (slots that may leave its rack, kept once crossKept).
 	strays, away, cross idLists
 	crossKept           bool
-	bySize              [][]int32 // broker index -> its slots by size, while balancing bytes (trade.go)
+	bySize              [][]sizedSlot // broker index -> its slots by size, while balancing bytes (trade.go)
 
 	rackBroken []string // partitions given a replica against the rack rule (the racks left no choice)
 
@@ -183,12 +183,14 @@ func (st *state) remove(s int32) {
 // move puts slot s on broker v, keeping the bytes and budgets.
 func (st *state) move(s int32, v int) {
 	size := st.parts[st.slotPart[s]].size
-	if u := st.slotAt[s]; u >= 0 {
+	u := st.slotAt[s]
+	if u >= 0 {
 		st.bytes[u] -= size
 		st.spend(int(u))
 	}
 	st.remove(s)
 	st.add(s, v)
+	st.resize(s, int(u), v)
 	st.bytes[v] += size
 	st.spend(v)
 }
