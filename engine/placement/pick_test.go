@@ -198,13 +198,7 @@ func TestPicksAreWhatAScanPicks(t *testing.T) {
 	picks := 0
 	for i := range 300 {
 		cur, brokers, racks := randomLayout(rng, i)
-		sizes := map[string]map[int32]int64{}
-		for tp, ps := range cur {
-			sizes[tp] = map[int32]int64{}
-			for p := range ps {
-				sizes[tp][p] = int64(p%4) * gib
-			}
-		}
+		sizes := randomSizes(rng, cur, i)
 		in := Layout{Current: cur, Brokers: brokers, Racks: racks, Sizes: sizes}
 		if i%4 == 3 { // capacities that refuse the larger partitions on some brokers
 			in.Disks = disksFor(cur, sizes, 20*gib)
