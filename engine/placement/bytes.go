@@ -14,7 +14,10 @@ import (
 // swaps two, between the fullest broker and the emptiest one that can
 // trade, choosing the trade that lowers the sum most (the replica whose
 // size is nearest to the bytes that would even the two out: topicmappr's
-// and cruise-control's largest-fitting-first, without overshooting).
+// and cruise-control's largest-fitting-first, without overshooting; among
+// trades as good, the one adding fewer replica moves). Each broker's
+// replicas are kept sorted by size meanwhile, so a trade reads a few of
+// them (trade.go, swap.go).
 //
 // Counts are balanced first, as by count (the fewest moves, rack rules
 // kept), so that bytes are then evened out with replica counts in a band.
@@ -35,7 +38,6 @@ func countSlack(avg float64) int { return max(1, int(math.Ceil(avg*0.10))) }
 
 type trade struct {
 	give, take int32 // give goes from the full broker to the empty one; take (or -1) comes back
-	gain       float64
 }
 
 func (st *state) balanceBytes() {
@@ -50,6 +52,8 @@ func (st *state) balanceBytes() {
 	mean := st.meanUsage()
 	avg := float64(slots) / float64(n)
 	lo, hi := int(math.Floor(avg))-countSlack(avg), int(math.Ceil(avg))+countSlack(avg)
+	st.indexBySize()
+	defer func() { st.bySize = nil }()
 	order := make([]int, n)
 	failed := map[[2]int][2]int{} // (full, empty) -> the versions it failed at
 	version := make([]int, n)
@@ -119,90 +123,6 @@ func (st *state) bytesBalanced() bool {
 		}
 	}
 	return true
-}
-
-// gain is how much moving t bytes from broker h to l lowers
-// sum(used^2 / capacity) (sum(used^2) when capacities are unknown).
-func (st *state) gain(h, l int, t int64) float64 {
-	ch, cl := 1.0, 1.0
-	if st.capsKnown {
-		ch, cl = float64(st.cap[h]), float64(st.cap[l])
-	}
-	wh, wl, x := float64(st.bytes[h]), float64(st.bytes[l]), float64(t)
-	return (wh*wh-(wh-x)*(wh-x))/ch - ((wl+x)*(wl+x)-wl*wl)/cl
-}
-
-// bestTrade is the move from h to l, or failing that the swap, that lowers
-// the sum most; a move must keep both brokers' counts within [lo, hi].
-// The gain, which needs only a size, is asked before the rules, which
-// read the partition's other replicas: most replicas fail the first.
-func (st *state) bestTrade(h, l, lo, hi int) (trade, bool) {
-	best := trade{give: -1, take: -1}
-	if st.count(l)+1 <= hi && st.count(h)-1 >= lo {
-		for _, s := range st.on[h] {
-			if g := st.gain(h, l, st.size(s)); g > best.gain && st.movable(s, l) {
-				best = trade{give: s, take: -1, gain: g}
-			}
-		}
-		if best.give >= 0 {
-			return best, true
-		}
-	}
-	return st.bestSwap(h, l)
-}
-
-func (st *state) size(s int32) int64 { return st.parts[st.slotPart[s]].size }
-
-// bestSwap trades a replica on h for a smaller one on l: counts stay, and
-// the difference of their sizes moves. For each replica of h it looks up,
-// among l's that may move to h sorted by size, the one leaving the
-// difference nearest to the amount that evens the two brokers out; the
-// replica of h is asked whether it may move only when that trade gains.
-func (st *state) bestSwap(h, l int) (trade, bool) {
-	if st.budget[h] >= 0 && st.budget[h] < 2 || st.budget[l] >= 0 && st.budget[l] < 2 {
-		return trade{}, false
-	}
-	var back []int32
-	for _, s := range st.on[l] {
-		if st.movable(s, h) {
-			back = append(back, s)
-		}
-	}
-	if len(back) == 0 {
-		return trade{}, false
-	}
-	slices.SortFunc(back, func(a, b int32) int { return cmp.Compare(st.size(a), st.size(b)) })
-	even := st.evenAmount(h, l)
-	best := trade{give: -1, take: -1}
-	for _, s := range st.on[h] {
-		want := st.size(s) - even // the size of l's replica that evens them out
-		i, _ := slices.BinarySearchFunc(back, want, func(q int32, w int64) int { return cmp.Compare(st.size(q), w) })
-		for _, j := range []int{i - 1, i} {
-			if j < 0 || j >= len(back) {
-				continue
-			}
-			q := back[j]
-			t := st.size(s) - st.size(q)
-			if t <= 0 || !st.fits(l, t) {
-				continue
-			}
-			// Only the difference of the sizes lands on l.
-			if g := st.gain(h, l, t); g > best.gain && st.movableWith(s, l, 0) {
-				best = trade{give: s, take: q, gain: g}
-			}
-		}
-	}
-	return best, best.give >= 0
-}
-
-// evenAmount is the bytes that, moved from h to l, leave both at the same
-// usage.
-func (st *state) evenAmount(h, l int) int64 {
-	if !st.capsKnown {
-		return (st.bytes[h] - st.bytes[l]) / 2
-	}
-	ch, cl := float64(st.cap[h]), float64(st.cap[l])
-	return int64((st.usage(h) - st.usage(l)) / (1/ch + 1/cl))
 }
 
 // spread is the widest gap between two brokers' loads (usage, or bytes

@@ -212,55 +212,6 @@ func (r replicaTokens) undo(s int32, u int) {
 	}
 }
 
-// pickReplica is the replica on broker u best moved to v: one that saves
-// a move (u did not hold its partition before the plan, v did), else one
-// that adds none, else a follower (its partition keeps its preferred
-// leader), else a preferred leader's. The scan starts where the last one
-// stopped, so successive picks take partitions of different topics rather
-// than one topic's first partitions, and it stops at the first follower
-// when nothing better can be on u.
-func (st *state) pickReplica(u, v int) (int32, bool) {
-	list := st.on[u]
-	n := len(list)
-	if n == 0 || st.budget[u] == 0 || st.budget[v] == 0 {
-		return -1, false
-	}
-	best, bestAt, bestRank := int32(-1), 0, 4
-	start := st.cursor[u] % n
-	for i := range n {
-		s := list[(start+i)%n]
-		rank := st.moveRank(s, u, v)
-		if rank >= bestRank || !st.movable(s, v) {
-			continue
-		}
-		best, bestAt, bestRank = s, (start+i)%n, rank
-		if rank == 0 || (rank == 2 && st.movedIn[u] == 0 && st.left[v] == 0) {
-			break
-		}
-	}
-	if best < 0 {
-		return -1, false
-	}
-	st.cursor[u] = bestAt
-	return best, true
-}
-
-// moveRank orders the moves of slot s from u to v: 0 saves a move, 1 adds
-// none, 2 adds one, 3 adds one and changes the preferred leader.
-func (st *state) moveRank(s int32, u, v int) int {
-	rank := 1
-	if st.isNew(s, v) {
-		rank++
-	}
-	if st.isNew(s, u) {
-		rank--
-	}
-	if rank == 2 && s == st.parts[st.slotPart[s]].first && st.slotOrig[s] == st.ids[u] {
-		rank = 3
-	}
-	return rank
-}
-
 // place puts slot s, which must move, on the best broker for it: one whose
 // rack holds no replica of its partition yet, else one within the rack
 // limit, else (only when breakRacks) any; then the least loaded (replicas,
@@ -375,43 +326,4 @@ func sendHome(n int, sv saver, t int32, u int) bool {
 		sv.undo(t, u)
 	}
 	return false
-}
-
-func (r replicaTokens) at(s int32) int              { return int(r.st.slotAt[s]) }
-func (r replicaTokens) free(u, v int) (int32, bool) { return r.st.pickFree(u, v) }
-
-func (r replicaTokens) strays(u int) []int32 {
-	if r.st.movedIn[u] == 0 {
-		return nil
-	}
-	var out []int32
-	for _, s := range r.st.on[u] {
-		if r.st.isNew(s, u) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func (r replicaTokens) homes(s int32) []int {
-	var out []int
-	for _, id := range r.st.parts[r.st.slotPart[s]].current {
-		if v, ok := r.st.index[id]; ok {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// pickFree is a replica on u that may go to v adding no move.
-func (st *state) pickFree(u, v int) (int32, bool) {
-	if st.movedIn[u] == 0 && st.left[v] == 0 {
-		return -1, false // every move from u to v adds one
-	}
-	for _, s := range st.on[u] {
-		if st.moveRank(s, u, v) <= 1 && st.movable(s, v) {
-			return s, true
-		}
-	}
-	return -1, false
 }

@@ -16,7 +16,8 @@ type leaderTokens struct {
 	lead     []int32   // partition -> the broker index leading it; -1: none in the set
 	led      [][]int32 // broker index -> the partitions it leads
 	pos      []int32   // partition -> its place in led[lead]
-	changed  []int     // broker index -> partitions it leads that it did not
+	changed  idLists   // broker index -> partitions it leads that it did not
+	share    []int32   // u*n+v -> partitions u leads that v holds a replica of
 	cursor   []int
 	eligible func(p int32, b int32) bool // broker b may lead partition p
 	forced   int                         // partitions that could not keep their preferred leader
@@ -28,7 +29,8 @@ type leaderTokens struct {
 func newLeaderTokens(ids []int32, index map[int32]int, pref []int32, targets [][]int32, eligible func(p int32, b int32) bool) *leaderTokens {
 	n := len(ids)
 	lt := &leaderTokens{ids: ids, index: index, targets: targets, pref: pref, lead: make([]int32, len(targets)),
-		led: make([][]int32, n), pos: make([]int32, len(targets)), changed: make([]int, n), cursor: make([]int, n), eligible: eligible}
+		led: make([][]int32, n), pos: make([]int32, len(targets)), changed: newIDLists(n, len(targets)),
+		share: make([]int32, n*n), cursor: make([]int, n), eligible: eligible}
 	for p := range targets {
 		lt.lead[p] = -1
 		pi := int32(p)
@@ -54,8 +56,9 @@ func (lt *leaderTokens) put(p int32, b int) {
 	lt.lead[p], lt.pos[p] = int32(b), int32(len(lt.led[b]))
 	lt.led[b] = append(lt.led[b], p)
 	if lt.pref[p] != lt.ids[b] {
-		lt.changed[b]++
+		lt.changed.add(b, p)
 	}
+	lt.addShare(p, b, 1)
 }
 
 func (lt *leaderTokens) take(p int32) {
@@ -64,10 +67,22 @@ func (lt *leaderTokens) take(p int32) {
 	last := list[len(list)-1]
 	list[i], lt.pos[last] = last, i
 	lt.led[b] = list[:len(list)-1]
-	if lt.pref[p] != lt.ids[b] {
-		lt.changed[b]--
+	if lt.changed.has(p) {
+		lt.changed.drop(int(b), p)
 	}
+	lt.addShare(p, int(b), -1)
 	lt.lead[p] = -1
+}
+
+// addShare counts partition p, led by b, for each other broker of the set
+// holding a replica of it: a pair of brokers sharing none has no
+// leadership to trade, which pick then knows without reading b's list.
+func (lt *leaderTokens) addShare(p int32, b int, d int32) {
+	for _, id := range lt.targets[p] {
+		if x, ok := lt.index[id]; ok && x != b {
+			lt.share[b*len(lt.ids)+x] += d
+		}
+	}
 }
 
 func (lt *leaderTokens) count(b int) int { return len(lt.led[b]) }
@@ -81,51 +96,48 @@ func (lt *leaderTokens) undo(p int32, u int) { lt.move(p, u) }
 
 // pick is the partition led by u best led by v instead: one whose
 // preferred leader v was (a change saved), else one already changed, else
-// any.
+// any; among equals the first in u's list from where the last pick
+// stopped. The first two kinds are among the partitions u leads that it
+// is not the preferred leader of (changed), read whole; only when none of
+// those may go is u's list scanned, up to the first that may.
 func (lt *leaderTokens) pick(u, v int) (int32, bool) {
 	list := lt.led[u]
 	n := len(list)
-	if n == 0 {
+	if n == 0 || lt.share[u*len(lt.ids)+v] == 0 {
 		return -1, false
 	}
 	best, bestAt, bestRank := int32(-1), 0, 3
 	start := lt.cursor[u] % n
-	for i := range n {
-		p := list[(start+i)%n]
-		rank := 2
-		switch {
-		case lt.pref[p] == lt.ids[v]:
+	for _, p := range lt.changed.lists[u] {
+		rank := 1
+		if lt.pref[p] == lt.ids[v] {
 			rank = 0
-		case lt.pref[p] != lt.ids[u]:
-			rank = 1
 		}
-		if rank >= bestRank || !lt.valid(p, v) {
+		at := (int(lt.pos[p]) - start + n) % n
+		if rank > bestRank || rank == bestRank && at >= bestAt || !lt.valid(p, v) {
 			continue
 		}
-		best, bestAt, bestRank = p, (start+i)%n, rank
-		if rank == 0 || (rank == 2 && lt.changed[u] == 0) {
-			break
+		best, bestAt, bestRank = p, at, rank
+	}
+	for i := 0; best < 0 && i < n; i++ {
+		if p := list[(start+i)%n]; !lt.changed.has(p) && lt.valid(p, v) {
+			best = p
 		}
 	}
 	if best < 0 {
 		return -1, false
 	}
-	lt.cursor[u] = bestAt
+	lt.cursor[u] = int(lt.pos[best])
 	return best, true
 }
 
 func (lt *leaderTokens) at(p int32) int { return int(lt.lead[p]) }
 
+// strays are the partitions u leads that it is not the preferred leader
+// of, in the order of u's list.
 func (lt *leaderTokens) strays(u int) []int32 {
-	if lt.changed[u] == 0 {
-		return nil
-	}
-	var out []int32
-	for _, p := range lt.led[u] {
-		if lt.pref[p] != lt.ids[u] {
-			out = append(out, p)
-		}
-	}
+	out := slices.Clone(lt.changed.lists[u])
+	slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(lt.pos[a], lt.pos[b]) })
 	return out
 }
 
@@ -136,17 +148,16 @@ func (lt *leaderTokens) homes(p int32) []int {
 	return nil
 }
 
-// free is a partition led by u that v may lead at no extra change.
+// free is a partition led by u that v may lead at no extra change: the
+// first in u's list among those u is not the preferred leader of.
 func (lt *leaderTokens) free(u, v int) (int32, bool) {
-	if lt.changed[u] == 0 {
-		return -1, false // every partition u leads would change its leader
-	}
-	for _, p := range lt.led[u] {
-		if (lt.pref[p] == lt.ids[v] || lt.pref[p] != lt.ids[u]) && lt.valid(p, v) {
-			return p, true
+	best := int32(-1)
+	for _, p := range lt.changed.lists[u] {
+		if (best < 0 || lt.pos[p] < lt.pos[best]) && lt.valid(p, v) {
+			best = p
 		}
 	}
-	return -1, false
+	return best, best >= 0
 }
 
 // ordered is partition p's target with its chosen leader first and the

@@ -101,3 +101,9 @@ func BenchmarkPlan10kCount(b *testing.B) {
 func BenchmarkPlan10kFlowBefore(b *testing.B) {
 	benchPlan(b, 10_000, func(in benchLayout) (Plan, error) { return flowBalance(in.Layout) })
 }
+
+// BenchmarkPlan1MCount is ten times issue 30's scale: 60,000 replicas a
+// broker, where reading a broker's whole list for each pick took 80 s.
+func BenchmarkPlan1MCount(b *testing.B) {
+	benchPlan(b, 1_000_000, func(in benchLayout) (Plan, error) { return Rebalance(in.Layout, Options{}) })
+}

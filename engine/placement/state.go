@@ -26,14 +26,20 @@ type state struct {
 	slotAt   []int32 // slot -> broker index; -1: on a broker outside the set
 	slotPos  []int32 // slot -> position in on[slotAt]
 	slotOrig []int32 // slot -> the broker id that holds it now (its current replica)
+	origAt   []int32 // slot -> the index of slotOrig; -1: outside the set
 
-	on      [][]int32 // broker index -> its slots
-	cursor  []int     // where the next scan of on[b] starts, so picks rotate over topics
-	movedIn []int     // broker index -> slots on it of partitions it did not hold
-	left    []int     // broker index -> slots it held that are elsewhere now
-	budget  []int     // broker index -> balancing moves left (partition_limit); -1: no limit
-	bytes   []int64   // broker index -> bytes: used disk when capacities are known, else the planned replicas'
-	cap     []int64   // broker index -> disk capacity (0: unknown)
+	on     [][]int32 // broker index -> its slots
+	cursor []int     // where the next scan of on[b] starts, so picks rotate over topics
+	budget []int     // broker index -> balancing moves left (partition_limit); -1: no limit
+	bytes  []int64   // broker index -> bytes: used disk when capacities are known, else the planned replicas'
+	cap    []int64   // broker index -> disk capacity (0: unknown)
+
+	// Subsets of on (index.go): a broker's strays (slots of partitions
+	// it did not hold), away (slots it held that are elsewhere now), and
+	// cross (slots that may leave its rack, kept once crossKept).
+	strays, away, cross idLists
+	crossKept           bool
+	bySize              [][]sizedSlot // broker index -> its slots by size, while balancing bytes (trade.go)
 
 	rackBroken []string // partitions given a replica against the rack rule (the racks left no choice)
 
@@ -75,7 +81,7 @@ func newState(in Layout, ids []int32, o Options) (*state, error) {
 	}
 	st.numRacks = len(racks)
 	n := len(ids)
-	st.on, st.cursor, st.movedIn, st.left, st.budget = make([][]int32, n), make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	st.on, st.cursor, st.budget = make([][]int32, n), make([]int, n), make([]int, n)
 	st.bytes, st.cap = make([]int64, n), make([]int64, n)
 	for b := range st.budget {
 		st.budget[b] = -1
@@ -119,19 +125,26 @@ func newState(in Layout, ids []int32, o Options) (*state, error) {
 			pi := int32(len(st.parts))
 			st.parts = append(st.parts, pt)
 			for _, b := range cur {
-				s := int32(len(st.slotPart))
 				st.slotPart, st.slotOrig = append(st.slotPart, pi), append(st.slotOrig, b)
-				st.slotAt, st.slotPos = append(st.slotAt, -1), append(st.slotPos, -1)
-				if bi, ok := st.index[b]; ok {
-					st.add(s, bi)
-					if st.capsKnown {
-						continue // the disk's used bytes already count it
-					}
-					st.bytes[bi] += pt.size
-				}
 			}
 		}
 	}
+	slots := len(st.slotPart)
+	st.slotAt, st.slotPos, st.origAt = make([]int32, slots), make([]int32, slots), make([]int32, slots)
+	st.strays, st.away, st.cross = newIDLists(n, slots), newIDLists(n, slots), newIDLists(n, slots)
+	for s, b := range st.slotOrig {
+		st.slotAt[s], st.slotPos[s], st.origAt[s] = -1, -1, -1
+		bi, ok := st.index[b]
+		if !ok {
+			continue
+		}
+		st.origAt[s] = int32(bi)
+		st.add(int32(s), bi)
+		if !st.capsKnown { // else the disk's used bytes already count it
+			st.bytes[bi] += st.parts[st.slotPart[s]].size
+		}
+	}
+	st.keepCross()
 	return st, nil
 }
 
@@ -144,12 +157,7 @@ func (d Disk) known() bool {
 func (st *state) add(s int32, b int) {
 	st.slotAt[s], st.slotPos[s] = int32(b), int32(len(st.on[b]))
 	st.on[b] = append(st.on[b], s)
-	if st.isNew(s, b) {
-		st.movedIn[b]++
-	}
-	if o, ok := st.index[st.slotOrig[s]]; ok && o != b {
-		st.left[o]++
-	}
+	st.enlist(s, b)
 }
 
 // isNew: broker b did not hold slot s's partition before the plan, so a
@@ -167,24 +175,22 @@ func (st *state) remove(s int32) {
 	last := list[len(list)-1]
 	list[i], st.slotPos[last] = last, i
 	st.on[b] = list[:len(list)-1]
-	if st.isNew(s, int(b)) {
-		st.movedIn[b]--
-	}
-	if o, ok := st.index[st.slotOrig[s]]; ok && o != int(b) {
-		st.left[o]--
-	}
+	st.delist(s, int(b))
 	st.slotAt[s], st.slotPos[s] = -1, -1
+	st.recross(st.slotPart[s])
 }
 
 // move puts slot s on broker v, keeping the bytes and budgets.
 func (st *state) move(s int32, v int) {
 	size := st.parts[st.slotPart[s]].size
-	if u := st.slotAt[s]; u >= 0 {
+	u := st.slotAt[s]
+	if u >= 0 {
 		st.bytes[u] -= size
 		st.spend(int(u))
 	}
 	st.remove(s)
 	st.add(s, v)
+	st.resize(s, int(u), v)
 	st.bytes[v] += size
 	st.spend(v)
 }
