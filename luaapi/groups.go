@@ -35,7 +35,7 @@ print(g.group, g.state, #g.members)`,
 		&Func{Name: "fetch_offsets", Area: "groups", Aliases: []string{"list_consumer_group_offsets"}, Batch: true,
 			Params: []Param{
 				{Name: "group", Type: groupID, Doc: "the group whose commits are read"},
-				{Name: "topics", Type: topicNames, Optional: true, Doc: "every partition of these topics, committed or not (default: the partitions the group committed to)"},
+				{Name: "topics", Type: topicNames.NonEmpty(), Optional: true, Doc: "every partition of these topics, committed or not (default: the partitions the group committed to)"},
 			},
 			Returns: "{{topic=string, partition=int, offset=int, leader_epoch=int, metadata=string, error=error?}...}",
 			Summary: "A group's committed offsets, sorted by topic and partition.",
@@ -66,7 +66,7 @@ Under --dry-run nothing is deleted: each group is checked to exist and to have n
 delete_groups("scratch-group")`,
 			Run: deleteGroups},
 		&Func{Name: "lag", Area: "groups", Batch: true,
-			Params: []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer and streams group)"}},
+			Params: []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Optional: true, Doc: "the groups (default: every consumer and streams group)"}},
 			Options: append([]Field{
 				{Name: "time", Type: Bool(), Doc: "add the lag in time, read from the records' own timestamps (see below)"},
 				{Name: "read_committed", Type: Bool(), Doc: "with time: read as a read_committed consumer does (records of aborted transactions skipped)"},

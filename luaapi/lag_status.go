@@ -7,7 +7,7 @@ import (
 func init() {
 	register(
 		&Func{Name: "lag_status", Area: "groups", Batch: true,
-			Params: []Param{{Name: "groups", Type: groupIDs, Optional: true, Doc: "the groups (default: every consumer and streams group)"}},
+			Params: []Param{{Name: "groups", Type: groupIDs.NonEmpty(), Optional: true, Doc: "the groups (default: every consumer and streams group)"}},
 			Options: append([]Field{
 				{Name: "max_lag", Type: Int64(1), Doc: "a group lagging more records than this in total is ERR, whatever its trend"},
 				{Name: "max_lag_ms", Type: Int64(1), Doc: "a group lagging more than this in time (ms, read from the records as lag{time=true} does) is ERR"},

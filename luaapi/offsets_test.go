@@ -198,3 +198,24 @@ func TestListOffsetsBadArguments(t *testing.T) {
 	}
 	assert.Zero(t, requests.Load(), "refused calls send nothing")
 }
+
+// An empty list is not "every one": a script that filtered its groups or
+// topics down to none asked about none, and got the whole cluster's. Only
+// nil (left out) means every one, as for describe_topics and list_offsets.
+func TestEmptyListsAreRefusedNotEveryOne(t *testing.T) {
+	e := newEnv(t)
+	requests := countRequests(e.cluster)
+	for src, want := range map[string]string{
+		`lag({})`:                          `lag: groups: must name at least one`,
+		`lag_status({})`:                   `lag_status: groups: must name at least one`,
+		`topic_sizes({})`:                  `topic_sizes: topics: must name at least one`,
+		`list_partition_reassignments({})`: `list_partition_reassignments: topics: must name at least one`,
+		`fetch_offsets("g", {})`:           `fetch_offsets: topics: must name at least one`,
+		`lag({}, {summary = true})`:        `lag: groups: must name at least one`,
+		`lag_status({}, {iterate = true})`: `lag_status: groups: must name at least one`,
+	} {
+		re := e.runErr(src)
+		assert.Contains(t, re.Message, want, src)
+	}
+	assert.Zero(t, requests.Load(), "refused before anything is sent")
+}

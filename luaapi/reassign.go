@@ -13,7 +13,7 @@ import (
 func init() {
 	register(
 		&Func{Name: "list_partition_reassignments", Area: "reassign",
-			Params:  []Param{{Name: "topics", Type: topicNames, Optional: true, Doc: "only these topics; every reassignment in the cluster when left out"}},
+			Params:  []Param{{Name: "topics", Type: topicNames.NonEmpty(), Optional: true, Doc: "only these topics; every reassignment in the cluster when left out"}},
 			Returns: "{{topic=string, partition=int, replicas={int...}, adding_replicas={int...}, removing_replicas={int...}}...}",
 			Summary: "List the partition reassignments in progress.",
 			Doc:     "topics (a name or an array) keeps only those topics; without it every reassignment in the cluster is listed. replicas is the union of the old and new replicas while data moves.",

@@ -7,7 +7,7 @@ import (
 func init() {
 	register(
 		&Func{Name: "topic_sizes", Area: "logdirs",
-			Params: []Param{{Name: "topics", Type: topicNames, Optional: true, Doc: "a topic or an array of them (every topic when left out)"}},
+			Params: []Param{{Name: "topics", Type: topicNames.NonEmpty(), Optional: true, Doc: "a topic or an array of them (every topic when left out)"}},
 			Options: []Field{
 				{Name: "per", Type: Enum("topic", "partition"), Doc: `"topic" (default): a row per topic; "partition": a row per partition`},
 			},
