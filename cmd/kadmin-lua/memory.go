@@ -18,6 +18,20 @@ import (
 
 const defaultMaxMemory = 2 << 30
 
+// defaultMemoryLimit is --max-memory's default: 2 GiB, or three quarters
+// of the container's memory (its cgroup limit) when that is less. A pod
+// given 256 MiB by its manifest used to be killed by the kernel (exit 137,
+// which a CronJob retries as if Kafka were down, with nothing said) long
+// before a 2 GiB limit stopped the script with MEMORY and exit 1; the
+// quarter left is for what the limit does not count (the binary, stacks,
+// the runtime's own).
+func defaultMemoryLimit(cgroupLimit int64) int64 {
+	if cgroupLimit > 0 && cgroupLimit/4*3 < defaultMaxMemory {
+		return cgroupLimit / 4 * 3
+	}
+	return defaultMaxMemory
+}
+
 // byteSize is the value of --max-memory: bytes, or a number with a unit K,
 // M, G or T (also KB/KiB...; all powers of 1024). 0 means no limit.
 type byteSize int64

@@ -79,3 +79,18 @@ func TestPanicIsAnInternalErrorNotExit2(t *testing.T) {
 	assert.Contains(t, c.stderr.String(), "kadmin-lua: internal error (a bug, please report it): boom\\x1b[31m\n")
 	assert.Contains(t, c.stderr.String(), "goroutine ")
 }
+
+// In a container the default limit is three quarters of its memory, so a
+// script near it stops with MEMORY (exit 1) rather than being killed by
+// the kernel (exit 137, retried by a CronJob as an outage).
+func TestMaxMemoryDefaultFollowsTheContainer(t *testing.T) {
+	for cgroup, want := range map[int64]int64{
+		0:         defaultMaxMemory, // no container limit
+		256 << 20: 192 << 20,        // deploy/'s CronJob
+		1 << 30:   768 << 20,
+		8 << 30:   defaultMaxMemory, // more than enough: 2 GiB as before
+		-1:        defaultMaxMemory,
+	} {
+		assert.Equal(t, want, defaultMemoryLimit(cgroup), "cgroup limit %d", cgroup)
+	}
+}

@@ -222,8 +222,8 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.StringSliceVar(&f.pluginPath, "plugin-path", nil, "plugin directories, also searched by require; comma-separated or repeated (env KADMIN_PLUGIN_PATH)")
 	pf.BoolVar(&f.embedded, "embedded", false, "start an in-process 3-broker demo cluster and use it")
 	pf.StringVar(&f.fixture, "fixture", "", "start an in-process cluster seeded from FILE (a fixture or a snapshot) and use it; for test, the fixture of files that give none")
-	f.maxMemory = defaultMaxMemory
-	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit")
+	f.maxMemory = byteSize(defaultMemoryLimit(cgroupMemoryLimit()))
+	pf.Var(&f.maxMemory, "max-memory", "stop a script whose memory passes this size (exit 1), e.g. 512MiB; 0 for no limit; default 2GiB, or 3/4 of a container's memory limit when less")
 	root.Flags().StringVarP(&f.eval, "eval", "e", "", "run CODE and print what it returns")
 
 	root.AddCommand(a.runCmd(), a.docCmd(), a.pluginsCmd(), a.undoCmd(), a.planCmd(), a.applyCmd(), a.runbooksCmd(), a.versionCmd(), a.completionCmd())
