@@ -388,7 +388,10 @@ func (e *executor) resumeHint() string {
 	if e.run == nil || e.run.ID == "" {
 		return " (no audit log: it cannot be resumed, run it again with a new plan)"
 	}
-	return fmt.Sprintf(": resume it with reassign(plan, {resume = %q})", e.run.ID)
+	// Said to a script's author and to an operator running a runbook
+	// (drain-broker, rebalance, set-replication-factor), who resumes
+	// from the shell.
+	return fmt.Sprintf(": resume it with reassign(plan, {resume = %q}), or run the runbook again with --resume", e.run.ID)
 }
 
 // refusal is the error of a plan refused before anything was sent.

@@ -84,7 +84,8 @@ func TestInterruptThenResume(t *testing.T) {
 	run := changes[0]
 	require.Equal(t, "reassign", run.Intent.Op)
 	assert.Nil(t, run.Outcome, "an interrupted run has no outcome: it resumes")
-	assert.Contains(t, ee.Message, `resume it with reassign(plan, {resume = "`+run.Intent.ID+`"})`)
+	assert.Contains(t, ee.Message, `resume it with reassign(plan, {resume = "`+run.Intent.ID+`"}), or run the runbook again with --resume`,
+		"said to a script's author and to an operator at the shell")
 	assert.Contains(t, ee.Message, "2 moving (left moving)")
 	var moving int
 	for _, r := range res {
