@@ -167,9 +167,11 @@ func (s *Store) saveRemote() error {
 		s.mu.Unlock()
 		return nil
 	}
-	data := s.encodeBoundedLocked()
+	sn := s.snapshotLocked()
 	version := s.version
 	s.mu.Unlock()
+	data := sn.bytes()
+	s.thaw()
 	if err := rs.r.Write(data); err != nil {
 		return fmt.Errorf("writing the state to %s: %w (it keeps the version before)", rs.r, err)
 	}
