@@ -274,7 +274,7 @@ func readPayload(r *stateReader, version uint64) (map[string]*storedCluster, map
 			g := r.str("group name")
 			gs := &storedGroup{seenMs: r.varint("group time")}
 			r.mark()
-			count, canonical := scanTopics(r, version, nil)
+			count, canonical := scanTopics(r, version)
 			section := r.marked()
 			if r.err != nil {
 				return nil, nil
@@ -303,13 +303,13 @@ func readPayload(r *stateReader, version uint64) (map[string]*storedCluster, map
 // keeps it (version 1, or partitions out of order or twice, the last
 // kept) as the store does: in version 2, in order.
 func repackGroup(gs *storedGroup, u *unpacked, section []byte, version uint64) bool {
-	if u.unpackVersion(section, version) != nil {
+	if u.unpack(section, version) != nil {
 		return false
 	}
 	for i := range u.parts {
 		u.parts[i].seen = true
 	}
-	u.sorted = false
+	u.sorted = false // sorted, and each partition once, by pack
 	out, count := u.pack()
 	gs.packed, gs.count = append([]byte(nil), out...), count
 	return true

@@ -62,8 +62,9 @@ type stateFile struct {
 
 // DefaultMaxFile bounds the state file read and written. A store at
 // cron cadence keeps two or three samples a partition: 300,000 partitions
-// take about 10 MB; decoding takes a few times the file's size in memory,
-// so the bound keeps a run well within --max-memory's default.
+// take about 10 MB. The store holds about the file's size in memory (its
+// groups packed, pack.go), so the bound keeps a run well within
+// --max-memory's default.
 const DefaultMaxFile = 128 << 20
 
 // OpenFile opens (or starts) the store kept in path. Nothing is read

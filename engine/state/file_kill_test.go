@@ -101,8 +101,9 @@ func TestStateFileKilledMidRunKeepsThePreviousFile(t *testing.T) {
 			recordOne(t, next, 60_000, "g", lagRow("t", 0, 2, 3))
 			assert.Len(t, next.Window("cluster-a", "g", "t", 0), 2, "the previous run's sample and this one")
 			assert.Nil(t, next.Window("cluster-a", "g0-0", "t", 0), "nothing of the killed run")
+			require.NoError(t, next.Save())
 			temps, _ = filepath.Glob(filepath.Join(dir, ".state.tmp-*"))
-			assert.Empty(t, temps)
+			assert.Empty(t, temps, "the killed run's temporary file is removed")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -54,11 +55,11 @@ func compareTP(a, b vocab.TopicPartition) int {
 	return cmp.Compare(a.Partition, b.Partition)
 }
 
-// scanTopics reads a group's `topics` and counts its partitions: decoded
-// into u, or (u nil) only checked, allocating nothing. canonical says
-// they are as this version writes them: version 2, in (topic, partition)
-// order, each once.
-func scanTopics(r *stateReader, version uint64, u *unpacked) (count int, canonical bool) {
+// scanTopics reads a group's `topics` as a file holds it, checking every
+// count, varint and bound as decoding would, and counts its partitions,
+// allocating nothing. canonical says they are as this version writes
+// them: version 2, in (topic, partition) order, each once.
+func scanTopics(r *stateReader, version uint64) (count int, canonical bool) {
 	canonical = version == stateVersion
 	nt := r.count("topic count", 2)
 	for ti := range nt {
@@ -70,10 +71,6 @@ func scanTopics(r *stateReader, version uint64, u *unpacked) (count int, canonic
 			canonical = false
 		}
 		r.lastTopic = append(r.lastTopic[:0], name...)
-		var topic string
-		if u != nil {
-			topic = u.intern(name)
-		}
 		np := r.count("partition count", 3)
 		last := int64(math.MinInt64)
 		for range np {
@@ -82,57 +79,23 @@ func scanTopics(r *stateReader, version uint64, u *unpacked) (count int, canonic
 				canonical = false
 			}
 			last = p
-			changed := r.varint("changed time")
-			var pause int64
+			r.varint("changed time")
 			if version > 1 {
-				pause = r.varint("pause")
+				r.varint("pause")
 			}
-			ns := r.count("sample count", 4)
+			for range r.count("sample count", 4) {
+				r.varint("sample time")
+				r.varint("sample offset")
+				r.varint("sample end offset")
+				r.varint("sample lag")
+			}
 			if r.err != nil {
 				return 0, false
 			}
-			if u == nil {
-				for range ns {
-					r.varint("sample time")
-					r.varint("sample offset")
-					r.varint("sample end offset")
-					r.varint("sample lag")
-				}
-			} else {
-				u.parts = append(u.parts, unpackedPartition{tp: vocab.TopicPartition{Topic: topic, Partition: int32(p)},
-					storedPartition: storedPartition{changedMs: changed, pauseMs: pause, samples: u.samples(r, ns)}})
-			}
 			count++
-		}
-		if r.err != nil {
-			return 0, false
 		}
 	}
 	return count, canonical
-}
-
-// samples decodes a window of n samples into the slab.
-func (u *unpacked) samples(r *stateReader, n int) []Sample {
-	if len(u.slab)+n > cap(u.slab) {
-		u.slab = make([]Sample, 0, max(4096, n, 2*cap(u.slab)))
-	}
-	// Capped at n: an append beyond it moves the window out of the slab
-	// instead of onto its neighbour's; a full window takes the next
-	// sample in place (Store.add).
-	w := u.slab[len(u.slab) : len(u.slab) : len(u.slab)+n]
-	u.slab = u.slab[:len(u.slab)+n]
-	var prev Sample
-	for range n {
-		s := Sample{
-			TimeMs:    prev.TimeMs + r.varint("sample time"),
-			Committed: prev.Committed + r.varint("sample offset"),
-			End:       prev.End + r.varint("sample end offset"),
-			Lag:       r.varint("sample lag"),
-		}
-		w = append(w, s)
-		prev = s
-	}
-	return w
 }
 
 func (u *unpacked) intern(b []byte) string {
@@ -152,19 +115,84 @@ func (u *unpacked) reset() {
 	u.sorted, u.next = true, 0
 }
 
-// unpack decodes a group's packed bytes.
-func (u *unpacked) unpack(packed []byte) error {
-	return u.unpackVersion(packed, stateVersion)
+// unpack decodes a group's bytes of the version given (the store's are
+// the current one's). They were checked when read (scanTopics) or written
+// by pack, so they are decoded without stateReader's bookkeeping (with
+// it, unpacking was a tenth of lag_status); anything amiss is still an
+// error, never a read out of bounds.
+func (u *unpacked) unpack(b []byte, version uint64) error {
+	u.reset()
+	d := packedReader{b: b}
+	for range d.count() {
+		n := int(d.count())
+		topic := u.intern(d.b[d.i : d.i+n])
+		d.i += n
+		for range d.count() {
+			p, changed := d.varint(), d.varint()
+			var pause int64
+			if version > 1 {
+				pause = d.varint()
+			}
+			ns := int(d.count())
+			if len(u.slab)+ns > cap(u.slab) {
+				u.slab = make([]Sample, 0, max(4096, ns, 2*cap(u.slab)))
+			}
+			// Capped at ns: an append beyond it moves the window out of
+			// the slab instead of onto its neighbour's; a full window
+			// takes the next sample in place (Store.add).
+			w := u.slab[len(u.slab) : len(u.slab) : len(u.slab)+ns]
+			u.slab = u.slab[:len(u.slab)+ns]
+			var prev Sample
+			for range ns {
+				prev = Sample{TimeMs: prev.TimeMs + d.varint(), Committed: prev.Committed + d.varint(), End: prev.End + d.varint(), Lag: d.varint()}
+				w = append(w, prev)
+			}
+			u.parts = append(u.parts, unpackedPartition{tp: vocab.TopicPartition{Topic: topic, Partition: int32(p)},
+				storedPartition: storedPartition{changedMs: changed, pauseMs: pause, samples: w}})
+		}
+	}
+	if d.bad || d.i != len(d.b) {
+		return fmt.Errorf("%w: bad packed group", errStateCorrupt)
+	}
+	return nil
 }
 
-func (u *unpacked) unpackVersion(b []byte, version uint64) error {
-	u.reset()
-	r := newStateReader(b)
-	_, u.sorted = scanTopics(r, version, u)
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("group (bytes left over)")
+// packedReader decodes bytes already checked: at the first thing amiss it
+// is bad, at the end, and every read after is 0.
+type packedReader struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+func (d *packedReader) uvarint() uint64 {
+	if d.i < len(d.b) && d.b[d.i] < 0x80 { // most are one byte
+		d.i++
+		return uint64(d.b[d.i-1])
 	}
-	return r.err
+	v, n := binary.Uvarint(d.b[d.i:])
+	if n <= 0 {
+		d.bad, d.i = true, len(d.b)
+		return 0
+	}
+	d.i += n
+	return v
+}
+
+func (d *packedReader) varint() int64 {
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+// count is a count or a length: at most the bytes left, since each item
+// takes one at least.
+func (d *packedReader) count() uint64 {
+	n := d.uvarint()
+	if n > uint64(len(d.b)-d.i) {
+		d.bad, d.i = true, len(d.b)
+		return 0
+	}
+	return n
 }
 
 // find is the partition tp, nil when the group has none.
@@ -304,7 +332,7 @@ func (s *Store) peekLocked(gs *storedGroup) *unpacked {
 	c := &s.peek
 	if c.gs != gs || c.at != gs.packedAt {
 		c.gs = nil
-		if c.u.unpack(gs.packed) != nil {
+		if c.u.unpack(gs.packed, stateVersion) != nil {
 			return nil // not reached: the bytes were checked when read or packed
 		}
 		c.gs, c.at = gs, gs.packedAt

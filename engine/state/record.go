@@ -85,7 +85,7 @@ func RecordPage[P any](s *Store, clusterID, name string, nowMs int64, seen []Gro
 			gs = &storedGroup{}
 			cs.groups[g.Name] = gs
 			u.reset()
-		} else if err := u.unpack(gs.packed); err != nil {
+		} else if err := u.unpack(gs.packed, stateVersion); err != nil {
 			return vocab.Errorf(vocab.CodeInternal, "", "the state store's group %s: %v", g.Name, err)
 		}
 		gs.seenMs = nowMs

@@ -123,7 +123,7 @@ func TestStateFileReadsVersion1(t *testing.T) {
 	clusters, _, err := decodeState(b)
 	require.NoError(t, err)
 	var u unpacked
-	require.NoError(t, u.unpack(clusters["c"].groups["g"].packed), "kept as version 2")
+	require.NoError(t, u.unpack(clusters["c"].groups["g"].packed, stateVersion), "kept as version 2")
 	st := u.find(vocab.TopicPartition{Topic: "t", Partition: 0})
 	require.NotNil(t, st)
 	assert.Equal(t, []Sample{{5, 1, 2, 1}}, st.samples)
@@ -145,7 +145,7 @@ func TestStateStoreFullDecodedWindowTakesASampleInPlace(t *testing.T) {
 		}
 		before := sampleTimes(s.Window("cluster-a", "g", "orders", 0))
 		var u unpacked
-		require.NoError(t, u.unpack(s.clusters["cluster-a"].groups["g"].packed))
+		require.NoError(t, u.unpack(s.clusters["cluster-a"].groups["g"].packed, stateVersion))
 		ps := &u.find(vocab.TopicPartition{Topic: "orders"}).storedPartition
 		require.Equal(t, len(ps.samples), cap(ps.samples), "decoded with no room to spare")
 		room, first := cap(ps.samples), &ps.samples[0]
