@@ -72,6 +72,9 @@ func scanTopics(r *stateReader, version uint64) (count int, canonical bool) {
 		}
 		r.lastTopic = append(r.lastTopic[:0], name...)
 		np := r.count("partition count", 3)
+		if np == 0 {
+			canonical = false // a topic with no partitions is not written
+		}
 		last := int64(math.MinInt64)
 		for range np {
 			p := r.varint("partition")
@@ -134,14 +137,7 @@ func (u *unpacked) unpack(b []byte, version uint64) error {
 				pause = d.varint()
 			}
 			ns := int(d.count())
-			if len(u.slab)+ns > cap(u.slab) {
-				u.slab = make([]Sample, 0, max(4096, ns, 2*cap(u.slab)))
-			}
-			// Capped at ns: an append beyond it moves the window out of
-			// the slab instead of onto its neighbour's; a full window
-			// takes the next sample in place (Store.add).
-			w := u.slab[len(u.slab) : len(u.slab) : len(u.slab)+ns]
-			u.slab = u.slab[:len(u.slab)+ns]
+			w := u.window(ns)
 			var prev Sample
 			for range ns {
 				prev = Sample{TimeMs: prev.TimeMs + d.varint(), Committed: prev.Committed + d.varint(), End: prev.End + d.varint(), Lag: d.varint()}
@@ -155,6 +151,20 @@ func (u *unpacked) unpack(b []byte, version uint64) error {
 		return fmt.Errorf("%w: bad packed group", errStateCorrupt)
 	}
 	return nil
+}
+
+// window is room in the slab for a window of n samples and the one a
+// record adds: recording allocates nothing (with no room to spare, every
+// window that grew moved to an array of its own, at every record).
+// Capped: an append beyond it moves the window out of the slab instead
+// of onto its neighbour's.
+func (u *unpacked) window(n int) []Sample {
+	if len(u.slab)+n+1 > cap(u.slab) {
+		u.slab = make([]Sample, 0, max(4096, n+1, 2*cap(u.slab)))
+	}
+	w := u.slab[len(u.slab) : len(u.slab) : len(u.slab)+n+1]
+	u.slab = u.slab[:len(u.slab)+n+1]
+	return w
 }
 
 // packedReader decodes bytes already checked: at the first thing amiss it
@@ -228,7 +238,7 @@ func (u *unpacked) find(tp vocab.TopicPartition) *unpackedPartition {
 // add is a partition the group did not have; the pointer is valid until
 // the next add.
 func (u *unpacked) add(tp vocab.TopicPartition) *unpackedPartition {
-	u.added = append(u.added, unpackedPartition{tp: tp})
+	u.added = append(u.added, unpackedPartition{tp: tp, storedPartition: storedPartition{samples: u.window(0)}})
 	return &u.added[len(u.added)-1]
 }
 
