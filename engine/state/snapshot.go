@@ -164,24 +164,8 @@ func (s *Store) thaw() {
 // (size bytes now) fits MaxFileBytes. What a group takes is known
 // exactly: the counts before them only shrink.
 func (s *Store) dropToFitLocked(size int64) {
-	type aged struct {
-		cluster, group string
-		gs             *storedGroup
-	}
-	var all []aged
-	for id, cs := range s.clusters {
-		for g, gs := range cs.groups {
-			all = append(all, aged{id, g, gs})
-		}
-	}
-	slices.SortFunc(all, func(a, b aged) int {
-		if a.gs.seenMs != b.gs.seenMs {
-			return int(a.gs.seenMs - b.gs.seenMs)
-		}
-		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
-	})
 	dropped := 0
-	for _, a := range all {
+	for _, a := range s.oldestFirstLocked() {
 		if size <= s.opts.MaxFileBytes {
 			break
 		}

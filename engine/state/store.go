@@ -211,11 +211,6 @@ func Name(profile string, brokers []string) string {
 // partitions, the groups seen longest ago.
 func (s *Store) expireLocked(nowMs int64) {
 	cut := nowMs - s.opts.ExpireAfter.Milliseconds()
-	type aged struct {
-		cluster, group string
-		seenMs         int64
-		parts          int
-	}
 	total := 0
 	s.expireNoticesLocked(cut)
 	for _, cs := range s.clusters {
@@ -232,28 +227,40 @@ func (s *Store) expireLocked(nowMs int64) {
 	}
 	// Listed only when some must go: listing 65,000 groups after each
 	// page of a call was most of what recording allocated.
-	var all []aged
-	for id, cs := range s.clusters {
-		for g, gs := range cs.groups {
-			all = append(all, aged{id, g, gs.seenMs, gs.count})
-		}
-	}
-	slices.SortFunc(all, func(a, b aged) int {
-		if a.seenMs != b.seenMs {
-			return int(a.seenMs - b.seenMs)
-		}
-		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
-	})
 	dropped := 0
-	for _, a := range all {
+	for _, a := range s.oldestFirstLocked() {
 		if total <= s.opts.MaxEntries {
 			break
 		}
 		delete(s.clusters[a.cluster].groups, a.group)
-		total -= a.parts
+		total -= a.gs.count
 		dropped++
 	}
 	s.warn("state: more than %d partitions: dropped the %d groups sampled longest ago", s.opts.MaxEntries, dropped)
+}
+
+// agedGroup is a group, for the bounds that drop the oldest first.
+type agedGroup struct {
+	cluster, group string
+	gs             *storedGroup
+}
+
+// oldestFirstLocked lists the groups sampled longest ago first (then by
+// cluster and name, so that the same go every time).
+func (s *Store) oldestFirstLocked() []agedGroup {
+	var all []agedGroup
+	for id, cs := range s.clusters {
+		for g, gs := range cs.groups {
+			all = append(all, agedGroup{id, g, gs})
+		}
+	}
+	slices.SortFunc(all, func(a, b agedGroup) int {
+		if a.gs.seenMs != b.gs.seenMs {
+			return int(a.gs.seenMs - b.gs.seenMs)
+		}
+		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
+	})
+	return all
 }
 
 // Window returns a copy of one partition's samples, oldest first (nil when
