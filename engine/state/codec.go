@@ -2,24 +2,20 @@ package state
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"maps"
-	"slices"
-	"strings"
+	"io"
 
 	"github.com/kadmin-lua/kadmin-lua/engine/alerts"
-	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
 // The state file's format: a magic line, a format version, the payload,
 // and a CRC-32 of the payload. Numbers are varints and samples are stored
 // as differences from the previous one, so that 300,000 partitions with 10
 // samples each take about 20 MB and load in a fraction of a second (JSON
-// would take over 100 MB). `kadmin-lua state show` prints it as JSON.
+// would take over 100 MB).
 //
 // payload := clusters notices (notices.go)
 // clusters := uvarint(n) { string(id) string(name) groups }
@@ -29,6 +25,10 @@ import (
 // string   := uvarint(len) bytes
 //
 // Version 1 had no pause_ms (read as 0: no pause seen yet).
+//
+// A group's `topics` is also how the store keeps it in memory (pack.go):
+// loading keeps each group's bytes as the file holds them, and writing
+// puts them back as they are (snapshot.go).
 
 const (
 	stateMagic   = "KADMIN-LUA STATE\n"
@@ -36,120 +36,29 @@ const (
 	// maxStateString bounds a name read from a file, so a corrupt length
 	// cannot ask for gigabytes.
 	maxStateString = 1 << 16
+	// readChunk is how much of a file is read in at a time.
+	readChunk = 256 << 10
 )
 
 var errStateCorrupt = errors.New("corrupt")
 
-func encodeState(clusters map[string]*storedCluster, notices map[string]alerts.Notice) []byte {
-	// Sized once (up to 10 bytes a sample, 20 a partition): growing a 30 MB
-	// buffer by doubling was a tenth of lag_status's time for 300,000
-	// partitions.
-	size := 64
-	for _, cs := range clusters {
-		for g, gs := range cs.groups {
-			size += len(g) + 16
-			for tp, st := range gs.parts {
-				size += len(tp.Topic)/8 + 20 + 10*len(st.samples)
-			}
-		}
-	}
-	b := make([]byte, 0, size)
-	b = append(b, stateMagic...)
-	b = binary.AppendUvarint(b, stateVersion)
-	start := len(b)
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	b = binary.AppendUvarint(b, uint64(len(clusters)))
-	// A group's partitions in (topic, partition) order, from one sorted
-	// slice: a map of topics and a lookup per partition were a third of
-	// the encoding.
-	type entry struct {
-		tp vocab.TopicPartition
-		st *storedPartition
-	}
-	var entries []entry
-	for _, id := range slices.Sorted(maps.Keys(clusters)) {
-		cs := clusters[id]
-		str(id)
-		str(cs.name)
-		b = binary.AppendUvarint(b, uint64(len(cs.groups)))
-		for _, g := range slices.Sorted(maps.Keys(cs.groups)) {
-			gs := cs.groups[g]
-			str(g)
-			b = binary.AppendVarint(b, gs.seenMs)
-			entries = entries[:0]
-			topics := 0
-			for tp, st := range gs.parts {
-				entries = append(entries, entry{tp, st})
-			}
-			slices.SortFunc(entries, func(x, y entry) int {
-				if c := strings.Compare(x.tp.Topic, y.tp.Topic); c != 0 {
-					return c
-				}
-				return cmp.Compare(x.tp.Partition, y.tp.Partition)
-			})
-			for i, e := range entries {
-				if i == 0 || e.tp.Topic != entries[i-1].tp.Topic {
-					topics++
-				}
-			}
-			b = binary.AppendUvarint(b, uint64(topics))
-			for i := 0; i < len(entries); {
-				t := entries[i].tp.Topic
-				n := 1
-				for i+n < len(entries) && entries[i+n].tp.Topic == t {
-					n++
-				}
-				str(t)
-				b = binary.AppendUvarint(b, uint64(n))
-				for _, e := range entries[i : i+n] {
-					p, st := e.tp.Partition, e.st
-					b = binary.AppendVarint(b, int64(p))
-					b = binary.AppendVarint(b, st.changedMs)
-					b = binary.AppendVarint(b, st.pauseMs)
-					b = binary.AppendUvarint(b, uint64(len(st.samples)))
-					var prev Sample
-					for _, s := range st.samples {
-						b = appendSample(b, s.TimeMs-prev.TimeMs, s.Committed-prev.Committed, s.End-prev.End, s.Lag)
-						prev = s
-					}
-				}
-				i += n
-			}
-		}
-	}
-	b = encodeNotices(b, notices)
-	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
-}
-
-// appendSample appends four varints (binary.AppendVarint's encoding) with
-// one look at the buffer's room: twelve million appends in a 3,000-group
-// file, each checking its own, were half of the encoding.
-func appendSample(b []byte, v ...int64) []byte {
-	n := len(b)
-	if cap(b)-n < 4*binary.MaxVarintLen64 {
-		b = slices.Grow(b, 4*binary.MaxVarintLen64)
-	}
-	b = b[:n+4*binary.MaxVarintLen64]
-	for _, x := range v {
-		u := uint64(x<<1) ^ uint64(x>>63)
-		for u >= 0x80 {
-			b[n] = byte(u) | 0x80
-			u >>= 7
-			n++
-		}
-		b[n] = byte(u)
-		n++
-	}
-	return b[:n]
-}
-
-// stateReader reads the payload; the first error sticks.
+// stateReader reads the payload, from memory (b) or streamed from a file
+// (src, of which left bytes are not read in yet); the first error sticks.
 type stateReader struct {
-	b   []byte
-	err error
+	b    []byte    // the bytes read in and not yet taken
+	buf  []byte    // what b is the end of
+	src  io.Reader // the rest of the payload (nil: b is all of it)
+	left int64
+	// markAt is what remained when mark was called (-1: no mark): the
+	// bytes taken since are kept in buf, so that they can be kept.
+	markAt int64
+	// lastTopic is the topic name before, to check the order (pack.go).
+	lastTopic []byte
+	err       error
+}
+
+func newStateReader(b []byte) *stateReader {
+	return &stateReader{b: b, buf: b, markAt: -1}
 }
 
 func (r *stateReader) fail(what string) {
@@ -158,7 +67,61 @@ func (r *stateReader) fail(what string) {
 	}
 }
 
+// remaining is how many bytes of the payload are not taken yet.
+func (r *stateReader) remaining() int64 { return int64(len(r.b)) + r.left }
+
+// more reads in at least n bytes (or what is left) to read from b. The
+// bytes taken since the mark are kept; the others make room.
+func (r *stateReader) more(n int) {
+	if r.left == 0 || len(r.b) >= n || r.err != nil {
+		return
+	}
+	off := len(r.buf) - len(r.b)
+	from := off
+	if r.markAt >= 0 {
+		from -= int(r.markAt - r.remaining())
+	}
+	kept := len(r.buf) - from
+	want := kept + max(n-len(r.b), readChunk)
+	if cap(r.buf) < want {
+		grown := make([]byte, kept, max(want, 2*cap(r.buf)))
+		copy(grown, r.buf[from:])
+		r.buf = grown
+	} else {
+		r.buf = r.buf[:copy(r.buf[:cap(r.buf)], r.buf[from:])]
+	}
+	in := int(min(int64(cap(r.buf)-kept), r.left))
+	if _, err := io.ReadFull(r.src, r.buf[kept:kept+in]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: truncated", errStateCorrupt) // shorter than it said
+		}
+		r.err = err
+		r.b = nil
+		return
+	}
+	r.left -= int64(in)
+	r.buf = r.buf[:kept+in]
+	r.b = r.buf[off-from:]
+}
+
+// mark starts keeping the bytes taken; marked stops, and returns them
+// (valid until the next read).
+func (r *stateReader) mark() { r.markAt = r.remaining() }
+
+func (r *stateReader) marked() []byte {
+	n := int(r.markAt - r.remaining())
+	r.markAt = -1
+	if r.err != nil {
+		return nil
+	}
+	end := len(r.buf) - len(r.b)
+	return r.buf[end-n : end]
+}
+
 func (r *stateReader) uvarint(what string) uint64 {
+	if len(r.b) < binary.MaxVarintLen64 {
+		r.more(binary.MaxVarintLen64)
+	}
 	if r.err != nil {
 		return 0
 	}
@@ -174,6 +137,9 @@ func (r *stateReader) uvarint(what string) uint64 {
 func (r *stateReader) varint(what string) int64 {
 	// binary.Varint's loop, written out: twelve million of them in a
 	// 3,000-group file, where the calls were a tenth of the decoding.
+	if len(r.b) < binary.MaxVarintLen64 {
+		r.more(binary.MaxVarintLen64)
+	}
 	if r.err != nil {
 		return 0
 	}
@@ -196,38 +162,61 @@ func (r *stateReader) varint(what string) int64 {
 }
 
 // count reads a number of items, each taking at least min bytes: a count
-// the rest of the file cannot hold is corrupt (and allocates nothing).
+// the rest of the payload cannot hold is corrupt (and allocates nothing).
 func (r *stateReader) count(what string, min int) int {
 	n := r.uvarint(what)
-	if r.err == nil && n > uint64(len(r.b)/min) {
+	if r.err == nil && n > uint64(r.remaining()/int64(min)) {
 		r.fail(what)
 		return 0
 	}
 	return int(n)
 }
 
-func (r *stateReader) str(what string) string {
+// strBytes reads a string, valid until the next read.
+func (r *stateReader) strBytes(what string) []byte {
 	n := r.uvarint(what)
+	if r.err == nil && n <= maxStateString {
+		r.more(int(n))
+	}
 	if r.err != nil {
-		return ""
+		return nil
 	}
 	if n > maxStateString || n > uint64(len(r.b)) {
 		r.fail(what)
-		return ""
+		return nil
 	}
-	s := string(r.b[:n])
+	s := r.b[:n]
 	r.b = r.b[n:]
 	return s
 }
 
-// decodeState reads a file written by encodeState. An error says why the
-// file is not one: not a state file, a newer version, or corrupt.
+func (r *stateReader) str(what string) string { return string(r.strBytes(what)) }
+
+// decodeState reads a state held in memory (a Remote's).
 func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Notice, error) {
-	if !bytes.HasPrefix(data, []byte(stateMagic)) {
+	return readState(bytes.NewReader(data), int64(len(data)))
+}
+
+// readState reads a state written by writeState, size bytes from src, a
+// piece at a time: each group is checked whole (as unpacking it would)
+// and kept packed (pack.go), in an allocation of its own. An error says
+// why it is not one: not a state file, a newer version, or corrupt (a
+// checksum that does not match is said before what it broke).
+func readState(src io.Reader, size int64) (map[string]*storedCluster, map[string]alerts.Notice, error) {
+	truncated := func(err error) error {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: truncated", errStateCorrupt) // shorter than it said
+		}
+		return err
+	}
+	head := make([]byte, min(size, int64(len(stateMagic)+binary.MaxVarintLen64)))
+	if _, err := io.ReadFull(src, head); err != nil {
+		return nil, nil, truncated(err)
+	}
+	if !bytes.HasPrefix(head, []byte(stateMagic)) {
 		return nil, nil, errors.New("not a kadmin-lua state file")
 	}
-	data = data[len(stateMagic):]
-	version, n := binary.Uvarint(data)
+	version, n := binary.Uvarint(head[len(stateMagic):])
 	if n <= 0 {
 		return nil, nil, fmt.Errorf("%w: no version", errStateCorrupt)
 	}
@@ -237,79 +226,91 @@ func decodeState(data []byte) (map[string]*storedCluster, map[string]alerts.Noti
 	if version != stateVersion && version != 1 {
 		return nil, nil, fmt.Errorf("%w: format version %d", errStateCorrupt, version)
 	}
-	data = data[n:]
-	if len(data) < 4 {
+	headLen := len(stateMagic) + n
+	payloadLen := size - int64(headLen) - 4
+	if payloadLen < 0 {
 		return nil, nil, fmt.Errorf("%w: truncated", errStateCorrupt)
 	}
-	payload, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(payload) != sum {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch (truncated or damaged)", errStateCorrupt)
+	rest := io.MultiReader(bytes.NewReader(head[headLen:]), src)
+	sum := crc32.NewIEEE()
+	r := &stateReader{src: io.TeeReader(io.LimitReader(rest, payloadLen), sum), left: payloadLen, markAt: -1}
+	clusters, notices := readPayload(r, version)
+	checked := func() error {
+		var want [4]byte
+		if _, err := io.ReadFull(rest, want[:]); err != nil {
+			return truncated(err)
+		}
+		if binary.BigEndian.Uint32(want[:]) != sum.Sum32() {
+			return fmt.Errorf("%w: checksum mismatch (truncated or damaged)", errStateCorrupt)
+		}
+		return nil
 	}
-	r := &stateReader{b: payload}
+	if r.err != nil {
+		// The checksum first, as when it was checked before reading:
+		// a damaged file says so, not which count its damage broke.
+		if errors.Is(r.err, errStateCorrupt) {
+			if _, err := io.Copy(io.Discard, r.src); err == nil {
+				if err := checked(); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		return nil, nil, r.err
+	}
+	if err := checked(); err != nil {
+		return nil, nil, err
+	}
+	return clusters, notices, nil
+}
+
+// readPayload reads the clusters and notices (r.err says what was wrong).
+func readPayload(r *stateReader, version uint64) (map[string]*storedCluster, map[string]alerts.Notice) {
 	clusters := map[string]*storedCluster{}
-	var slab []Sample
+	var repack unpacked // for a group kept otherwise than the store keeps it
 	for range r.count("cluster count", 3) {
 		id := r.str("cluster id")
 		cs := &storedCluster{name: r.str("cluster name"), groups: map[string]*storedGroup{}}
 		for range r.count("group count", 3) {
 			g := r.str("group name")
 			gs := &storedGroup{seenMs: r.varint("group time")}
-			nt := r.count("topic count", 2)
-			for range nt {
-				t := r.str("topic name")
-				np := r.count("partition count", 3)
-				// One allocation for the topic's partitions, and their
-				// samples from slabs: 300,000 partitions were 600,000
-				// small objects for the collector to mark on every cycle.
-				sts := make([]storedPartition, np)
-				if gs.parts == nil { // sized as if every topic had as many partitions
-					gs.parts = make(map[vocab.TopicPartition]*storedPartition, min(np*nt, len(r.b)))
-				}
-				for i := range np {
-					p := r.varint("partition")
-					st := &sts[i]
-					st.changedMs = r.varint("changed time")
-					if version > 1 {
-						st.pauseMs = r.varint("pause")
-					}
-					ns := r.count("sample count", 4)
-					if len(slab)+ns > cap(slab) {
-						slab = make([]Sample, 0, max(4096, ns))
-					}
-					// Capped at ns: an append beyond it moves the window
-					// out of the slab instead of onto its neighbour's.
-					st.samples = slab[len(slab) : len(slab) : len(slab)+ns]
-					slab = slab[:len(slab)+ns]
-					var prev Sample
-					for range ns {
-						s := Sample{
-							TimeMs:    prev.TimeMs + r.varint("sample time"),
-							Committed: prev.Committed + r.varint("sample offset"),
-							End:       prev.End + r.varint("sample end offset"),
-							Lag:       r.varint("sample lag"),
-						}
-						st.samples = append(st.samples, s)
-						prev = s
-					}
-					gs.parts[vocab.TopicPartition{Topic: t, Partition: int32(p)}] = st
-				}
+			r.mark()
+			count, canonical := scanTopics(r, version)
+			section := r.marked()
+			if r.err != nil {
+				return nil, nil
 			}
-			if gs.parts == nil {
-				gs.parts = map[vocab.TopicPartition]*storedPartition{}
+			if canonical {
+				gs.packed, gs.count = append([]byte(nil), section...), count
+			} else if !repackGroup(gs, &repack, section, version) {
+				r.fail("group")
+				return nil, nil
 			}
 			cs.groups[g] = gs
 		}
 		if r.err != nil {
-			return nil, nil, r.err
+			return nil, nil
 		}
 		clusters[id] = cs
 	}
 	notices := decodeNotices(r)
-	if r.err == nil && len(r.b) != 0 {
+	if r.err == nil && r.remaining() != 0 {
 		r.fail("end (bytes left over)")
 	}
-	if r.err != nil {
-		return nil, nil, r.err
+	return clusters, notices
+}
+
+// repackGroup keeps a group the file holds otherwise than the store
+// keeps it (version 1, or partitions out of order or twice, the last
+// kept) as the store does: in version 2, in order.
+func repackGroup(gs *storedGroup, u *unpacked, section []byte, version uint64) bool {
+	if u.unpack(section, version) != nil {
+		return false
 	}
-	return clusters, notices, nil
+	for i := range u.parts {
+		u.parts[i].seen = true
+	}
+	u.sorted = false // sorted, and each partition once, by pack
+	out, count := u.pack()
+	gs.packed, gs.count = append([]byte(nil), out...), count
+	return true
 }

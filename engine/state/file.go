@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,8 +62,9 @@ type stateFile struct {
 
 // DefaultMaxFile bounds the state file read and written. A store at
 // cron cadence keeps two or three samples a partition: 300,000 partitions
-// take about 10 MB; decoding takes a few times the file's size in memory,
-// so the bound keeps a run well within --max-memory's default.
+// take about 10 MB. The store holds about the file's size in memory (its
+// groups packed, pack.go), so the bound keeps a run well within
+// --max-memory's default.
 const DefaultMaxFile = 128 << 20
 
 // OpenFile opens (or starts) the store kept in path. Nothing is read
@@ -134,28 +134,30 @@ func (s *Store) startLoad(underLock bool) bool {
 // which every use of the store waits for).
 func (s *Store) load(underLock bool) {
 	f := s.file
-	fi, data, err := readStateFile(f.path, s.opts.MaxFileBytes)
+	fi, st, err := readStateFile(f.path, s.opts.MaxFileBytes)
 	f.read = fi
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	s.decodeFile(data, err)
+	s.useFile(st, err)
 	if underLock && f.readErr != nil {
 		s.setAside(f.readErr)
 	}
 }
 
-// decodeFile makes the file's data (read with err) the store's content,
-// or keeps what is wrong with it for lockFile to set it aside.
-func (s *Store) decodeFile(data []byte, err error) {
+// readContent is a state as read: its clusters and notices.
+type readContent struct {
+	clusters map[string]*storedCluster
+	notices  map[string]alerts.Notice
+}
+
+// useFile makes the file's content (read with err) the store's, or keeps
+// what is wrong with it for lockFile to set it aside.
+func (s *Store) useFile(st readContent, err error) {
 	if err == nil {
-		var clusters map[string]*storedCluster
-		var notices map[string]alerts.Notice
-		if clusters, notices, err = decodeState(data); err == nil {
-			s.clusters, s.notices = clusters, notices
-			s.file.readErr = nil
-			return
-		}
+		s.clusters, s.notices = st.clusters, st.notices
+		s.file.readErr = nil
+		return
 	}
 	s.clusters, s.notices = map[string]*storedCluster{}, nil
 	s.file.readErr = err
@@ -240,13 +242,13 @@ func (s *Store) lockFile() error {
 	}
 	<-s.loading
 	if now, err := os.Stat(f.path); !sameFile(f.read, now, err) {
-		fi, data, err := readStateFile(f.path, s.opts.MaxFileBytes)
+		fi, st, err := readStateFile(f.path, s.opts.MaxFileBytes)
 		f.read, f.readErr = fi, nil
 		s.mu.Lock()
 		if errors.Is(err, fs.ErrNotExist) {
 			s.clusters, s.notices = map[string]*storedCluster{}, nil
 		} else {
-			s.decodeFile(data, err)
+			s.useFile(st, err)
 		}
 		s.mu.Unlock()
 	}
@@ -278,30 +280,24 @@ func (s *Store) setAside(cause error) {
 }
 
 // readStateFile reads the file at path, and says which file it read. A
-// file larger than limit is not read at all.
-func readStateFile(path string, limit int64) (fs.FileInfo, []byte, error) {
+// file larger than limit is not read at all; one within it is read a
+// piece at a time, each group kept as its bytes (codec.go), never the
+// whole file in one buffer.
+func readStateFile(path string, limit int64) (fs.FileInfo, readContent, error) {
 	f, err := boundedfile.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, readContent{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, readContent{}, err
 	}
 	if fi.Size() > limit {
-		return fi, nil, fmt.Errorf("%s, larger than the %s kadmin-lua reads (--max-memory bounds it)", boundedfile.Size(fi.Size()), boundedfile.Size(limit))
+		return fi, readContent{}, fmt.Errorf("%s, larger than the %s kadmin-lua reads (--max-memory bounds it)", boundedfile.Size(fi.Size()), boundedfile.Size(limit))
 	}
-	// Read into a buffer of the file's size: io.ReadAll's doubling made
-	// a file cost twice its size.
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return fi, nil, err
-	}
-	if int64(buf.Len()) > limit {
-		return fi, nil, fmt.Errorf("larger than the %s kadmin-lua reads", boundedfile.Size(limit))
-	}
-	return fi, buf.Bytes(), nil
+	clusters, notices, err := readState(f, fi.Size())
+	return fi, readContent{clusters, notices}, err
 }
 
 // removeStaleTemps removes temporary files a killed Save left: under the

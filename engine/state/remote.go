@@ -167,9 +167,11 @@ func (s *Store) saveRemote() error {
 		s.mu.Unlock()
 		return nil
 	}
-	data := s.encodeBoundedLocked()
+	sn := s.snapshotLocked()
 	version := s.version
 	s.mu.Unlock()
+	data := sn.bytes()
+	s.thaw()
 	if err := rs.r.Write(data); err != nil {
 		// Fenced by a newer run, or the write could not end: the state
 		// is taken again, and read again, at the next change (a loop's

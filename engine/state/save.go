@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/kadmin-lua/kadmin-lua/internal/boundedfile"
 )
@@ -68,9 +66,10 @@ func (s *Store) Save() error {
 		}
 	}
 	s.mu.Lock()
-	data := s.encodeBoundedLocked()
+	sn := s.snapshotLocked()
 	s.mu.Unlock()
-	tmp, err := s.writeTemp(data)
+	tmp, err := s.writeTemp(sn)
+	s.thaw()
 	if err != nil {
 		return err
 	}
@@ -100,16 +99,17 @@ func (s *Store) saveBehindLocked() {
 	go func() {
 		defer close(b.done)
 		s.mu.Lock()
-		data := s.encodeBoundedLocked()
+		sn := s.snapshotLocked()
 		b.version = s.version
 		s.mu.Unlock()
-		b.tmp, b.err = s.writeTemp(data)
+		b.tmp, b.err = s.writeTemp(sn)
+		s.thaw()
 	}()
 }
 
-// writeTemp writes data to a new temporary file beside the store's,
-// synced, and returns its name.
-func (s *Store) writeTemp(data []byte) (string, error) {
+// writeTemp writes a snapshot to a new temporary file beside the
+// store's, synced, and returns its name.
+func (s *Store) writeTemp(sn *snapshot) (string, error) {
 	path := s.file.path
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Store) writeTemp(data []byte) (string, error) {
 	if err := tmp.Chmod(0o600); err != nil {
 		return fail(err)
 	}
-	if _, err := s.file.write(tmp, data); err != nil {
+	if err := sn.writeTo(writerFunc(func(b []byte) (int, error) { return s.file.write(tmp, b) })); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
@@ -182,42 +182,7 @@ func (s *Store) Close() {
 	}
 }
 
-// encodeBoundedLocked encodes the store (s.mu held), within MaxFileBytes:
-// a store that would be larger drops the groups sampled longest ago until
-// it fits, and says so, so that no run writes a file the next cannot read.
-func (s *Store) encodeBoundedLocked() []byte {
-	data := encodeState(s.clusters, s.notices)
-	if int64(len(data)) <= s.opts.MaxFileBytes {
-		return data
-	}
-	type aged struct {
-		cluster, group string
-		seenMs         int64
-	}
-	var all []aged
-	for id, cs := range s.clusters {
-		for g, gs := range cs.groups {
-			all = append(all, aged{id, g, gs.seenMs})
-		}
-	}
-	slices.SortFunc(all, func(a, b aged) int {
-		if a.seenMs != b.seenMs {
-			return int(a.seenMs - b.seenMs)
-		}
-		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
-	})
-	dropped := 0
-	for int64(len(data)) > s.opts.MaxFileBytes && dropped < len(all) {
-		// A share of the groups left at a time, in proportion to the
-		// excess: a few encodings, not one per group.
-		n := max(1, int(float64(len(all)-dropped)*(1-float64(s.opts.MaxFileBytes)/float64(len(data)))))
-		for _, a := range all[dropped:min(dropped+n, len(all))] {
-			delete(s.clusters[a.cluster].groups, a.group)
-		}
-		dropped = min(dropped+n, len(all))
-		data = encodeState(s.clusters, s.notices)
-	}
-	s.version++
-	s.warn("state: the state file would be larger than %s: dropped the %d groups sampled longest ago", boundedfile.Size(s.opts.MaxFileBytes), dropped)
-	return data
-}
+// writerFunc is a Writer of its function.
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(b []byte) (int, error) { return w(b) }

@@ -14,7 +14,6 @@ package state
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -123,6 +122,17 @@ type Store struct {
 	// after the last record (file.go, saveBehind).
 	version uint64
 	behind  *behindSave
+	// work is the group a record is updating, and peek the group read
+	// last (pack.go); packs counts packs; frozen counts the snapshots
+	// being written, from bytes that must then not change (snapshot.go).
+	work unpacked
+	peek struct {
+		gs *storedGroup
+		at uint64
+		u  unpacked
+	}
+	packs  uint64
+	frozen int
 }
 
 type storedCluster struct {
@@ -130,11 +140,18 @@ type storedCluster struct {
 	groups map[string]*storedGroup
 }
 
+// storedGroup is one group's partitions, packed (pack.go): the file's
+// own bytes for them, which a record unpacks while it updates them.
 type storedGroup struct {
 	seenMs int64
-	parts  map[vocab.TopicPartition]*storedPartition
+	count  int    // its partitions
+	packed []byte // the file's `topics` for it (codec.go)
+	// packedAt is the store's count of packs when it was last packed
+	// (0: as read): the group read last stays unpacked until it changes.
+	packedAt uint64
 }
 
+// storedPartition is one partition's window, unpacked.
 type storedPartition struct {
 	changedMs int64 // when the committed offset was first seen at its value
 	// pauseMs is how long the offset before it stood still: from when it
@@ -190,240 +207,60 @@ func Name(profile string, brokers []string) string {
 	return strings.Join(slices.Sorted(slices.Values(brokers)), ",")
 }
 
-// Group is what one lag_status call saw of one group: its partitions as
-// the caller read them (P: engine's PartitionLag), which Record reads
-// through its read function rather than copying 300,000 of them.
-type Group[P any] struct {
-	Name  string
-	Gone  bool // the group does not exist (its samples are dropped)
-	Parts []P
-}
-
-// Reading is what the store takes of one partition of a Group.
-type Reading struct {
-	TP        vocab.TopicPartition
-	Committed int64 // -1: the group has no commit
-	End       int64
-	Lag       int64 // -1: unknown
-	// Known is false when the partition could not be read (an error, or
-	// no end offset): no sample is added, its window is still shown.
-	Known bool
-}
-
-// PartitionWindow is one partition's window after a record. Its samples
-// are the store's own: valid only during the visit that receives them.
-type PartitionWindow struct {
-	Samples   []Sample
-	ChangedMs int64  // when the newest committed offset was first seen
-	PauseMs   int64  // how long the offset before it stood still (0: not seen to move yet)
-	Reset     string // why the window was started afresh, if it was
-}
-
-// Record adds one sample per partition at nowMs and shows each
-// partition's window (oldest first) to visit, under the store's lock:
-// seen[gi].Parts[pi]'s. Partitions that are no longer the group's are
-// dropped; a partition whose end offset went back (the topic was deleted
-// and made again) or whose samples are newer than now (the clock went
-// backwards) starts afresh. visit may be nil. name is what the run calls
-// the cluster (Name).
-func Record[P any](s *Store, clusterID, name string, nowMs int64, seen []Group[P], read func(*P) Reading, visit func(gi, pi int, w PartitionWindow)) error {
-	if err := RecordPage(s, clusterID, name, nowMs, seen, read, visit); err != nil {
-		return err
-	}
-	s.WriteBehind()
-	return nil
-}
-
-// RecordPage is Record for one page of the groups a call reads in pages:
-// it does not start writing the file, which the call starts once, after
-// its last page (WriteBehind): writing the whole store after every page
-// made a 65,000-group call encode it 30 times.
-func RecordPage[P any](s *Store, clusterID, name string, nowMs int64, seen []Group[P], read func(*P) Reading, visit func(gi, pi int, w PartitionWindow)) error {
-	if err := s.lockChange(); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	cs, err := s.cluster(clusterID, name)
-	if err != nil {
-		return err
-	}
-	if visit == nil {
-		visit = func(int, int, PartitionWindow) {}
-	}
-	backwards := 0
-	for gi := range seen {
-		g := &seen[gi]
-		if g.Gone {
-			delete(cs.groups, g.Name)
-			continue
-		}
-		gs := cs.groups[g.Name]
-		if gs == nil {
-			gs = &storedGroup{parts: make(map[vocab.TopicPartition]*storedPartition, len(g.Parts))}
-			cs.groups[g.Name] = gs
-		}
-		gs.seenMs = nowMs
-		kept := 0
-		for pi := range g.Parts {
-			r := read(&g.Parts[pi])
-			ps := gs.parts[r.TP]
-			if !r.Known {
-				if ps != nil {
-					kept++
-					visit(gi, pi, PartitionWindow{Samples: ps.samples, ChangedMs: ps.changedMs, PauseMs: ps.pauseMs})
-				}
-				continue
-			}
-			if ps == nil {
-				ps = &storedPartition{samples: make([]Sample, 0, 4)}
-				gs.parts[r.TP] = ps
-			}
-			kept++
-			reset := s.add(ps, Sample{TimeMs: nowMs, Committed: r.Committed, End: r.End, Lag: r.Lag})
-			if reset == resetClock {
-				backwards++
-			}
-			visit(gi, pi, PartitionWindow{Samples: ps.samples, ChangedMs: ps.changedMs, PauseMs: ps.pauseMs, Reset: reset})
-		}
-		if kept != len(gs.parts) {
-			keep := make(map[vocab.TopicPartition]bool, len(g.Parts))
-			for pi := range g.Parts {
-				keep[read(&g.Parts[pi]).TP] = true
-			}
-			maps.DeleteFunc(gs.parts, func(tp vocab.TopicPartition, _ *storedPartition) bool { return !keep[tp] })
-		}
-	}
-	if backwards > 0 {
-		s.warn("state: the clock went backwards: %d partitions' windows started afresh", backwards)
-	}
-	s.expireLocked(nowMs)
-	s.version++
-	return nil
-}
-
-// WriteBehind starts writing the store's file behind the run (save.go),
-// after a change: Save then only renames it, unless the store changed
-// since.
-func (s *Store) WriteBehind() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.saveBehindLocked()
-}
-
-const resetClock = "the clock went backwards"
-
-// add puts a sample taken now into a partition's window and says why the
-// window started afresh, if it did: its samples are newer than now (the
-// clock went backwards) or the end offset went back (the topic was
-// deleted and made again). A sample taken sooner than the minimum
-// distance after the newest is merged into it, which keeps its time
-// (Burrow's min-distance: taking the new time, a loop faster than the
-// distance never grew its window past one sample); samples older than the
-// window are dropped but the newest of them, which opens the window.
-func (s *Store) add(ps *storedPartition, sample Sample) (reset string) {
-	now := sample.TimeMs
-	if n := len(ps.samples); n > 0 {
-		last := ps.samples[n-1]
-		switch {
-		case last.TimeMs > sample.TimeMs:
-			reset = resetClock
-		case sample.End < last.End:
-			reset = fmt.Sprintf("the end offset went back from %d to %d: the topic was deleted and made again", last.End, sample.End)
-		}
-		if reset != "" {
-			ps.samples = ps.samples[:0]
-		}
-	}
-	switch n := len(ps.samples); {
-	case n == 0:
-		ps.changedMs, ps.pauseMs = sample.TimeMs, 0
-	case ps.samples[n-1].Committed != sample.Committed:
-		ps.pauseMs, ps.changedMs = sample.TimeMs-ps.changedMs, sample.TimeMs
-	}
-	if n := len(ps.samples); n > 0 && now-ps.samples[n-1].TimeMs < s.spacingMs() {
-		sample.TimeMs = ps.samples[n-1].TimeMs
-		ps.samples[n-1] = sample
-	} else {
-		if n := len(ps.samples); n > 0 && n == cap(ps.samples) && s.dropsOldest(ps.samples, now) {
-			// Room made in place: the window below drops its oldest
-			// sample anyway. Appending first moved every full window
-			// (the file's are decoded full) to an array twice its size:
-			// at 2.6 million partitions, 1.7 GB more for the collector.
-			ps.samples = append(ps.samples[:0], ps.samples[1:]...)
-		}
-		ps.samples = append(ps.samples, sample)
-	}
-	// The window: the samples within it, and the newest one at or before
-	// its start; at most MaxSamples (the spacing keeps it so, but for a
-	// window or a bound changed since the samples were taken).
-	cut := now - s.opts.Window.Milliseconds()
-	first := 0
-	for first+1 < len(ps.samples) && ps.samples[first+1].TimeMs <= cut {
-		first++
-	}
-	first = max(first, len(ps.samples)-s.opts.MaxSamples)
-	if first > 0 {
-		ps.samples = append(ps.samples[:0], ps.samples[first:]...)
-	}
-	return reset
-}
-
-// dropsOldest reports whether the window below drops samples[0] once a
-// sample taken at now is appended: the next one is at or before the
-// window's start, or the window would hold more than MaxSamples.
-func (s *Store) dropsOldest(samples []Sample, now int64) bool {
-	cut := now - s.opts.Window.Milliseconds()
-	return (len(samples) >= 2 && samples[1].TimeMs <= cut) || len(samples)+1 > s.opts.MaxSamples
-}
-
-// spacingMs is how far apart the samples of a window are kept: the
-// minimum distance, or more when the window would otherwise hold more
-// than MaxSamples.
-func (s *Store) spacingMs() int64 {
-	return max(s.opts.MinDistance.Milliseconds(), s.opts.Window.Milliseconds()/int64(max(s.opts.MaxSamples-2, 1)))
-}
-
 // expireLocked drops groups unseen for ExpireAfter, then, past MaxEntries
 // partitions, the groups seen longest ago.
 func (s *Store) expireLocked(nowMs int64) {
 	cut := nowMs - s.opts.ExpireAfter.Milliseconds()
-	type aged struct {
-		cluster, group string
-		seenMs         int64
-		parts          int
-	}
-	var all []aged
 	total := 0
 	s.expireNoticesLocked(cut)
-	for id, cs := range s.clusters {
+	for _, cs := range s.clusters {
 		for g, gs := range cs.groups {
 			if gs.seenMs < cut {
 				delete(cs.groups, g)
 				continue
 			}
-			all = append(all, aged{id, g, gs.seenMs, len(gs.parts)})
-			total += len(gs.parts)
+			total += gs.count
 		}
 	}
 	if total <= s.opts.MaxEntries {
 		return
 	}
-	slices.SortFunc(all, func(a, b aged) int {
-		if a.seenMs != b.seenMs {
-			return int(a.seenMs - b.seenMs)
-		}
-		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
-	})
+	// Listed only when some must go: listing 65,000 groups after each
+	// page of a call was most of what recording allocated.
 	dropped := 0
-	for _, a := range all {
+	for _, a := range s.oldestFirstLocked() {
 		if total <= s.opts.MaxEntries {
 			break
 		}
 		delete(s.clusters[a.cluster].groups, a.group)
-		total -= a.parts
+		total -= a.gs.count
 		dropped++
 	}
 	s.warn("state: more than %d partitions: dropped the %d groups sampled longest ago", s.opts.MaxEntries, dropped)
+}
+
+// agedGroup is a group, for the bounds that drop the oldest first.
+type agedGroup struct {
+	cluster, group string
+	gs             *storedGroup
+}
+
+// oldestFirstLocked lists the groups sampled longest ago first (then by
+// cluster and name, so that the same go every time).
+func (s *Store) oldestFirstLocked() []agedGroup {
+	var all []agedGroup
+	for id, cs := range s.clusters {
+		for g, gs := range cs.groups {
+			all = append(all, agedGroup{id, g, gs})
+		}
+	}
+	slices.SortFunc(all, func(a, b agedGroup) int {
+		if a.gs.seenMs != b.gs.seenMs {
+			return int(a.gs.seenMs - b.gs.seenMs)
+		}
+		return strings.Compare(a.cluster+"\x00"+a.group, b.cluster+"\x00"+b.group)
+	})
+	return all
 }
 
 // Window returns a copy of one partition's samples, oldest first (nil when
@@ -431,15 +268,11 @@ func (s *Store) expireLocked(nowMs int64) {
 func (s *Store) Window(clusterID, group, topic string, partition int32) []Sample {
 	s.lock()
 	defer s.mu.Unlock()
-	cs := s.clusters[clusterID]
-	if cs == nil || cs.groups[group] == nil {
+	p := s.partitionLocked(clusterID, group, vocab.TopicPartition{Topic: topic, Partition: partition})
+	if p == nil {
 		return nil
 	}
-	ps := cs.groups[group].parts[vocab.TopicPartition{Topic: topic, Partition: partition}]
-	if ps == nil {
-		return nil
-	}
-	return slices.Clone(ps.samples)
+	return slices.Clone(p.samples)
 }
 
 // StillWindow is a partition's window when its newest sample has the
@@ -448,15 +281,28 @@ func (s *Store) Window(clusterID, group, topic string, partition int32) []Sample
 func (s *Store) StillWindow(clusterID, group string, tp vocab.TopicPartition, committed, nowMs int64) (PartitionWindow, bool) {
 	s.lock()
 	defer s.mu.Unlock()
-	cs := s.clusters[clusterID]
-	if cs == nil || cs.groups[group] == nil {
-		return PartitionWindow{}, false
-	}
-	ps := cs.groups[group].parts[tp]
+	ps := s.partitionLocked(clusterID, group, tp)
 	if ps == nil || len(ps.samples) == 0 || ps.samples[len(ps.samples)-1].Committed != committed || ps.changedMs >= nowMs {
 		return PartitionWindow{}, false
 	}
 	return PartitionWindow{Samples: slices.Clone(ps.samples), ChangedMs: ps.changedMs, PauseMs: ps.pauseMs}, true
+}
+
+// partitionLocked is one partition's window (s.mu held), nil when none;
+// valid until the lock is let go.
+func (s *Store) partitionLocked(clusterID, group string, tp vocab.TopicPartition) *storedPartition {
+	cs := s.clusters[clusterID]
+	if cs == nil || cs.groups[group] == nil {
+		return nil
+	}
+	u := s.peekLocked(cs.groups[group])
+	if u == nil {
+		return nil
+	}
+	if p := u.find(tp); p != nil {
+		return &p.storedPartition
+	}
+	return nil
 }
 
 // Empty reports whether the store holds no samples at all.
@@ -481,7 +327,7 @@ func (s *Store) Partitions() int {
 	n := 0
 	for _, cs := range s.clusters {
 		for _, gs := range cs.groups {
-			n += len(gs.parts)
+			n += gs.count
 		}
 	}
 	return n

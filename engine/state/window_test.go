@@ -122,7 +122,10 @@ func TestStateFileReadsVersion1(t *testing.T) {
 
 	clusters, _, err := decodeState(b)
 	require.NoError(t, err)
-	st := clusters["c"].groups["g"].parts[vocab.TopicPartition{Topic: "t", Partition: 0}]
+	var u unpacked
+	require.NoError(t, u.unpack(clusters["c"].groups["g"].packed, stateVersion), "kept as version 2")
+	st := u.find(vocab.TopicPartition{Topic: "t", Partition: 0})
+	require.NotNil(t, st)
 	assert.Equal(t, []Sample{{5, 1, 2, 1}}, st.samples)
 	assert.Equal(t, int64(5), st.changedMs)
 	assert.Zero(t, st.pauseMs)
@@ -130,27 +133,34 @@ func TestStateFileReadsVersion1(t *testing.T) {
 	assert.Equal(t, byte(stateVersion), again[len(stateMagic)])
 }
 
-// A full window read from the file (decoded into exactly its samples' room)
-// takes the next run's sample in place: the oldest goes, nothing is moved
-// to a larger array (which, at 2.6 million partitions, was most of
-// lag_status's peak memory), and the window is the one appending gave.
+// A full window unpacked (decoded with room for one sample more) takes
+// the next run's sample in place: the oldest goes, nothing is moved to a
+// larger array (which, at 2.6 million partitions, was most of
+// lag_status's peak memory), and the window is the one appending gave. A
+// window that grows grows in place too.
 func TestStateStoreFullDecodedWindowTakesASampleInPlace(t *testing.T) {
-	for _, o := range []Options{{Window: 8 * time.Minute, MaxSamples: 10}, {Window: 5 * time.Minute}} {
+	for _, o := range []Options{{Window: 8 * time.Minute, MaxSamples: 10}, {Window: 5 * time.Minute}, {Window: time.Hour}} {
 		s := New(o)
 		for i := range int64(10) {
 			recordOne(t, s, 60_000*i, "g", lagRow("orders", 0, 100*i, 1000+100*i))
 		}
 		before := sampleTimes(s.Window("cluster-a", "g", "orders", 0))
-		clusters, notices, err := decodeState(encodeState(s.clusters, s.notices))
-		require.NoError(t, err)
-		s.clusters, s.notices = clusters, notices
-		ps := s.clusters["cluster-a"].groups["g"].parts[vocab.TopicPartition{Topic: "orders"}]
-		require.Equal(t, len(ps.samples), cap(ps.samples), "decoded with no room to spare")
+		var u unpacked
+		require.NoError(t, u.unpack(s.clusters["cluster-a"].groups["g"].packed, stateVersion))
+		ps := &u.find(vocab.TopicPartition{Topic: "orders"}).storedPartition
+		require.Equal(t, len(ps.samples)+1, cap(ps.samples), "decoded with room for one sample more")
 		room, first := cap(ps.samples), &ps.samples[0]
 
-		recordOne(t, s, 600_000, "g", lagRow("orders", 0, 1000, 2000))
+		s.add(ps, Sample{TimeMs: 600_000, Committed: 1000, End: 2000, Lag: 1000})
 		assert.Equal(t, room, cap(ps.samples), "not moved to a larger array")
 		assert.Same(t, first, &ps.samples[0])
-		assert.Equal(t, append(before[1:], 600_000), sampleTimes(s.Window("cluster-a", "g", "orders", 0)))
+		want := append(before[1:], 600_000)
+		if o.Window == time.Hour {
+			want = append(before, 600_000) // the window grows
+		}
+		assert.Equal(t, want, sampleTimes(ps.samples))
+
+		recordOne(t, s, 600_000, "g", lagRow("orders", 0, 1000, 2000))
+		assert.Equal(t, want, sampleTimes(s.Window("cluster-a", "g", "orders", 0)), "what a record keeps")
 	}
 }
