@@ -76,9 +76,10 @@ func (a *app) stateOptions() state.Options {
 		Window: a.flags.state.window, MaxSamples: a.flags.state.samples, MaxEntries: a.flags.state.maxEntries, ExpireAfter: a.flags.state.expire, LockWait: a.flags.state.wait,
 		Warn: a.stateWarn,
 	}
-	// A state file decodes to a few times its size: bounded by a share of
-	// --max-memory, it never takes a run past the limit.
-	if m := int64(a.flags.maxMemory) / 16; m > 0 && m < state.DefaultMaxFile {
+	// The store holds about its file's size in memory (groups packed as
+	// the file's bytes): bounded by a quarter of --max-memory, it never
+	// takes a run past the limit.
+	if m := int64(a.flags.maxMemory) / 4; m > 0 && m < state.DefaultMaxFile {
 		o.MaxFileBytes = m
 	}
 	return o

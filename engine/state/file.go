@@ -62,10 +62,11 @@ type stateFile struct {
 
 // DefaultMaxFile bounds the state file read and written. A store at
 // cron cadence keeps two or three samples a partition: 300,000 partitions
-// take about 10 MB. The store holds about the file's size in memory (its
-// groups packed, pack.go), so the bound keeps a run well within
-// --max-memory's default.
-const DefaultMaxFile = 128 << 20
+// take about 10 MB; 2.6 million with 10 samples each about 235 MB. The
+// store holds about the file's size in memory (its groups packed,
+// pack.go), so the bound, a quarter of --max-memory's default, keeps a
+// run well within it.
+const DefaultMaxFile = 512 << 20
 
 // OpenFile opens (or starts) the store kept in path. Nothing is read
 // here: the file is read and decoded on the store's first use (lag_status

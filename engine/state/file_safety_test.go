@@ -111,7 +111,7 @@ func TestStateFileLargerThanTheBoundIsSetAsideUnread(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "not read")
 	require.Len(t, warned, 1)
-	assert.Contains(t, warned[0], "larger than the 128 MiB kadmin-lua reads")
+	assert.Contains(t, warned[0], "larger than the 512 MiB kadmin-lua reads")
 	assert.Contains(t, warned[0], "set aside as "+path+".corrupt-")
 	require.NoError(t, s.Save())
 	s.Close()

@@ -69,7 +69,7 @@ const (
 	// at Java's default auto-commit interval (5 s) span 45 s.
 	DefaultWindow      = 45 * time.Second
 	DefaultSamples     = 48 // a 45 s window a second apart, with room
-	DefaultMaxEntries  = 1_000_000
+	DefaultMaxEntries  = 4_000_000
 	DefaultExpireAfter = 7 * 24 * time.Hour
 	DefaultMinDistance = time.Second
 	DefaultLockWait    = 5 * time.Second
