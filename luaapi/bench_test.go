@@ -190,10 +190,22 @@ func BenchmarkConvertTopicsPage(b *testing.B) {
 	rt := New(Options{})
 	defer rt.Close()
 	page := topicsPage(20, 1000)
-	b.ReportAllocs()
-	for b.Loop() {
-		for i := range page {
-			rt.conv.toLua(&page[i])
-		}
+	// counted: what a script that only counts (#t.partitions) pays, the
+	// partitions left unmade (lazyFields); read: a script that reads them.
+	for _, read := range []bool{false, true} {
+		b.Run(map[bool]string{false: "counted", true: "read"}[read], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range page {
+					t := rt.conv.toLua(&page[i]).(*lua.LTable)
+					ps := t.RawGetString("partitions").(*lua.LTable)
+					if read {
+						ps.RawGetInt(1)
+					} else if ps.Len() != len(page[i].Partitions) {
+						b.Fatal("partitions miscounted")
+					}
+				}
+			}
+		})
 	}
 }
