@@ -120,7 +120,7 @@ kafka.default:create_partitions{a = 3}
 func TestCheckMethodsOnEvidentClients(t *testing.T) {
 	r := checkSrc(t, "m.lua", `local c = kafka.connect{brokers = "x:1"}
 c:create_topics{{name = "t", partitions = 0}}
-kafka.default:lag({}, {partal = true})
+kafka.default:lag(nil, {partal = true})
 local k = require("kafka")
 k.connect{}:delete_topics(1)
 local function f(client) client:create_topics{{name = "t", partitions = 0}} end
