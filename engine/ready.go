@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kadmin-lua/kadmin-lua/engine/vocab"
 )
 
@@ -106,7 +108,17 @@ func (c *Client) readiness(ctx context.Context) (*Readiness, error) {
 	}
 	r := &Readiness{Brokers: len(meta.Brokers), UnderReplicated: []string{}, Offline: []string{}}
 	for _, t := range meta.Topics {
-		if t.Topic == nil || kafkaErr(t.ErrorCode, nil, "") != nil {
+		if t.Topic == nil {
+			continue
+		}
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			// Its partitions are not known to have leaders (being made:
+			// LEADER_NOT_AVAILABLE): offline until they are, not skipped.
+			code := err.Error()
+			if ke, ok := err.(*kerr.Error); ok {
+				code = ke.Message
+			}
+			r.Offline = append(r.Offline, *t.Topic+": "+code)
 			continue
 		}
 		for _, p := range t.Partitions {

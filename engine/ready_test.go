@@ -112,3 +112,38 @@ func TestWaitReadyEndingDuringALookSaysTheLastAnswer(t *testing.T) {
 		require.Equal(t, "the cluster was not ready after 50ms: 3 of 4 brokers live", e.Message)
 	}
 }
+
+// A topic whose metadata is an error (LEADER_NOT_AVAILABLE: still being
+// made) is not ready: its partitions are not known to have leaders. It
+// used to be skipped, and a provisioning Job went on against it.
+func TestWaitReadyWaitsForATopicWithoutLeaders(t *testing.T) {
+	cl, c, _ := newTestClient(t)
+	var seen atomic.Int32
+	c.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		m := req.(*kmsg.MetadataRequest)
+		if m.Topics != nil || seen.Add(1) > 2 {
+			return nil, nil, false
+		}
+		resp := m.ResponseKind().(*kmsg.MetadataResponse)
+		for i, addr := range c.ListenAddrs() {
+			host, port, _ := net.SplitHostPort(addr)
+			p, _ := strconv.Atoi(port)
+			resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: int32(i), Host: host, Port: int32(p)})
+		}
+		rt := kmsg.NewMetadataResponseTopic()
+		rt.Topic, rt.ErrorCode = kmsg.StringPtr("new-topic"), 5 // LEADER_NOT_AVAILABLE
+		resp.Topics = append(resp.Topics, rt)
+		return resp, nil, true
+	})
+	r, err := cl.WaitReady(context.Background(), ReadyOptions{Brokers: 3, Timeout: 30 * time.Second, Interval: time.Millisecond})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, seen.Load(), int32(3), "it looked until the topic had leaders")
+	assert.Empty(t, r.Offline)
+
+	seen.Store(-1 << 30)
+	_, err = cl.WaitReady(context.Background(), ReadyOptions{Brokers: 3, Timeout: 500 * time.Millisecond, Interval: 20 * time.Millisecond})
+	var e *Error
+	require.True(t, errors.As(err, &e), "%v", err)
+	assert.Contains(t, e.Message, "1 partitions offline (new-topic: LEADER_NOT_AVAILABLE)")
+}
