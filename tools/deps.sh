@@ -46,6 +46,9 @@ if ! command -v emmylua_check >/dev/null && [ ! -x "$HOME/.cargo/bin/emmylua_che
 fi
 
 go mod download
+# The patched copies are modules of their own, tested in their directories (make lua-upstream).
+(cd third_party/gopher-lua && go mod download)
+(cd third_party/jsonschema && go mod download)
 # Confluent's Python client with its Avro, Protobuf and JSON Schema serializers (PyPI, no Debian package): the
 # independent peer of the schema codecs (integration/single/schemas_test.go), in a venv, once (about a minute).
 venv="$HOME/.cache/kadmin-lua/confluent-venv"
