@@ -40,6 +40,11 @@ Selecting (each flag repeatable; the flags given must all match):
   --key KEY           only alter_configs changes of that config key, and of
                       those only that key (retention.ms)
 
+A reassign run moves back under its own caps and throttle; --throttle BYTES
+(per second, 50MiB) sets the move back's instead. A run throttled by a
+function (which the log cannot hold) moves back unthrottled unless given
+one, and says so.
+
 Undo's own changes are written to the audit log (--audit-log, else
 AUDIT.jsonl itself) marked undo_of.
 
@@ -58,23 +63,25 @@ reverting call failed.`
 func (a *app) undoCmd() *cobra.Command {
 	var since string
 	var sel undo.Selection
+	var throttle byteSize
 	cmd := &cobra.Command{
 		Use:   "undo AUDIT.jsonl",
 		Short: "Revert what an audit log says was changed, newest first",
 		Long:  undoLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runUndo(cmd, args[0], since, &sel)
+			return a.runUndo(cmd, args[0], since, &sel, int64(throttle))
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only the changes from this intent id, or this time (RFC 3339 or a date), on")
 	cmd.Flags().StringArrayVar(&sel.IDs, "id", nil, "only this change (an intent id; repeatable)")
 	cmd.Flags().StringArrayVar(&sel.Resources, "resource", nil, `only the items touching this resource: "orders" or TYPE:NAME, e.g. topic:orders (repeatable)`)
 	cmd.Flags().StringArrayVar(&sel.Keys, "key", nil, "only this config key of alter_configs changes (repeatable)")
+	cmd.Flags().Var(&throttle, "throttle", "the replication throttle of a reassign run's move back, bytes per second (50MiB); default: the run's own")
 	return cmd
 }
 
-func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *undo.Selection) error {
+func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *undo.Selection, throttle int64) error {
 	for _, r := range sel.Resources {
 		if err := undo.ParseResource(r); err != nil {
 			return usageErr(err)
@@ -114,7 +121,7 @@ func (a *app) runUndo(cmd *cobra.Command, path, since string, sel *undo.Selectio
 	// The first SIGINT cancels the command's context (signals.go); run
 	// reports the signal and its exit code.
 	steps, err := undo.Run(cmd.Context(), cl, changes, undo.Options{Since: since, Select: sel, DryRun: a.flags.dryRun, Confirm: a.undoConfirm(),
-		Moves: a.undoMoves()})
+		Moves: a.undoMoves(throttle)})
 	if sig, _ := a.sigs.result(); sig != nil {
 		return withCode(signalCode(sig), errors.New("interrupted"))
 	}
@@ -185,9 +192,9 @@ func (a *app) askYesNo() func(string) bool {
 }
 
 // undoMoves is how undo moves a reassign run back: its lines on stderr,
-// the question after Ctrl-C.
-func (a *app) undoMoves() moves.Options {
-	return moves.Options{Ask: a.interruptAsk(), Log: func(level, msg string) {
+// the question after Ctrl-C, and --throttle (0: the run's own).
+func (a *app) undoMoves(throttle int64) moves.Options {
+	return moves.Options{Ask: a.interruptAsk(), Throttle: moves.Rates{All: throttle}, Log: func(level, msg string) {
 		fmt.Fprintf(a.st.Stderr, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), strings.ToUpper(level), luaapi.CellText(msg))
 	}}
 }

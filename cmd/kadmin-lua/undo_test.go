@@ -54,6 +54,11 @@ func TestUndoCommand(t *testing.T) {
 	assert.Equal(t, "2000", retention(t, cl.adm, "orders"))
 	assert.Contains(t, topicNames(t, cl.adm), "scratch")
 
+	// --throttle is a size per second; anything else is a usage error, before any change.
+	require.Equal(t, ExitUsage, c.run("-b", cl.addrs, "undo", audit, "--throttle", "fast"), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), `invalid argument "fast" for "--throttle" flag`)
+	assert.Equal(t, "2000", retention(t, cl.adm, "orders"))
+
 	// Without --yes (and no terminal), the topic is not deleted: refused, exit 1.
 	require.Equal(t, ExitScript, c.run("-b", cl.addrs, "undo", audit), c.stderr.String())
 	assert.Contains(t, c.stdout.String(), "deleting a topic needs confirmation (--yes)")

@@ -14,8 +14,11 @@ import (
 // carries the partitions it completed back to their replicas before as a
 // run of its own (marked undo_of, through the caller's context), under the
 // caps, order and throttle the run had. base gives the rest (its lines,
-// progress, question after Ctrl-C, clock and poll interval); its caps,
-// order, throttle and resume are not used.
+// progress, question after Ctrl-C, clock and poll interval), and its
+// throttle, when set (undo --throttle), replaces the run's; its caps,
+// order and resume are not used. A run throttled by a function (which the
+// audit log cannot hold) and no throttle given: the move back runs
+// unthrottled, and says so.
 func MoveBack(c *engine.Client, base Options) engine.MoveBack {
 	return func(ctx context.Context, back []placement.Partition, runArgsJSON json.RawMessage) (map[string]error, error) {
 		var a runArgs
@@ -24,7 +27,13 @@ func MoveBack(c *engine.Client, base Options) engine.MoveBack {
 		}
 		o := base
 		o.MaxMovesPerBroker, o.MaxMoves, o.MaxLeaderMoves = a.MaxMovesPerBroker, a.MaxMoves, a.MaxLeaderMoves
-		o.Order, o.Throttle, o.Rethrottle, o.Resume = a.Order, a.Throttle, nil, ""
+		o.Order, o.Rethrottle, o.Resume = a.Order, nil, ""
+		if !base.Throttle.Set() {
+			o.Throttle = a.Throttle
+			if a.Throttled && !a.Throttle.Set() {
+				o.logf("warn", "reassign: the run was throttled by a function, which the audit log cannot hold: this move back is not throttled (undo --throttle BYTES sets a rate)")
+			}
+		}
 		plan := make([]Move, len(back))
 		for i, p := range back {
 			plan[i] = Move{Topic: p.Topic, Partition: p.Partition, Current: p.Current, Target: p.Target}

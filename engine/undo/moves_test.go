@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,4 +140,47 @@ func testChanges(t *testing.T, path string) []auditlog.Change {
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	return changes
+}
+
+// A run throttled by a function (the audit log holds that it throttled,
+// not the function): its move back says it runs unthrottled unless undo
+// is given a rate, and runs under the rate it is given.
+func TestUndoOfARunThrottledByAFunction(t *testing.T) {
+	_, clock, cl, path, plan := movesEnv(t)
+	o := moves.Options{MaxMovesPerBroker: 2, Interval: time.Second, Clock: clock,
+		Rethrottle: func(moves.Status) (moves.Rates, bool) { return moves.Rates{All: 1 << 20}, true }}
+	_, err := moves.Execute(context.Background(), cl, plan, o)
+	require.NoError(t, err)
+
+	var lines []string
+	logged := func(level, msg string) { lines = append(lines, level+" "+msg) }
+	steps := undoLog(t, cl, path, Options{Moves: moves.Options{Interval: time.Second, Clock: clock, Log: logged,
+		Throttle: moves.Rates{All: 5 << 20}}})
+	require.True(t, slices.ContainsFunc(steps, func(s engine.UndoStep) bool { return s.Action == engine.UndoReverted }))
+	var undoRun *auditlog.Change
+	changes := testChanges(t, path)
+	for i, ch := range changes {
+		if ch.Intent.Op == "reassign" && ch.Intent.UndoOf != "" {
+			undoRun = &changes[i]
+		}
+	}
+	require.NotNil(t, undoRun)
+	var args struct {
+		Throttle moves.Rates `json:"throttle"`
+	}
+	require.NoError(t, auditlog.DecodeField(undoRun.Intent.Args, &args))
+	assert.Equal(t, int64(5<<20), args.Throttle.All, "the move back runs under the rate undo was given")
+	assert.False(t, slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "not throttled") }), "%v", lines)
+
+	// Moved again, then undone with no rate: said, not silent.
+	sim2, clock2, cl2, path2, plan2 := movesEnv(t)
+	_ = sim2
+	o.Clock = clock2
+	_, err = moves.Execute(context.Background(), cl2, plan2, o)
+	require.NoError(t, err)
+	lines = nil
+	undoLog(t, cl2, path2, Options{Moves: moves.Options{Interval: time.Second, Clock: clock2, Log: logged}})
+	assert.True(t, slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "warn ") && strings.Contains(l, "throttled by a function") && strings.Contains(l, "not throttled")
+	}), "%v", lines)
 }
