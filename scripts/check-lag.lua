@@ -58,7 +58,9 @@
 --   kafka_consumergroup_max_lag_seconds{group}   with --max-seconds: the oldest unread record's age
 --   kafka_consumergroup_records_lost{group}      records deleted before the group read them
 --   kafka_consumergroup_at_risk_partitions{group} with --max-seconds: partitions whose lag in
---                                                time is at 80% of their topic's retention.ms
+--                                                time is at 80% of their topic's retention.ms (left
+--                                                out when not known: a lagging topic's configs could
+--                                                not be read, or remote_unknown says why)
 --   kafka_consumergroup_reading_remote_partitions{group} with --max-seconds or --fail-on-remote:
 --                                                partitions read from remote storage (left out when
 --                                                not known)
@@ -203,8 +205,14 @@ for _, g in ipairs(result) do
     if lag_s then
       kafka.metric("kafka_consumergroup_max_lag_seconds", g.max_lag_ms / 1000, {group = g.group},
         "Age of the oldest record the consumer group has not read, in seconds.")
-      kafka.metric("kafka_consumergroup_at_risk_partitions", g.at_risk or 0, {group = g.group},
-        "Partitions whose lag in time has reached 80% of their topic's retention.ms.")
+      -- Not 0 when it is not known: remote_unknown counts, among others,
+      -- the lagging partitions of topics whose configs (retention) could
+      -- not be read; a tiered topic's unknown local offset leaves it out
+      -- too, which says less than it could but never a false 0.
+      if (g.remote_unknown or 0) == 0 then
+        kafka.metric("kafka_consumergroup_at_risk_partitions", g.at_risk or 0, {group = g.group},
+          "Partitions whose lag in time has reached 80% of their topic's retention.ms.")
+      end
     end
   end
   kafka.metric("kafka_consumergroup_lag_ok", row.ok and 1 or 0, {group = g.group},

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kadmin-lua/kadmin-lua/internal/testtiered"
 )
@@ -61,4 +62,33 @@ func archiverBehindOnCold(t *testing.T) *env {
 	_, err = e.adm.CommitOffsets(e.ctx(), "archiver", kadm.Offsets{"cold": {0: {Topic: "cold", Partition: 0, At: 2, LeaderEpoch: -1}}})
 	require.NoError(t, err)
 	return e
+}
+
+// When a lagging topic's configs cannot be read (not authorized), whether
+// its partitions are at risk is not known: the at-risk count is left out
+// rather than written as 0, as the remote-reading one is.
+func TestCheckLagWritesNoAtRiskCountWhenConfigsCannotBeRead(t *testing.T) {
+	e := archiverBehindOnCold(t)
+	r := e.ok(false, "check-lag.lua", "archiver", "--max-seconds", "100000")
+	assert.Equal(t, 0.0, r.metrics["kafka_consumergroup_at_risk_partitions{group=archiver}"], "read: none at risk")
+
+	fake := e.c.Fake()
+	fake.ControlKey(int16(kmsg.DescribeConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		dc := req.(*kmsg.DescribeConfigsRequest)
+		resp := dc.ResponseKind().(*kmsg.DescribeConfigsResponse)
+		for _, rr := range dc.Resources {
+			if rr.ResourceType != kmsg.ConfigResourceTypeTopic {
+				return nil, nil, false
+			}
+			res := kmsg.NewDescribeConfigsResponseResource()
+			res.ResourceType, res.ResourceName, res.ErrorCode = rr.ResourceType, rr.ResourceName, kerr.TopicAuthorizationFailed.Code
+			resp.Resources = append(resp.Resources, res)
+		}
+		return resp, nil, true
+	})
+	r = e.ok(false, "check-lag.lua", "archiver", "--max-seconds", "100000")
+	_, written := r.metrics["kafka_consumergroup_at_risk_partitions{group=archiver}"]
+	assert.False(t, written, "not 0 when it is not known")
+	assert.Contains(t, r.metrics, "kafka_consumergroup_max_lag_seconds{group=archiver}", "the lag in time is still known")
 }
