@@ -30,11 +30,7 @@ func sickMetadata(t *testing.T, cl interface {
 			return nil, nil, false
 		}
 		resp := m.ResponseKind().(*kmsg.MetadataResponse)
-		for i, addr := range cl.ListenAddrs() {
-			host, port, _ := net.SplitHostPort(addr)
-			p, _ := strconv.Atoi(port)
-			resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: int32(i), Host: host, Port: int32(p)})
-		}
+		resp.Brokers = metadataBrokers(cl.ListenAddrs())
 		rt := kmsg.NewMetadataResponseTopic()
 		rt.Topic = kmsg.StringPtr("orders")
 		for p, leader := range []int32{0, -1} {
@@ -46,6 +42,17 @@ func sickMetadata(t *testing.T, cl interface {
 		return resp, nil, true
 	})
 	return &seen
+}
+
+// metadataBrokers is a Metadata answer's brokers: node i at addrs[i].
+func metadataBrokers(addrs []string) []kmsg.MetadataResponseBroker {
+	var out []kmsg.MetadataResponseBroker
+	for i, addr := range addrs {
+		host, port, _ := net.SplitHostPort(addr)
+		p, _ := strconv.Atoi(port)
+		out = append(out, kmsg.MetadataResponseBroker{NodeID: int32(i), Host: host, Port: int32(p)})
+	}
+	return out
 }
 
 func TestWaitReadyWaitsForReplicasAndBrokers(t *testing.T) {
@@ -126,11 +133,7 @@ func TestWaitReadyWaitsForATopicWithoutLeaders(t *testing.T) {
 			return nil, nil, false
 		}
 		resp := m.ResponseKind().(*kmsg.MetadataResponse)
-		for i, addr := range c.ListenAddrs() {
-			host, port, _ := net.SplitHostPort(addr)
-			p, _ := strconv.Atoi(port)
-			resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: int32(i), Host: host, Port: int32(p)})
-		}
+		resp.Brokers = metadataBrokers(c.ListenAddrs())
 		rt := kmsg.NewMetadataResponseTopic()
 		rt.Topic, rt.ErrorCode = kmsg.StringPtr("new-topic"), 5 // LEADER_NOT_AVAILABLE
 		resp.Topics = append(resp.Topics, rt)
